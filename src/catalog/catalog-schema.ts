@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { closest } from './did-you-mean.js';
+import type { Reporter } from './reporter.js';
+import { createAjv } from './json-schema.js';
+import { segmentsOf } from './diagnostic.js';
+
+const SCHEMA_URL = new URL('../../schema/catalog.schema.json', import.meta.url);
+
+let cachedSchema: Record<string, unknown> | undefined;
+let cachedValidator: ValidateFunction | undefined;
+
+/** The catalog format's JSON Schema, as shipped in schema/catalog.schema.json. */
+export function catalogSchema(): Record<string, unknown> {
+  cachedSchema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+  return cachedSchema;
+}
+
+function validator(): ValidateFunction {
+  const validate = cachedValidator ?? createAjv({ allErrors: true, verbose: true }).compile(catalogSchema());
+  cachedValidator = validate;
+  return validate;
+}
+
+/** Checks one file's data against the catalog schema, reporting each violation at its node. */
+export function checkCatalogSchema(data: unknown, reporter: Reporter): void {
+  const validate = validator();
+  if (validate(data)) return;
+  for (const error of relevantErrors(validate.errors ?? [])) reportSchemaError(error, reporter);
+}
+
+/** With allErrors, one bad node yields several errors (type + anyOf...); keep the useful ones. */
+function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
+  const typed = new Set(errors.filter((e) => e.keyword === 'type' && !e.schemaPath.includes('anyOf')).map((e) => e.instancePath));
+  const seen = new Set<string>();
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    if (typed.has(e.instancePath) && e.keyword !== 'type') continue;
+    // anyOf branches: report the anyOf itself once, not each failed branch.
+    if (e.schemaPath.includes('/anyOf/')) continue;
+    const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
+  const pointer = error.instancePath;
+  const segments = segmentsOf(pointer);
+  const field = segments.length ? segments[segments.length - 1] : 'the catalog';
+  const where = /^\d+$/.test(field ?? '') ? `item ${field}` : `"${field}"`;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = String((error.params as { additionalProperty: string }).additionalProperty);
+      const known = Object.keys(((error.parentSchema as Record<string, unknown>)?.properties ?? {}) as object);
+      const suggestion = closest(key, known);
+      const keyPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      reporter.report('TM0101', keyPointer, `unknown key "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+        part: 'key',
+        hint: suggestion ? `rename it to "${suggestion}"` : `allowed keys here: ${known.join(', ')}`,
+      });
+      return;
+    }
+    case 'type': {
+      const expected = String((error.params as { type: string }).type);
+      if (pointer.endsWith('/handler/exec/argv') && typeof error.data === 'string') {
+        reporter.report('TM0702', pointer, 'exec.argv is a string; it must be a list of arguments, since toolman never runs a shell', {
+          hint: `write it as a list, e.g. argv: [${error.data.trim().split(/\s+/).slice(0, 3).map((w) => JSON.stringify(w)).join(', ')}]`,
+        });
+        return;
+      }
+      reporter.report('TM0102', pointer, `${where} must be ${TYPE_WORDS[expected] ?? expected}, not ${describeType(error.data)}`);
+      return;
+    }
+    case 'enum':
+    case 'const': {
+      const allowed = error.keyword === 'enum' ? ((error.params as { allowedValues: unknown[] }).allowedValues ?? []) : [(error.params as { allowedValue: unknown }).allowedValue];
+      const suggestion = typeof error.data === 'string' ? closest(error.data, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
+      reporter.report(
+        'TM0103',
+        pointer,
+        `${where} is ${describeType(error.data)}; allowed: ${allowed.map((a) => JSON.stringify(a)).join(', ')}` + (suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''),
+      );
+      return;
+    }
+    case 'required': {
+      const missing = String((error.params as { missingProperty: string }).missingProperty);
+      reporter.report('TM0104', pointer, `missing required key "${missing}"` + (segments.length ? ` in ${where}` : ''), {
+        hint: missing === 'toolman' ? 'add `toolman: 1` at the top of the file' : undefined,
+      });
+      return;
+    }
+    case 'minProperties':
+    case 'maxProperties':
+      if (pointer.endsWith('/handler')) {
+        const kinds = error.data && typeof error.data === 'object' ? Object.keys(error.data) : [];
+        reporter.report(
+          'TM0701',
+          pointer,
+          kinds.length === 0 ? 'the handler names no kind; give exactly one of mock, exec, http, module' : `the handler has ${kinds.length} kinds (${kinds.join(', ')}); give exactly one`,
+        );
+        return;
+      }
+      break;
+    case 'minimum':
+    case 'maximum':
+    case 'minLength':
+    case 'minItems':
+      reporter.report('TM0103', pointer, `${where} ${error.message ?? 'is out of range'}`.replace('must NOT have fewer than 1 characters', 'must not be empty').replace('must NOT have fewer than 1 items', 'must not be empty'));
+      return;
+  }
+  reporter.report('TM0105', pointer, `${where} ${error.message ?? 'violates the catalog schema'}`);
+}

@@ -1,0 +1,169 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { pointerOf } from '../diagnostic.js';
+import { canonicalJson, createAjv, resolveLocalRef, walkSchema, type AjvInstance } from '../json-schema.js';
+import type { Reporter } from '../reporter.js';
+import { dottedPath } from '../reporter.js';
+
+let strictLog: string[] = [];
+let ajv: AjvInstance | undefined;
+
+/**
+ * One shared ajv in strict mode that logs its complaints instead of throwing at the first one,
+ * so a schema with three problems gets three findings. `required` names are checked by our own
+ * walk (with a precise location), so ajv's strictRequired is off. Code optimisation is off: these
+ * validators only check examples, and compiling 10,000 schemas is twice as fast without it.
+ */
+function paramsAjv(): AjvInstance {
+  ajv ??= createAjv({
+    strict: 'log',
+    strictRequired: false,
+    allowUnionTypes: true,
+    allErrors: true,
+    validateSchema: false,
+    code: { optimize: false },
+    logger: { log() {}, warn: (message: unknown) => void strictLog.push(String(message)), error: (message: unknown) => void strictLog.push(String(message)) },
+  });
+  return ajv;
+}
+
+/** A schema's `$schema` names its draft; we check every tool schema as draft 2020-12. */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!('$schema' in schema)) return schema;
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * Checks a tool's `parameters` (at `base`, a pointer into the file) and returns a validator for
+ * its examples when the schema compiles.
+ */
+export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): ValidateFunction | undefined {
+  const at = (path: readonly string[]) => pointerOf([...base, ...path]);
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) return undefined; // the catalog schema reported it
+  const schema = parameters as Record<string, unknown>;
+  if (schema.type !== 'object') {
+    reporter.report(
+      'TM0302',
+      at(schema.type === undefined ? [] : ['type']),
+      schema.type === undefined ? 'parameters has no `type`; the root must be `type: object`' : `parameters has type ${JSON.stringify(schema.type)}; the root must be \`type: object\``,
+      { hint: 'wrap single values in an object: type: object, properties: { value: {...} }' },
+    );
+  }
+
+  const instance = paramsAjv();
+  const checked = withoutDialect(schema);
+  let metaValid = true;
+  if (!instance.validateSchema(checked)) {
+    metaValid = false;
+    for (const error of metaErrors(instance.errors ?? [])) {
+      const path = error.instancePath.split('/').slice(1);
+      reporter.report('TM0301', at(path), `parameters${path.length ? '.' + dottedPath(path) : ''} ${error.message ?? 'is not valid JSON Schema'}${allowed(error)}`);
+    }
+  }
+
+  let refsResolve = true;
+  walkSchema(checked, ({ node, path }) => {
+    const properties = node.properties && typeof node.properties === 'object' && !Array.isArray(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+    if (Array.isArray(node.required)) {
+      node.required.forEach((name, i) => {
+        if (typeof name === 'string' && !(properties && Object.hasOwn(properties, name))) {
+          reporter.report('TM0303', at([...path, 'required', String(i)]), `parameters${path.length ? '.' + dottedPath(path) : ''}.required names "${name}", which is not a property`, {
+            hint: properties ? `defined properties: ${Object.keys(properties).join(', ') || '(none)'}` : 'add it under properties',
+          });
+        }
+      });
+    }
+    if (properties) {
+      for (const [name, prop] of Object.entries(properties)) {
+        if (prop === null || typeof prop !== 'object') continue;
+        const p = prop as Record<string, unknown>;
+        const target = typeof p.$ref === 'string' ? (resolveLocalRef(checked, p.$ref) as Record<string, unknown> | undefined) : undefined;
+        if (!p.description && !target?.description && !p.title) {
+          reporter.report('TM0304', at([...path, 'properties', name]), `property "${dottedPath([...path, 'properties', name]).replace(/^properties\./, '')}" has no description`, {
+            part: 'key',
+            hint: 'say what the value means and its format; the model reads it to fill the argument',
+          });
+        }
+      }
+    }
+    if ('enum' in node) {
+      if (Array.isArray(node.enum) && node.enum.length === 0) {
+        reporter.report('TM0306', at([...path, 'enum']), `parameters${path.length ? '.' + dottedPath(path) : ''}.enum is empty, so no value can ever be valid`);
+      } else if (Array.isArray(node.enum)) {
+        const seen = new Map<string, number>();
+        node.enum.forEach((value, i) => {
+          const key = canonicalJson(value);
+          const first = seen.get(key);
+          if (first === undefined) seen.set(key, i);
+          else reporter.report('TM0307', at([...path, 'enum', String(i)]), `enum value ${JSON.stringify(value)} repeats item ${first}`);
+        });
+      }
+    }
+    if (typeof node.$ref === 'string' && resolveLocalRef(checked, node.$ref) === undefined) {
+      refsResolve = false;
+      reporter.report('TM0305', at([...path, '$ref']), `$ref ${JSON.stringify(node.$ref)} points at nothing` + (node.$ref.startsWith('#') ? '' : ' (only local references like "#/$defs/name" are resolved)'), {
+        hint: 'define the target under $defs and refer to it as "#/$defs/<name>"',
+      });
+    }
+  });
+
+  if (!metaValid || !refsResolve) return undefined;
+  strictLog = [];
+  let validate: ValidateFunction | undefined;
+  try {
+    validate = instance.compile(checked);
+  } catch (error) {
+    strictLog.push(error instanceof Error ? error.message : String(error));
+  } finally {
+    instance.removeSchema(checked);
+  }
+  for (const message of new Set(strictLog)) {
+    const path = strictPath(message, checked);
+    const unknown = /unknown keyword/.test(message);
+    const key = path[path.length - 1] ?? '';
+    const flowComma = unknown && (/ /.test(key) || schemaAt(checked, path) === null);
+    reporter.report('TM0301', at(path), `parameters: ajv (strict mode): ${message.replace(/^strict mode: /, '').replace(/ at (path )?"#[^"]*"/, '')}`, {
+      part: unknown ? 'key' : 'value',
+      // `{ description: a, b }` makes "b" a key: the usual cause of an unknown keyword with spaces.
+      hint: flowComma ? 'a comma inside { } ends the value before it; quote text that contains commas' : undefined,
+    });
+  }
+  return validate;
+}
+
+function schemaAt(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const segment of path) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[segment] : undefined;
+  return node;
+}
+
+/** Where a strict-mode complaint is: ajv names a schema path for most, only the keyword for some. */
+function strictPath(message: string, schema: unknown): string[] {
+  const at = /at (?:path )?"#([^"]*)"/.exec(message);
+  if (at) return at[1]!.split('/').slice(1).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keyword = /unknown keyword: "([^"]+)"/.exec(message);
+  if (keyword) {
+    let found: string[] | undefined;
+    walkSchema(schema, ({ node, path }) => {
+      if (!found && Object.hasOwn(node, keyword[1]!)) found = [...path, keyword[1]!];
+    });
+    if (found) return found;
+  }
+  return [];
+}
+
+/** The meta-schema reports anyOf branches separately; keep one finding per node. */
+function metaErrors(errors: ErrorObject[]): ErrorObject[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    if (e.keyword === 'anyOf' && errors.some((o) => o !== e && o.instancePath === e.instancePath)) return false;
+    if (seen.has(e.instancePath)) return false;
+    seen.add(e.instancePath);
+    return true;
+  });
+}
+
+function allowed(error: ErrorObject): string {
+  const values = (error.params as { allowedValues?: unknown[] }).allowedValues;
+  return values ? `: ${values.map((v) => JSON.stringify(v)).join(', ')}` : '';
+}

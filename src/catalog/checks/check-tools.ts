@@ -1,0 +1,177 @@
+import { existsSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { pointerOf, segmentsOf } from '../diagnostic.js';
+import type { Reporter } from '../reporter.js';
+import { dottedPath } from '../reporter.js';
+import type { LoadedCatalog } from '../load-catalog.js';
+import type { Tool } from '../types.js';
+import { checkParameters } from './check-parameters.js';
+
+/** OpenAI and Anthropic accept exactly these names. */
+export const PROVIDER_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Gemini additionally needs a letter or underscore first. */
+export const GEMINI_NAME_START = /^[a-zA-Z_]/;
+/** Below this a description rarely tells a model when to use the tool. */
+export const MIN_DESCRIPTION_CHARS = 20;
+export const MIN_DESCRIPTION_WORDS = 4;
+/** Above this a description costs noticeable tokens on every request (about 500 tokens). */
+export const MAX_DESCRIPTION_CHARS = 2000;
+
+/** Checks every tool and agent entry of a loaded catalog. */
+export function checkTools(loaded: LoadedCatalog): void {
+  const seen = new Map<string, Tool>();
+  for (const tool of loaded.catalog.tools) {
+    if (tool.source.kind === 'mcp') continue;
+    const reporter = loaded.reporters.get(tool.source.file);
+    if (!reporter) continue;
+    const base = segmentsOf(tool.source.pointer);
+    const isAgent = tool.source.kind === 'agent';
+    const at = (...path: (string | number)[]) => pointerOf([...base, ...path]);
+    const namePointer = isAgent ? tool.source.pointer : at('name');
+    const namePart = isAgent ? 'key' : 'value';
+
+    const earlier = seen.get(tool.name);
+    if (earlier && earlier.source.kind !== 'mcp') {
+      const span = loaded.sources.get(earlier.source.file)?.locate(earlier.source.kind === 'agent' ? earlier.source.pointer : earlier.source.pointer + '/name', earlier.source.kind === 'agent' ? 'key' : 'value');
+      reporter.report('TM0201', namePointer, `the name "${tool.name}" is already used at ${earlier.source.file}:${span?.line ?? 0}:${span?.column ?? 0}`, {
+        part: namePart,
+        hint: 'tool names must be unique across the catalog and every file it includes',
+      });
+    } else {
+      seen.set(tool.name, tool);
+    }
+    if (!PROVIDER_NAME_PATTERN.test(tool.name)) {
+      reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {
+        part: namePart,
+        hint: `use e.g. "${safeName(tool.name)}" and keep the old name under aliases`,
+      });
+    } else if (!GEMINI_NAME_START.test(tool.name)) {
+      reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "_${tool.name}"`, { part: namePart });
+    }
+
+    checkDescription(tool, reporter, at, isAgent);
+    if (tool.exclusive && tool.deferLoading) {
+      reporter.report('TM0501', at('defer_loading'), 'an exclusive tool cannot be deferred: when forced it must be the one tool offered', {
+        hint: 'remove defer_loading, or drop exclusive',
+      });
+    }
+    if (tool.takesControl && tool.mode === 'background') {
+      reporter.report('TM0502', at('mode'), 'a tool that takes control cannot run in the background: its result must go to the user at once', {
+        hint: 'use mode: direct, or drop takes_control',
+      });
+    }
+    if (tool.effect === 'destructive' && tool.confirm === 'never') {
+      reporter.report('TM0503', at('confirm'), 'a destructive tool set to confirm: never runs without asking the user', {
+        hint: 'use confirm: auto (destructive tools ask) unless a person approves these calls some other way',
+      });
+    }
+
+    if (isAgent) {
+      const url = loaded.catalog.agents.get(tool.name)?.a2a?.url;
+      if (url !== undefined && !URL.canParse(url.replace(/\$\{env:[^}]*\}/g, 'x'))) {
+        reporter.report('TM0704', at('a2a', 'url'), `"${url}" is not a URL`, { hint: 'write the agent\'s base URL, e.g. http://127.0.0.1:4100' });
+      }
+    }
+    const validate = isAgent ? undefined : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
+    if (validate) checkExamples(tool, validate, reporter, at);
+    checkHandler(tool, reporter, at);
+  }
+}
+
+function safeName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '') || 'tool';
+  return cleaned.slice(0, 64);
+}
+
+function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string, isAgent: boolean): void {
+  const text = tool.description?.trim() ?? '';
+  if (text === '') {
+    if (!isAgent) {
+      reporter.report('TM0204', tool.description === undefined ? at() : at('description'), 'no description: the model sees only the name and has to guess when to use it', {
+        hint: 'say what the tool does, when to use it (and when not), and what it returns',
+      });
+    }
+  } else {
+    const words = text.split(/\s+/).length;
+    if (text.length < MIN_DESCRIPTION_CHARS || words < MIN_DESCRIPTION_WORDS) {
+      reporter.report('TM0205', at('description'), `the description is ${words} word${words === 1 ? '' : 's'} (${text.length} characters); too short to tell a model when to use the tool`, {
+        hint: 'say what the tool does, when to use it (and when not), and what it returns',
+      });
+    } else if (text.length > MAX_DESCRIPTION_CHARS) {
+      reporter.report('TM0206', at('description'), `the description is ${text.length} characters (over ${MAX_DESCRIPTION_CHARS}); it is sent with every request`, {
+        hint: 'move reference material to `docs`, which is loaded on demand',
+      });
+    }
+  }
+  if (tool.deferLoading && !tool.summary && tool.keywords.length === 0) {
+    reporter.report('TM0207', at('defer_loading'), 'deferred, but has neither `summary` nor `keywords`: tool search can only find it by name and description', {
+      hint: 'add a one-line summary and a few keywords users would say',
+    });
+  }
+}
+
+function checkExamples(tool: Tool, validate: ValidateFunction, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+  tool.examples.forEach((example, i) => {
+    if (validate(example)) return;
+    for (const error of validate.errors ?? []) {
+      const path = error.instancePath.split('/').slice(1);
+      let message: string;
+      if (error.keyword === 'required') {
+        message = `examples[${i}] is missing required argument "${(error.params as { missingProperty: string }).missingProperty}"`;
+      } else if (error.keyword === 'additionalProperties') {
+        const extra = (error.params as { additionalProperty: string }).additionalProperty;
+        path.push(extra);
+        message = `examples[${i}] has argument "${extra}", which parameters does not allow`;
+      } else {
+        const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+        message = `examples[${i}].${dottedPath(path) || '(root)'} ${error.message ?? 'is invalid'}${allowed ? ': ' + allowed.map((v) => JSON.stringify(v)).join(', ') : ''}`;
+      }
+      reporter.report('TM0308', at('examples', i, ...path), message, { part: error.keyword === 'additionalProperties' ? 'key' : 'value' });
+    }
+  });
+}
+
+const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
+
+function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+  const handler = tool.handler;
+  if (!handler) return;
+  const properties = Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {});
+  const checkTemplates = (text: string, pointer: string) => {
+    for (const match of text.matchAll(TEMPLATE)) {
+      const name = match[1]!;
+      const param = name === 'args' ? undefined : name.replace(/^args\./, '').split('.')[0]!;
+      if (param !== undefined && !properties.includes(param)) {
+        reporter.report('TM0705', pointer, `template {{${name}}} names no parameter of the tool`, {
+          hint: properties.length ? `parameters: ${properties.join(', ')}` : 'the tool has no parameters',
+        });
+      }
+    }
+  };
+  const walkStrings = (value: unknown, path: (string | number)[], visit: (text: string, pointer: string) => void): void => {
+    if (typeof value === 'string') visit(value, at(...path));
+    else if (Array.isArray(value)) value.forEach((v, i) => walkStrings(v, [...path, i], visit));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walkStrings(v, [...path, k], visit);
+  };
+  switch (handler.kind) {
+    case 'module':
+      if (!existsSync(handler.file)) {
+        reporter.report('TM0703', at('handler', 'module'), `module file ${handler.file} does not exist`, { hint: 'module paths are relative to the catalog file' });
+      }
+      return;
+    case 'http': {
+      const url = handler.http.url.replace(TEMPLATE, 'x').replace(/\$\{env:[^}]*\}/g, 'x');
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+        reporter.report('TM0704', at('handler', 'http', 'url'), `"${handler.http.url}" is not an http(s) URL`, { hint: 'write a full URL such as https://api.example.com/items/{{id}}' });
+      }
+      walkStrings(handler.http, ['handler', 'http'], checkTemplates);
+      return;
+    }
+    case 'exec':
+      walkStrings(handler.exec.argv, ['handler', 'exec', 'argv'], checkTemplates);
+      return;
+    case 'mock':
+      handler.cases.forEach((c, i) => walkStrings(c.result, ['handler', 'mock', i, 'result'], checkTemplates));
+      return;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Every diagnostic toolman reports, in one table. Codes are stable: users look them up in
+ * docs/diagnostics.md and may silence them, so never renumber; retire a code instead.
+ */
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface DiagnosticCodeInfo {
+  severity: Severity;
+  /** Short kebab-case name, shown in SARIF rules and docs. */
+  name: string;
+  summary: string;
+}
+
+export const DIAGNOSTIC_CODES = {
+  // 00xx: files and YAML
+  TM0001: { severity: 'error', name: 'yaml-syntax', summary: 'The file is not valid YAML.' },
+  TM0002: { severity: 'error', name: 'duplicate-key', summary: 'A mapping has the same key twice; YAML would silently keep only one.' },
+  TM0003: { severity: 'error', name: 'alias-limit', summary: 'YAML aliases expand past the safety limit (an "alias bomb").' },
+  TM0004: { severity: 'error', name: 'include-missing', summary: 'An `include` names a file that cannot be read.' },
+  TM0005: { severity: 'error', name: 'include-cycle', summary: 'Files include each other in a cycle.' },
+  TM0006: { severity: 'error', name: 'not-a-catalog', summary: 'The document is not a mapping (a catalog is a YAML mapping with `toolman: 1`).' },
+  // 01xx: catalog schema
+  TM0101: { severity: 'error', name: 'unknown-key', summary: 'A key the catalog format does not define (often a typo).' },
+  TM0102: { severity: 'error', name: 'wrong-type', summary: 'A value of the wrong type.' },
+  TM0103: { severity: 'error', name: 'bad-value', summary: 'A value outside the allowed set or range.' },
+  TM0104: { severity: 'error', name: 'missing-key', summary: 'A required key is missing.' },
+  TM0105: { severity: 'error', name: 'schema-violation', summary: 'Any other violation of the catalog schema.' },
+  // 02xx: tool names and descriptions
+  TM0201: { severity: 'error', name: 'duplicate-tool', summary: 'Two tools (possibly in different included files) share a name.' },
+  TM0202: { severity: 'error', name: 'invalid-tool-name', summary: 'The name is invalid for OpenAI and Anthropic (`^[a-zA-Z0-9_-]{1,64}$`).' },
+  TM0203: { severity: 'warning', name: 'gemini-tool-name', summary: 'Gemini needs names that start with a letter or `_`.' },
+  TM0204: { severity: 'warning', name: 'missing-description', summary: 'The tool has no description, so a model has to guess what it does.' },
+  TM0205: { severity: 'warning', name: 'short-description', summary: 'The description is too short to guide a model.' },
+  TM0206: { severity: 'warning', name: 'long-description', summary: 'The description is very long; it costs tokens on every request.' },
+  TM0207: { severity: 'warning', name: 'undiscoverable-deferred-tool', summary: 'A deferred tool has neither `summary` nor `keywords` for tool search to find it by.' },
+  TM0208: { severity: 'error', name: 'duplicate-definition', summary: 'A profile, MCP server or agent is defined twice across included files.' },
+  // 03xx: parameters and examples
+  TM0301: { severity: 'error', name: 'invalid-parameters-schema', summary: 'The parameters are not a valid JSON Schema (ajv, strict mode).' },
+  TM0302: { severity: 'error', name: 'parameters-not-object', summary: 'The root of `parameters` must be `type: object`.' },
+  TM0303: { severity: 'error', name: 'required-not-property', summary: '`required` names a property that is not defined.' },
+  TM0304: { severity: 'warning', name: 'property-without-description', summary: 'A property has no description.' },
+  TM0305: { severity: 'error', name: 'unresolved-ref', summary: 'A `$ref` points at nothing.' },
+  TM0306: { severity: 'error', name: 'empty-enum', summary: 'An `enum` has no values.' },
+  TM0307: { severity: 'error', name: 'duplicate-enum-value', summary: 'An `enum` lists the same value twice.' },
+  TM0308: { severity: 'error', name: 'invalid-example', summary: 'An entry of `examples` does not validate against `parameters`.' },
+  // 04xx: provider compatibility
+  TM0401: { severity: 'info', name: 'openai-strict-lossy', summary: 'OpenAI strict mode cannot express part of the schema; the formatter will drop or restate it.' },
+  TM0402: { severity: 'info', name: 'openai-strict-impossible', summary: 'The tool cannot be sent in OpenAI strict mode; it will be sent non-strict.' },
+  TM0403: { severity: 'warning', name: 'gemini-recursive-schema', summary: 'Gemini cannot express recursive schemas.' },
+  TM0404: { severity: 'warning', name: 'gemini-mixed-enum', summary: 'Gemini enums are strings only; mixed or non-string enums must be converted.' },
+  TM0405: { severity: 'warning', name: 'tool-count-over-limit', summary: 'More tools are sent up front than a provider accepts in one request.' },
+  // 05xx: flag conflicts
+  TM0501: { severity: 'error', name: 'exclusive-deferred', summary: 'An exclusive tool cannot be deferred: it must be offered as the only tool.' },
+  TM0502: { severity: 'error', name: 'takes-control-background', summary: 'A tool that takes control cannot run in the background.' },
+  TM0503: { severity: 'warning', name: 'destructive-never-confirmed', summary: 'A destructive tool is set never to ask for confirmation.' },
+  // 06xx: profiles and policies
+  TM0601: { severity: 'error', name: 'unknown-profile', summary: '`extends` names a profile that does not exist.' },
+  TM0602: { severity: 'error', name: 'profile-cycle', summary: 'Profiles extend each other in a cycle.' },
+  TM0603: { severity: 'warning', name: 'pattern-matches-nothing', summary: 'A pattern in a profile or policy matches no tool.' },
+  TM0604: { severity: 'error', name: 'invalid-pattern', summary: 'A pattern has an unknown prefix or is empty.' },
+  // 07xx: handlers and sources
+  TM0701: { severity: 'error', name: 'handler-kind', summary: 'A handler must have exactly one kind: mock, exec, http or module.' },
+  TM0702: { severity: 'error', name: 'exec-argv-string', summary: '`exec.argv` must be a list; toolman never runs commands through a shell.' },
+  TM0703: { severity: 'error', name: 'module-missing', summary: 'A `module` handler names a file that does not exist.' },
+  TM0704: { severity: 'error', name: 'invalid-url', summary: 'An `http` handler or agent URL does not parse.' },
+  TM0705: { severity: 'warning', name: 'unknown-template-variable', summary: 'A `{{name}}` template names no parameter of the tool.' },
+} as const satisfies Record<string, DiagnosticCodeInfo>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

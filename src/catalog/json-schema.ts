@@ -1,0 +1,79 @@
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from './types.js';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default;
+export type AjvInstance = Ajv2020;
+
+/** An ajv for draft 2020-12 with the standard formats. */
+export function createAjv(options: Options = {}): AjvInstance {
+  const ajv = new Ajv2020({ strict: true, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Keywords whose value is one subschema. */
+const SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'additionalItems', 'contentSchema'] as const;
+/** Keywords whose value is a list of subschemas. */
+const LIST = ['prefixItems', 'allOf', 'anyOf', 'oneOf'] as const;
+/** Keywords whose value maps names to subschemas. */
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+
+export interface SchemaVisit {
+  node: JsonSchema;
+  /** Path from the schema root. */
+  path: string[];
+  /** Object nesting depth (the root object is 1). */
+  depth: number;
+}
+
+/**
+ * Visits every subschema of `root` (depth first, in document order). Shared structure is
+ * visited per occurrence, but the walk is bounded by the document's own size because YAML
+ * aliases are already expanded by then; a node limit guards against pathological inputs.
+ */
+export function walkSchema(root: unknown, visit: (v: SchemaVisit) => void, limit = 100_000): void {
+  let budget = limit;
+  const step = (node: unknown, path: string[], depth: number): void => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || budget-- <= 0) return;
+    const schema = node as JsonSchema;
+    const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || 'properties' in schema;
+    const here = isObject ? depth + 1 : depth;
+    visit({ node: schema, path, depth: here });
+    for (const key of SINGLE) if (key in schema) step(schema[key], [...path, key], here);
+    for (const key of LIST) {
+      const list = schema[key];
+      if (Array.isArray(list)) list.forEach((s, i) => step(s, [...path, key, String(i)], here));
+    }
+    if (Array.isArray(schema.items)) schema.items.forEach((s, i) => step(s, [...path, 'items', String(i)], here));
+    for (const key of MAP) {
+      const map = schema[key];
+      if (map && typeof map === 'object' && !Array.isArray(map)) {
+        for (const [name, s] of Object.entries(map)) step(s, [...path, key, name], key === '$defs' || key === 'definitions' ? 0 : here);
+      }
+    }
+  };
+  step(root, [], 0);
+}
+
+/** Resolves a local `$ref` ("#", "#/$defs/x") against the root; undefined when it points nowhere. */
+export function resolveLocalRef(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+/** Canonical JSON (sorted keys), for comparing values regardless of key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}

@@ -1,0 +1,310 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { ErrorCode, ToolmanError } from '../errors.js';
+import { checkCatalogSchema } from './catalog-schema.js';
+import type { Diagnostic } from './diagnostic.js';
+import { pointerOf } from './diagnostic.js';
+import { Reporter } from './reporter.js';
+import { SourceFile } from './source-file.js';
+import {
+  DEFAULT_LIMITS,
+  TOOL_DEFAULTS,
+  type AgentConfig,
+  type Catalog,
+  type Handler,
+  type McpServerConfig,
+  type Profile,
+  type Tool,
+  type ToolDefaults,
+  type ToolSource,
+} from './types.js';
+
+export interface LoadOptions {
+  /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
+  cwd?: string;
+}
+
+export interface LoadedCatalog {
+  catalog: Catalog;
+  /** Every file read, by display path. */
+  sources: Map<string, SourceFile>;
+  /** Findings from reading, parsing and the catalog schema. */
+  diagnostics: Diagnostic[];
+  reporters: Map<string, Reporter>;
+}
+
+type Raw = Record<string, unknown>;
+const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const oneOf = <T extends string>(v: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(v as T) ? (v as T) : undefined);
+
+/**
+ * Reads one or more root catalog files and everything they include into one catalog. Problems in
+ * the files are diagnostics; only a root file that cannot be read at all throws.
+ */
+export function loadCatalog(paths: readonly string[], options: LoadOptions = {}): LoadedCatalog {
+  const cwd = options.cwd ?? process.cwd();
+  const state = new LoadState(cwd);
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch (error) {
+      throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read catalog ${path}: ${describeFsError(error)}`, {
+        hint: 'check the path; toolman reads toolman.yaml in the working directory unless --catalog names another file',
+        cause: error,
+      });
+    }
+    state.loadFile(path, absolute, text, {}, []);
+  }
+  return state.finish(paths);
+}
+
+export function describeFsError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EACCES') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+class LoadState {
+  readonly sources = new Map<string, SourceFile>();
+  readonly reporters = new Map<string, Reporter>();
+  readonly diagnostics: Diagnostic[] = [];
+  readonly tools: Tool[] = [];
+  readonly profiles = new Map<string, Profile>();
+  readonly policies: Catalog['policies'] = [];
+  readonly mcpServers = new Map<string, McpServerConfig>();
+  readonly agents = new Map<string, AgentConfig>();
+  private readonly loaded = new Set<string>();
+  private root: Raw | undefined;
+
+  constructor(private readonly cwd: string) {}
+
+  loadFile(displayPath: string, absolute: string, text: string, inherited: ToolDefaults, stack: string[]): void {
+    this.loaded.add(absolute);
+    const { file, diagnostics } = SourceFile.parse(displayPath, absolute, text);
+    this.diagnostics.push(...diagnostics);
+    this.sources.set(displayPath, file);
+    const reporter = new Reporter(file, this.diagnostics);
+    this.reporters.set(displayPath, reporter);
+    if (diagnostics.some((d) => d.severity === 'error')) return;
+    const data = file.data;
+    if (!isRecord(data)) {
+      reporter.report('TM0006', '', `the file holds ${data === null || data === undefined ? 'no document' : Array.isArray(data) ? 'a list' : 'a ' + typeof data}, not a catalog mapping`, {
+        hint: 'start the file with `toolman: 1` and a `tools:` list',
+      });
+      return;
+    }
+    this.root ??= data;
+    checkCatalogSchema(data, reporter);
+
+    const defaults: ToolDefaults = { ...inherited, ...(isRecord(data.defaults) ? (data.defaults as ToolDefaults) : {}) };
+    if (Array.isArray(data.tools)) {
+      data.tools.forEach((entry, i) => {
+        if (isRecord(entry) && typeof entry.name === 'string') {
+          this.tools.push(buildTool(entry, defaults, { kind: 'catalog', file: displayPath, pointer: pointerOf(['tools', i]) }, absolute));
+        }
+      });
+    }
+    // A file's own definitions come before those it includes, so duplicates are reported in the included file.
+    this.collectNamed(data, reporter, displayPath, absolute);
+    if (Array.isArray(data.include)) {
+      data.include.forEach((entry, i) => {
+        if (typeof entry !== 'string' || entry === '') return;
+        this.include(entry, pointerOf(['include', i]), absolute, reporter, defaults, [...stack, absolute]);
+      });
+    }
+  }
+
+  private include(entry: string, pointer: string, from: string, reporter: Reporter, defaults: ToolDefaults, stack: string[]): void {
+    const absolute = isAbsolute(entry) ? entry : resolve(dirname(from), entry);
+    const display = relative(this.cwd, absolute) || absolute;
+    if (stack.includes(absolute)) {
+      const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((p) => relative(this.cwd, p) || p);
+      reporter.report('TM0005', pointer, `include cycle: ${cycle.join(' -> ')}`, { hint: 'remove one of these includes' });
+      return;
+    }
+    if (this.loaded.has(absolute)) return; // already merged through another include
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch (error) {
+      reporter.report('TM0004', pointer, `cannot include ${JSON.stringify(entry)} (${display}): ${describeFsError(error)}`, {
+        hint: 'include paths are relative to the file that includes them',
+      });
+      return;
+    }
+    this.loadFile(display, absolute, text, defaults, stack);
+  }
+
+  private collectNamed(data: Raw, reporter: Reporter, file: string, absolute: string): void {
+    const duplicate = (kind: string, name: string, pointer: string, earlier: { file: string; pointer: string }) => {
+      const where = this.sources.get(earlier.file)?.locate(earlier.pointer, 'key');
+      reporter.report('TM0208', pointer, `${kind} "${name}" is already defined at ${earlier.file}:${where?.line ?? 0}:${where?.column ?? 0}`, { part: 'key' });
+    };
+    if (isRecord(data.profiles)) {
+      for (const [name, raw] of Object.entries(data.profiles)) {
+        if (!isRecord(raw)) continue;
+        const pointer = pointerOf(['profiles', name]);
+        const earlier = this.profiles.get(name);
+        if (earlier) duplicate('profile', name, pointer, earlier);
+        else {
+          const ext = typeof raw.extends === 'string' ? [raw.extends] : (strings(raw.extends) ?? []);
+          this.profiles.set(name, {
+            name,
+            description: str(raw.description),
+            extends: ext,
+            include: strings(raw.include) ?? [],
+            exclude: strings(raw.exclude) ?? [],
+            defer: strings(raw.defer) ?? [],
+            forced: strings(raw.forced) ?? [],
+            file,
+            pointer,
+          });
+        }
+      }
+    }
+    if (Array.isArray(data.policies)) {
+      data.policies.forEach((raw, i) => {
+        if (!isRecord(raw)) return;
+        const allow = strings(raw.allow);
+        this.policies.push({ label: str(raw.label) ?? `policy ${i}`, deny: strings(raw.deny) ?? [], ...(allow ? { allow } : {}), file, pointer: pointerOf(['policies', i]) });
+      });
+    }
+    if (isRecord(data.mcp_servers)) {
+      for (const [name, raw] of Object.entries(data.mcp_servers)) {
+        if (!isRecord(raw)) continue;
+        const pointer = pointerOf(['mcp_servers', name]);
+        const earlier = this.mcpServers.get(name);
+        if (earlier) {
+          duplicate('MCP server', name, pointer, earlier);
+          continue;
+        }
+        if ((raw.command === undefined) === (raw.url === undefined)) {
+          reporter.report('TM0105', pointer, raw.command === undefined ? 'give either `command` (stdio) or `url` (HTTP)' : 'give `command` (stdio) or `url` (HTTP), not both');
+        }
+        this.mcpServers.set(name, {
+          name,
+          command: str(raw.command),
+          args: strings(raw.args) ?? [],
+          env: isRecord(raw.env) ? (raw.env as Record<string, string>) : {},
+          cwd: str(raw.cwd),
+          url: str(raw.url),
+          headers: isRecord(raw.headers) ? (raw.headers as Record<string, string>) : {},
+          prefix: str(raw.prefix) ?? '',
+          include: strings(raw.include) ?? [],
+          exclude: strings(raw.exclude) ?? [],
+          defaults: isRecord(raw.defaults) ? (raw.defaults as ToolDefaults) : {},
+          timeoutMs: num(raw.timeout_ms),
+          file,
+          pointer,
+        });
+      }
+    }
+    if (isRecord(data.agents)) {
+      for (const [name, raw] of Object.entries(data.agents)) {
+        if (!isRecord(raw)) continue;
+        const pointer = pointerOf(['agents', name]);
+        const earlier = this.agents.get(name);
+        if (earlier) {
+          duplicate('agent', name, pointer, earlier);
+          continue;
+        }
+        if ((raw.a2a === undefined) === (raw.local === undefined)) {
+          reporter.report('TM0105', pointer, raw.a2a === undefined ? 'give either `a2a` (a remote agent) or `local` (a nested loop)' : 'give `a2a` or `local`, not both');
+        }
+        this.agents.set(name, {
+          name,
+          a2a: isRecord(raw.a2a) ? (raw.a2a as AgentConfig['a2a']) : undefined,
+          local: isRecord(raw.local) ? (raw.local as AgentConfig['local']) : undefined,
+          file,
+          pointer,
+        });
+        const parameters = isRecord(raw.parameters)
+          ? raw.parameters
+          : { type: 'object', properties: { task: { type: 'string', description: 'The task or question for the agent, with all the context it needs.' } }, required: ['task'] };
+        this.tools.push(
+          buildTool({ ...raw, name, parameters, handler: undefined, effect: raw.effect ?? 'read' }, {}, { kind: 'agent', name, file, pointer }, absolute),
+        );
+      }
+    }
+  }
+
+  finish(paths: readonly string[]): LoadedCatalog {
+    const root = this.root ?? {};
+    const budget = isRecord(root.budget) ? root.budget : {};
+    const limits = isRecord(root.limits) ? root.limits : {};
+    const search = isRecord(root.search) ? root.search : {};
+    const catalog: Catalog = {
+      name: str(root.name) ?? paths[0] ?? 'catalog',
+      description: str(root.description),
+      files: [...this.sources.keys()],
+      tools: this.tools,
+      profiles: this.profiles,
+      policies: this.policies,
+      mcpServers: this.mcpServers,
+      agents: this.agents,
+      budget: { definitions: num(budget.definitions), per_result: num(budget.per_result), total_results: num(budget.total_results) },
+      limits: {
+        max_calls_per_round: num(limits.max_calls_per_round) ?? DEFAULT_LIMITS.max_calls_per_round,
+        max_rounds: num(limits.max_rounds) ?? DEFAULT_LIMITS.max_rounds,
+      },
+      searchMode: search.mode === 'discover' ? 'discover' : 'tool_search',
+    };
+    return { catalog, sources: this.sources, diagnostics: this.diagnostics, reporters: this.reporters };
+  }
+}
+
+/** A tool with every field filled: its own value, else the file's `defaults`, else toolman's. */
+function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalogFile: string): Tool {
+  const pick = <K extends keyof ToolDefaults>(key: K, value: unknown): ToolDefaults[K] | undefined => (value !== undefined ? (value as ToolDefaults[K]) : defaults[key]);
+  const tool: Tool = {
+    name: raw.name as string,
+    title: str(raw.title),
+    summary: str(raw.summary),
+    description: str(raw.description),
+    aliases: strings(raw.aliases) ?? [],
+    category: str(pick('category', raw.category)),
+    tags: strings(pick('tags', raw.tags)) ?? [],
+    keywords: strings(raw.keywords) ?? [],
+    profiles: strings(pick('profiles', raw.profiles)) ?? [],
+    effect: oneOf(pick('effect', raw.effect), ['read', 'write', 'destructive'] as const) ?? TOOL_DEFAULTS.effect,
+    confirm: oneOf(pick('confirm', raw.confirm), ['auto', 'always', 'never'] as const) ?? TOOL_DEFAULTS.confirm,
+    enabled: bool(pick('enabled', raw.enabled)) ?? true,
+    exclusive: bool(raw.exclusive) ?? false,
+    takesControl: bool(raw.takes_control) ?? false,
+    deferLoading: bool(pick('defer_loading', raw.defer_loading)) ?? false,
+    alwaysLoad: bool(raw.always_load) ?? false,
+    concurrency: oneOf(pick('concurrency', raw.concurrency), ['safe', 'serial'] as const) ?? TOOL_DEFAULTS.concurrency,
+    mode: oneOf(pick('mode', raw.mode), ['direct', 'background'] as const) ?? TOOL_DEFAULTS.mode,
+    dedupe: bool(raw.dedupe) ?? true,
+    timeoutMs: num(pick('timeout_ms', raw.timeout_ms)) ?? TOOL_DEFAULTS.timeout_ms,
+    maxResultTokens: num(pick('max_result_tokens', raw.max_result_tokens)) ?? TOOL_DEFAULTS.max_result_tokens,
+    truncation: oneOf(pick('truncation', raw.truncation), ['head', 'tail', 'smart'] as const) ?? TOOL_DEFAULTS.truncation,
+    prompts: isRecord(raw.prompts) ? (raw.prompts as Tool['prompts']) : {},
+    docs: str(raw.docs),
+    parameters: isRecord(raw.parameters) ? raw.parameters : { type: 'object', properties: {} },
+    examples: Array.isArray(raw.examples) ? raw.examples.filter(isRecord) : [],
+    handler: buildHandler(raw.handler, catalogFile),
+    source,
+  };
+  return tool;
+}
+
+function buildHandler(raw: unknown, catalogFile: string): Handler | undefined {
+  if (!isRecord(raw)) return undefined;
+  if (Array.isArray(raw.mock)) return { kind: 'mock', cases: raw.mock.filter(isRecord) };
+  if (isRecord(raw.exec) && Array.isArray(raw.exec.argv)) return { kind: 'exec', exec: raw.exec as never };
+  if (isRecord(raw.http) && typeof raw.http.url === 'string') return { kind: 'http', http: raw.http as never };
+  if (typeof raw.module === 'string') {
+    const [file = '', exportName = 'default'] = raw.module.split('#');
+    return { kind: 'module', file: resolve(dirname(catalogFile), file), exportName };
+  }
+  return undefined;
+}

@@ -1,0 +1,181 @@
+/** The catalog model every later stage (select, search, tokens, providers, execute) works on. */
+
+export type Effect = 'read' | 'write' | 'destructive';
+export type Confirm = 'auto' | 'always' | 'never';
+export type Concurrency = 'safe' | 'serial';
+export type RunMode = 'direct' | 'background';
+export type Truncation = 'head' | 'tail' | 'smart';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolPrompts {
+  system?: string;
+  system_format?: string;
+  user?: string;
+  user_format?: string;
+  user_reminder?: string;
+}
+
+export interface MockCase {
+  when?: Record<string, unknown>;
+  result?: unknown;
+  error?: string;
+  latency_ms?: number;
+}
+
+export interface ExecHandler {
+  argv: string[];
+  cwd?: string;
+  env?: string[];
+  timeout_ms?: number;
+  max_output_bytes?: number;
+}
+
+export interface HttpHandler {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  timeout_ms?: number;
+}
+
+export type Handler =
+  | { kind: 'mock'; cases: MockCase[] }
+  | { kind: 'exec'; exec: ExecHandler }
+  | { kind: 'http'; http: HttpHandler }
+  | { kind: 'module'; file: string; exportName: string };
+
+/** Where a tool came from: a catalog file, a sub-agent entry, or (at run time) an MCP server. */
+export type ToolSource =
+  | { kind: 'catalog'; file: string; pointer: string }
+  | { kind: 'agent'; name: string; file: string; pointer: string }
+  | { kind: 'mcp'; server: string };
+
+export interface Tool {
+  name: string;
+  title?: string;
+  summary?: string;
+  description?: string;
+  aliases: string[];
+  category?: string;
+  tags: string[];
+  keywords: string[];
+  profiles: string[];
+  effect: Effect;
+  confirm: Confirm;
+  enabled: boolean;
+  exclusive: boolean;
+  takesControl: boolean;
+  deferLoading: boolean;
+  alwaysLoad: boolean;
+  concurrency: Concurrency;
+  mode: RunMode;
+  dedupe: boolean;
+  timeoutMs: number;
+  maxResultTokens: number;
+  truncation: Truncation;
+  prompts: ToolPrompts;
+  docs?: string;
+  parameters: JsonSchema;
+  examples: Record<string, unknown>[];
+  handler?: Handler;
+  source: ToolSource;
+}
+
+export interface ToolDefaults {
+  category?: string;
+  tags?: string[];
+  profiles?: string[];
+  effect?: Effect;
+  confirm?: Confirm;
+  enabled?: boolean;
+  defer_loading?: boolean;
+  concurrency?: Concurrency;
+  mode?: RunMode;
+  timeout_ms?: number;
+  max_result_tokens?: number;
+  truncation?: Truncation;
+}
+
+export interface Profile {
+  name: string;
+  description?: string;
+  extends: string[];
+  include: string[];
+  exclude: string[];
+  defer: string[];
+  forced: string[];
+  file: string;
+  pointer: string;
+}
+
+export interface Policy {
+  label: string;
+  deny: string[];
+  allow?: string[];
+  file: string;
+  pointer: string;
+}
+
+export interface McpServerConfig {
+  name: string;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  prefix: string;
+  include: string[];
+  exclude: string[];
+  defaults: ToolDefaults;
+  timeoutMs?: number;
+  file: string;
+  pointer: string;
+}
+
+export interface AgentConfig {
+  name: string;
+  a2a?: { url: string; headers?: Record<string, string> };
+  local?: { provider?: string; model?: string; system?: string; profile?: string; max_rounds?: number };
+  file: string;
+  pointer: string;
+}
+
+export interface Budget {
+  definitions?: number;
+  per_result?: number;
+  total_results?: number;
+}
+
+export interface Limits {
+  max_calls_per_round: number;
+  max_rounds: number;
+}
+
+export interface Catalog {
+  name: string;
+  description?: string;
+  /** Every file read, root first, as the user would write its path. */
+  files: string[];
+  tools: Tool[];
+  profiles: Map<string, Profile>;
+  policies: Policy[];
+  mcpServers: Map<string, McpServerConfig>;
+  agents: Map<string, AgentConfig>;
+  budget: Budget;
+  limits: Limits;
+  searchMode: 'tool_search' | 'discover';
+}
+
+export const TOOL_DEFAULTS = {
+  effect: 'write',
+  confirm: 'auto',
+  concurrency: 'safe',
+  mode: 'direct',
+  timeout_ms: 30_000,
+  max_result_tokens: 2_000,
+  truncation: 'smart',
+} as const;
+
+export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8 };

@@ -1,0 +1,32 @@
+import { checkProfiles } from './checks/check-profiles.js';
+import { checkProviders } from './checks/check-providers.js';
+import { checkTools } from './checks/check-tools.js';
+import type { Diagnostic } from './diagnostic.js';
+import { sortDiagnostics } from './diagnostic.js';
+import { loadCatalog, type LoadedCatalog, type LoadOptions } from './load-catalog.js';
+
+export interface ValidationResult {
+  loaded: LoadedCatalog;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Every check on a loaded catalog: the loader's findings (YAML, includes, schema) plus the
+ * semantic checks. Semantic checks run even when the schema found errors, on whatever parts of
+ * the catalog could be read, so one run reports as much as it can.
+ */
+export function checkLoadedCatalog(loaded: LoadedCatalog): Diagnostic[] {
+  const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
+  if (!fatal || loaded.catalog.tools.length > 0) {
+    checkTools(loaded);
+    checkProfiles(loaded);
+    checkProviders(loaded, loaded.catalog.files[0]);
+  }
+  return sortDiagnostics(loaded.diagnostics);
+}
+
+/** Loads `paths` as one catalog and checks it. Throws only when a root file cannot be read. */
+export function validateCatalog(paths: readonly string[], options: LoadOptions = {}): ValidationResult {
+  const loaded = loadCatalog(paths, options);
+  return { loaded, diagnostics: checkLoadedCatalog(loaded) };
+}

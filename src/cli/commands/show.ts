@@ -1,0 +1,72 @@
+import { nearest } from '../../catalog/did-you-mean.js';
+import type { Tool } from '../../catalog/types.js';
+import { ErrorCode, ToolmanError } from '../../errors.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { openCatalog } from '../open-catalog.js';
+import { renderSchemaTree } from '../output/schema-tree.js';
+import { sourceLocation, toolFlags } from './list.js';
+
+export interface ShowOptions {
+  name: string;
+  catalog?: string[];
+  json?: boolean;
+}
+
+export function findTool(tools: readonly Tool[], name: string): Tool {
+  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases.includes(name));
+  if (tool) return tool;
+  const suggestions = nearest(name, tools.map((t) => t.name), 3);
+  throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `no tool named "${name}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''), {
+    hint: '`toolman list` shows every tool',
+  });
+}
+
+export async function showCommand(options: ShowOptions, io: CliIO): Promise<ExitCode> {
+  const loaded = openCatalog(io, options.catalog);
+  const tool = findTool(loaded.catalog.tools, options.name);
+  const where = sourceLocation(loaded, tool);
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ ...tool, flags: toolFlags(tool), location: where ?? null }, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  const c = palette(colorEnabled(io, io.stdout));
+  const out: string[] = [];
+  out.push(`${c.bold(tool.name)}${tool.title ? `  ${c.dim(tool.title)}` : ''}`);
+  if (where) out.push(c.dim(`${where.file}:${where.line}:${where.column}`));
+  out.push('');
+  if (tool.summary) out.push(`${c.bold('summary')}      ${tool.summary}`);
+  if (tool.description) {
+    out.push(c.bold('description'));
+    for (const line of tool.description.trim().split('\n')) out.push(`  ${line}`);
+  }
+  const fields: [string, string][] = [
+    ['category', tool.category ?? '-'],
+    ['tags', tool.tags.join(', ') || '-'],
+    ['keywords', tool.keywords.join(', ') || '-'],
+    ['aliases', tool.aliases.join(', ') || '-'],
+    ['profiles', tool.profiles.join(', ') || '-'],
+    ['effect', tool.effect],
+    ['confirm', tool.confirm],
+    ['flags', toolFlags(tool).join(', ') || '-'],
+    ['concurrency', tool.concurrency],
+    ['mode', tool.mode],
+    ['timeout', `${tool.timeoutMs} ms`],
+    ['max result', `${tool.maxResultTokens} tokens (${tool.truncation})`],
+    ['handler', tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
+  ];
+  for (const [key, value] of fields) out.push(`${c.bold(key.padEnd(12))} ${value}`);
+  const prompts = Object.entries(tool.prompts);
+  if (prompts.length) {
+    out.push(c.bold('prompts'));
+    for (const [key, value] of prompts) out.push(`  ${key}: ${String(value)}`);
+  }
+  out.push('', c.bold('parameters'), ...renderSchemaTree(tool.parameters, c).map((l) => '  ' + l));
+  if (tool.examples.length) {
+    out.push('', c.bold('examples'));
+    for (const example of tool.examples) out.push(`  ${JSON.stringify(example)}`);
+  }
+  out.push('', c.bold('JSON Schema'), ...JSON.stringify(tool.parameters, null, 2).split('\n').map((l) => '  ' + l));
+  io.stdout.write(out.join('\n') + '\n');
+  return EXIT.OK;
+}

@@ -1,0 +1,72 @@
+import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
+import type { SourceFile } from '../../catalog/source-file.js';
+import { validateCatalog } from '../../catalog/validate-catalog.js';
+import { isToolmanError } from '../../errors.js';
+import { catalogPaths } from '../catalog-paths.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { formatDiagnosticsText, formatSummary } from '../output/diagnostics-text.js';
+import { toolmanVersion } from '../version.js';
+
+export interface ValidateOptions {
+  files: string[];
+  catalog?: string[];
+  json?: boolean;
+  format?: string;
+  strict?: boolean;
+  quiet?: boolean;
+  frames?: boolean;
+}
+
+export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
+
+/**
+ * `toolman validate [FILE...]`: each file is checked as its own root catalog (with everything it
+ * includes), so shipped examples that reuse tool names can be checked in one run.
+ */
+export async function validateCommand(options: ValidateOptions, io: CliIO): Promise<ExitCode> {
+  const format = options.json ? 'json' : (options.format ?? 'text');
+  const roots = options.files.length > 0 ? options.files : catalogPaths(io.cwd, options.catalog);
+  const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
+  const sources = new Map<string, SourceFile>();
+  let tools = 0;
+  let unreadable: { file: string; message: string; hint?: string } | undefined;
+  for (const root of roots) {
+    try {
+      const result = validateCatalog([root], { cwd: io.cwd });
+      diagnostics.push(...result.diagnostics);
+      for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
+      for (const [path, source] of result.loaded.sources) sources.set(path, source);
+      tools += result.loaded.catalog.tools.length;
+    } catch (error) {
+      if (!isToolmanError(error)) throw error;
+      unreadable ??= { file: root, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+    }
+  }
+  const summary = summarize(diagnostics);
+  const failed = summary.errors > 0 || (options.strict === true && summary.warnings > 0);
+  const ok = !failed && unreadable === undefined;
+
+  if (format === 'json') {
+    const document: Record<string, unknown> = { ok, files, diagnostics, summary };
+    if (unreadable) document.error = unreadable;
+    io.stdout.write(JSON.stringify(document, null, 2) + '\n');
+  } else if (format === 'sarif') {
+    const { toSarif } = await import('../output/diagnostics-sarif.js');
+    io.stdout.write(JSON.stringify(toSarif(diagnostics, toolmanVersion()), null, 2) + '\n');
+  } else {
+    const colors = palette(colorEnabled(io, io.stdout));
+    const shown = options.quiet ? diagnostics.filter((d) => d.severity === 'error') : diagnostics;
+    io.stdout.write(formatDiagnosticsText(shown, { colors, frames: options.frames !== false, sources }));
+    if (files.length > 0) io.stdout.write(formatSummary(summary, files.length, tools, colors));
+  }
+  if (unreadable) {
+    if (format === 'text') {
+      const c = palette(colorEnabled(io, io.stderr));
+      io.stderr.write(`${c.red('toolman: error:')} ${unreadable.message}\n${unreadable.hint ? `  hint: ${unreadable.hint}\n` : ''}`);
+    }
+    return EXIT.USAGE;
+  }
+  return failed ? EXIT.FAILURE : EXIT.OK;
+}

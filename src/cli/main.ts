@@ -1,0 +1,100 @@
+import { Command, CommanderError, Option } from 'commander';
+import { isToolmanError } from '../errors.js';
+import { colorEnabled, palette } from './color.js';
+import { EXIT, type CliIO, type ExitCode } from './io.js';
+import { toolmanVersion } from './version.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * The command table. Each command's module is imported only when it runs, so `toolman validate`
+ * never loads what `list` or (later) `chat` need.
+ */
+function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
+  const program = new Command('toolman')
+    .description('Author, check, budget and test LLM tool catalogs.')
+    .version(toolmanVersion(), '-V, --version')
+    .addOption(new Option('-c, --catalog <file>', 'catalog file (repeatable; default: ./toolman.yaml)').argParser(collect))
+    .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const catalogOf = (command: Command): string[] | undefined => command.optsWithGlobals().catalog as string[] | undefined;
+
+  program
+    .command('validate')
+    .description('check catalogs: YAML, schema, names, parameters, examples, providers, profiles, handlers')
+    .argument('[files...]', 'catalog files, each checked on its own (default: --catalog or ./toolman.yaml)')
+    .option('--json', 'print one JSON document (same as --format json)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif']).default('text'))
+    .option('--strict', 'exit 1 on warnings too')
+    .option('-q, --quiet', 'text output: show errors only')
+    .option('--no-frames', 'text output: no code frames under errors')
+    .action(async (files: string[], opts, command: Command) => {
+      const { validateCommand } = await import('./commands/validate.js');
+      setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('list')
+    .description('list the catalog\'s tools: name, category, effect, flags, source')
+    .option('--json', 'print one JSON document')
+    .action(async (opts, command: Command) => {
+      const { listCommand } = await import('./commands/list.js');
+      setCode(await listCommand({ catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('show')
+    .description('everything about one tool, with its parameters as a tree and as JSON Schema')
+    .argument('<name>', 'tool name (or alias)')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string, opts, command: Command) => {
+      const { showCommand } = await import('./commands/show.js');
+      setCode(await showCommand({ name, catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('schema')
+    .description('print the catalog format\'s JSON Schema (draft 2020-12)')
+    .action(async () => {
+      const { schemaCommand } = await import('./commands/schema.js');
+      setCode(await schemaCommand(io));
+    });
+
+  return program;
+}
+
+/** Runs toolman with `argv` (without node and script) and returns the exit code; never throws. */
+export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode> {
+  let code: ExitCode = EXIT.OK;
+  const program = buildProgram(io, (c) => (code = c));
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.USAGE;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIO): ExitCode {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (and help, for usage errors).
+    return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  const c = palette(colorEnabled(io, io.stderr));
+  if (isToolmanError(error)) {
+    io.stderr.write(`${c.red('toolman: error:')} ${error.message}\n`);
+    if (error.hint) io.stderr.write(`  ${c.dim('hint:')} ${error.hint}\n`);
+    return error.code === 'CATALOG_INVALID' ? EXIT.FAILURE : EXIT.USAGE;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`${c.red('toolman: internal error:')} ${message}\n`);
+  if (io.env.TOOLMAN_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n');
+  else io.stderr.write(`  ${c.dim('hint:')} this is a bug in toolman; set TOOLMAN_DEBUG=1 for details and report it\n`);
+  return EXIT.USAGE;
+}

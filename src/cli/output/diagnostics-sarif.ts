@@ -1,0 +1,53 @@
+import type { Log, ReportingDescriptor, Result } from 'sarif';
+import type { Diagnostic } from '../../catalog/diagnostic.js';
+import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../../catalog/diagnostic-codes.js';
+
+const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
+
+/**
+ * SARIF 2.1.0 (OASIS), the format GitHub code scanning and other CI systems annotate pull
+ * requests from. Written by hand: it is one plain object, and the builder packages on npm add a
+ * filesystem dependency (and, in their current major, a Node 22 requirement) for no extra checks.
+ */
+export function toSarif(diagnostics: readonly Diagnostic[], version: string): Log {
+  const codes = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
+  const rules: ReportingDescriptor[] = codes.map((code) => ({
+    id: code,
+    name: DIAGNOSTIC_CODES[code].name,
+    shortDescription: { text: DIAGNOSTIC_CODES[code].summary },
+    defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity] },
+  }));
+  const results: Result[] = diagnostics.map((d) => ({
+    ruleId: d.code,
+    ruleIndex: codes.indexOf(d.code),
+    level: LEVEL[d.severity],
+    message: { text: d.hint ? `${d.message} (hint: ${d.hint})` : d.message },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: d.file.split('\\').join('/'), uriBaseId: '%SRCROOT%' },
+          ...(d.line >= 1
+            ? {
+                region: {
+                  startLine: d.line,
+                  startColumn: d.column,
+                  ...(d.endLine !== undefined && d.endColumn !== undefined && (d.endLine > d.line || d.endColumn > d.column) ? { endLine: d.endLine, endColumn: d.endColumn } : {}),
+                },
+              }
+            : {}),
+        },
+        ...(d.pointer ? { logicalLocations: [{ fullyQualifiedName: d.pointer, kind: 'member' }] } : {}),
+      },
+    ],
+  }));
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'toolman', version, rules } },
+        results,
+      },
+    ],
+  };
+}
