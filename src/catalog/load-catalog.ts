@@ -113,7 +113,7 @@ class LoadState {
       });
     }
     // A file's own definitions come before those it includes, so duplicates are reported in the included file.
-    this.collectNamed(data, reporter, displayPath, absolute);
+    this.collectNamed(data, reporter, displayPath, absolute, stack);
     if (Array.isArray(data.include)) {
       data.include.forEach((entry, i) => {
         if (typeof entry !== 'string' || entry === '') return;
@@ -143,8 +143,15 @@ class LoadState {
     this.loadFile(display, absolute, text, defaults, stack);
   }
 
-  private collectNamed(data: Raw, reporter: Reporter, file: string, absolute: string): void {
+  private collectNamed(data: Raw, reporter: Reporter, file: string, absolute: string, stack: string[]): void {
+    /**
+     * A definition in a file overrides one of the same name in the files it includes (a file's own
+     * definitions are read before its includes, so the including file's always comes first);
+     * two definitions in files that do not include one another are an error.
+     */
     const duplicate = (kind: string, name: string, pointer: string, earlier: { file: string; pointer: string }) => {
+      const earlierAbsolute = this.sources.get(earlier.file)?.absolutePath;
+      if (earlierAbsolute !== undefined && stack.includes(earlierAbsolute)) return;
       const where = this.sources.get(earlier.file)?.locate(earlier.pointer, 'key');
       reporter.report('TM0208', pointer, `${kind} "${name}" is already defined at ${earlier.file}:${where?.line ?? 0}:${where?.column ?? 0}`, { part: 'key' });
     };
