@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The one place toolman touches process exit: everything below returns an exit code.
-import { main } from '../dist/cli/main.js';
-import { processIO } from '../dist/cli/io.js';
+import { main, processIO } from '../dist/main.js';
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
 for (const stream of [process.stdout, process.stderr]) {

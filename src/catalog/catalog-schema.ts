@@ -1,32 +1,26 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import generatedValidator from '../generated/catalog-schema-validator.js';
 import { closest } from './did-you-mean.js';
 import type { Reporter } from './reporter.js';
-import { createAjv } from './json-schema.js';
 import { segmentsOf } from './diagnostic.js';
 
-const SCHEMA_URL = new URL('../../schema/catalog.schema.json', import.meta.url);
-
 let cachedSchema: Record<string, unknown> | undefined;
-let cachedValidator: ValidateFunction | undefined;
+/** Precompiled from schema/catalog.schema.json at build time (scripts/build-validators.mjs). */
+const validateCatalog = generatedValidator as unknown as ValidateFunction;
 
 /** The catalog format's JSON Schema, as shipped in schema/catalog.schema.json. */
 export function catalogSchema(): Record<string, unknown> {
-  cachedSchema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+  cachedSchema ??= JSON.parse(readFileSync(join(packageRoot(), 'schema', 'catalog.schema.json'), 'utf8')) as Record<string, unknown>;
   return cachedSchema;
-}
-
-function validator(): ValidateFunction {
-  const validate = cachedValidator ?? createAjv({ allErrors: true, verbose: true }).compile(catalogSchema());
-  cachedValidator = validate;
-  return validate;
 }
 
 /** Checks one file's data against the catalog schema, reporting each violation at its node. */
 export function checkCatalogSchema(data: unknown, reporter: Reporter): void {
-  const validate = validator();
-  if (validate(data)) return;
-  for (const error of relevantErrors(validate.errors ?? [])) reportSchemaError(error, reporter);
+  if (validateCatalog(data)) return;
+  for (const error of relevantErrors(validateCatalog.errors ?? [])) reportSchemaError(error, reporter);
 }
 
 /** With allErrors, one bad node yields several errors (type + anyOf...); keep the useful ones. */

@@ -14,11 +14,11 @@ export function createAjv(options: Options = {}): AjvInstance {
 }
 
 /** Keywords whose value is one subschema. */
-const SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'additionalItems', 'contentSchema'] as const;
+export const SINGLE_SUBSCHEMA_KEYWORDS = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'additionalItems', 'contentSchema'] as const;
 /** Keywords whose value is a list of subschemas. */
-const LIST = ['prefixItems', 'allOf', 'anyOf', 'oneOf'] as const;
+export const LIST_SUBSCHEMA_KEYWORDS = ['prefixItems', 'allOf', 'anyOf', 'oneOf'] as const;
 /** Keywords whose value maps names to subschemas. */
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+export const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 
 export interface SchemaVisit {
   node: JsonSchema;
@@ -41,13 +41,13 @@ export function walkSchema(root: unknown, visit: (v: SchemaVisit) => void, limit
     const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || 'properties' in schema;
     const here = isObject ? depth + 1 : depth;
     visit({ node: schema, path, depth: here });
-    for (const key of SINGLE) if (key in schema) step(schema[key], [...path, key], here);
-    for (const key of LIST) {
+    for (const key of SINGLE_SUBSCHEMA_KEYWORDS) if (key in schema) step(schema[key], [...path, key], here);
+    for (const key of LIST_SUBSCHEMA_KEYWORDS) {
       const list = schema[key];
       if (Array.isArray(list)) list.forEach((s, i) => step(s, [...path, key, String(i)], here));
     }
     if (Array.isArray(schema.items)) schema.items.forEach((s, i) => step(s, [...path, 'items', String(i)], here));
-    for (const key of MAP) {
+    for (const key of MAP_SUBSCHEMA_KEYWORDS) {
       const map = schema[key];
       if (map && typeof map === 'object' && !Array.isArray(map)) {
         for (const [name, s] of Object.entries(map)) step(s, [...path, key, name], key === '$defs' || key === 'definitions' ? 0 : here);

@@ -93,7 +93,8 @@ class LoadState {
     this.sources.set(displayPath, file);
     const reporter = new Reporter(file, this.diagnostics);
     this.reporters.set(displayPath, reporter);
-    if (diagnostics.some((d) => d.severity === 'error')) return;
+    // Duplicate keys leave usable data (the last value wins); any other YAML error leaves none.
+    if (diagnostics.some((d) => d.severity === 'error' && d.code !== 'TM0002')) return;
     const data = file.data;
     if (!isRecord(data)) {
       reporter.report('TM0006', '', `the file holds ${data === null || data === undefined ? 'no document' : Array.isArray(data) ? 'a list' : 'a ' + typeof data}, not a catalog mapping`, {

@@ -1,4 +1,13 @@
-import { Alias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import {
+  constructFromEvents,
+  CORE_SCHEMA,
+  EVENT_ID,
+  getScalarValue,
+  parseEvents,
+  SCALAR_STYLE,
+  type Event,
+  type ScalarEvent,
+} from 'js-yaml';
 import type { Diagnostic } from './diagnostic.js';
 import { segmentsOf } from './diagnostic.js';
 
@@ -9,71 +18,97 @@ export interface Span {
   endColumn: number;
 }
 
-/** Alias expansions allowed per document before it counts as an alias bomb. */
-export const MAX_ALIAS_COUNT = 1000;
+/**
+ * Nodes a document may expand to through aliases before it counts as an alias bomb ("billion
+ * laughs"). Aliases are shared references after loading, but every walk over the data (checks,
+ * JSON output) would expand them.
+ */
+export const MAX_EXPANDED_NODES = 1_000_000;
+/** Deepest nesting accepted; a deeper document is an attack or a mistake. */
+export const MAX_DEPTH = 256;
+
+/** Hints for js-yaml's terser messages, by what usually causes them. */
+const YAML_HINTS: [RegExp, string][] = [
+  [/indentation/, 'check the indentation here, and that every quote and bracket opened above is closed'],
+  [/missed comma between flow collection entries/, 'inside { } and [ ], quote text that contains ": " or commas'],
+  [/tab characters/, 'indent with spaces; YAML does not allow tabs there'],
+  [/unknown (scalar|mapping|sequence) tag/, 'toolman catalogs use plain YAML; remove the !tag'],
+  [/end of the stream or a document separator is expected/, 'a line is indented less or more than its siblings, or a value continues after a closed quote'],
+];
+
+/** Where each node of a document is: built from the parser's events, on first use. */
+type NodeIndex =
+  | { kind: 'scalar'; start: number; end: number }
+  | { kind: 'seq'; start: number; items: NodeIndex[] }
+  | { kind: 'map'; start: number; entries: Map<string, { key: NodeIndex; value: NodeIndex }> };
 
 /**
- * One parsed YAML file that still knows where every node came from, so any later check can point
- * at `file:line:column` through a JSON Pointer.
+ * One parsed YAML file that knows where every node came from, so any check can point at
+ * `file:line:column` through a JSON Pointer.
+ *
+ * Parsing uses js-yaml's event stream: one pass gives both the data and the source offsets of
+ * every node, at about 30 MB/s (the `yaml` package's CST parser reached about 3 MB/s here, too
+ * slow for 10,000-tool catalogs; see docs/architecture.md).
  */
 export class SourceFile {
-  readonly data: unknown;
-  private readonly lines: LineCounter;
+  private index: NodeIndex | null | undefined;
   private lineStarts: number[] | undefined;
 
   private constructor(
     readonly path: string,
     readonly absolutePath: string,
     readonly text: string,
-    private readonly doc: Document.Parsed,
-    lines: LineCounter,
-    data: unknown,
-  ) {
-    this.lines = lines;
-    this.data = data;
-  }
+    readonly data: unknown,
+    private readonly events: Event[],
+  ) {}
 
   /** Parses `text`; YAML problems come back as diagnostics, never as throws. */
   static parse(path: string, absolutePath: string, text: string): { file: SourceFile; diagnostics: Diagnostic[] } {
-    const lines = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
     const diagnostics: Diagnostic[] = [];
-    const at = (offset: number) => {
-      const pos = lines.linePos(offset);
-      return { line: pos.line, column: pos.col };
-    };
-    for (const error of doc.errors) {
-      const duplicate = error.code === 'DUPLICATE_KEY';
-      diagnostics.push({
-        code: duplicate ? 'TM0002' : 'TM0001',
-        severity: 'error',
-        message: duplicate ? 'duplicate key: ' + firstLine(error.message).replace(/^Map keys must be unique.*$/, 'this key appears earlier in the same mapping') : firstLine(error.message),
-        file: path,
-        ...at(error.pos[0]),
-        pointer: '',
-      });
-    }
-    for (const warning of doc.warnings) {
-      diagnostics.push({ code: 'TM0001', severity: 'warning', message: firstLine(warning.message), file: path, ...at(warning.pos[0]), pointer: '' });
-    }
+    let events: Event[] = [];
     let data: unknown = null;
-    if (doc.errors.length === 0) {
-      try {
-        data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-      } catch (error) {
-        const alias = firstAlias(doc);
+    const report = (code: Diagnostic['code'], message: string, line: number, column: number, hint?: string) => {
+      diagnostics.push({ code, severity: 'error', message, file: path, line, column, pointer: '', ...(hint ? { hint } : {}) });
+    };
+    try {
+      events = parseEvents(text, { filename: path, maxDepth: MAX_DEPTH });
+      const documents = events.filter((e) => e.type === EVENT_ID.DOCUMENT).length;
+      const expansion = expandedSize(text, events);
+      if (documents > 1) {
+        const second = secondDocumentStart(events);
+        const pos = positionIn(text, second);
+        report('TM0001', `the file holds ${documents} YAML documents (separated by ---); a catalog is one document`, pos.line, pos.column, 'split them into files and join them with include');
+      } else if (expansion.size > MAX_EXPANDED_NODES) {
+        const pos = positionIn(text, expansion.firstAlias);
+        report('TM0003', `aliases expand this document to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} nodes`, pos.line, pos.column, 'write the repeated parts out, or use fewer nested aliases');
+      } else {
+        // json: true lets later duplicate keys win instead of throwing at the first; the index
+        // below reports every duplicate at its own key.
+        data = constructFromEvents(events, { source: text, schema: CORE_SCHEMA, json: true })[0] ?? null;
+      }
+    } catch (error) {
+      const mark = (error as { mark?: { line: number; column: number } }).mark;
+      const reason = (error as { reason?: string }).reason ?? (error instanceof Error ? error.message : String(error));
+      report('TM0001', reason, (mark?.line ?? 0) + 1, (mark?.column ?? 0) + 1, YAML_HINTS.find(([pattern]) => pattern.test(reason))?.[1]);
+      events = [];
+    }
+    const file = new SourceFile(path, absolutePath, text, data, events);
+    if (data !== null) {
+      for (const duplicate of file.duplicateKeys()) {
+        const pos = file.position(duplicate.offset);
         diagnostics.push({
-          code: 'TM0003',
+          code: 'TM0002',
           severity: 'error',
-          message: `aliases expand past the limit of ${MAX_ALIAS_COUNT} (${error instanceof Error ? firstLine(error.message) : 'resource limit'})`,
+          message: `duplicate key "${duplicate.key}": YAML keeps only the last one`,
           file: path,
-          ...at(alias?.range?.[0] ?? 0),
-          pointer: '',
-          hint: 'write the repeated parts out, or use fewer nested aliases',
+          line: pos.line,
+          column: pos.column,
+          pointer: duplicate.pointer,
+          hint: `the key first appears on line ${file.position(duplicate.firstOffset).line}`,
         });
       }
     }
-    return { file: new SourceFile(path, absolutePath, text, doc, lines, data), diagnostics };
+    return { file, diagnostics };
   }
 
   /**
@@ -82,57 +117,187 @@ export class SourceFile {
    * that exists (a missing key is reported on the mapping that lacks it).
    */
   locate(pointer: string, part: 'value' | 'key' = 'value'): Span {
-    let node: unknown = this.doc.contents;
-    let keyNode: unknown;
+    let node = this.nodeIndex();
+    let key: NodeIndex | undefined;
     for (const segment of segmentsOf(pointer)) {
-      if (node instanceof Alias) node = node.resolve(this.doc);
-      if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && keyText(p.key) === segment);
-        if (!pair) break;
-        keyNode = pair.key;
-        node = pair.value ?? pair.key;
-      } else if (isSeq(node)) {
-        const item = node.items[Number(segment)];
-        if (item === undefined || !/^\d+$/.test(segment)) break;
-        keyNode = undefined;
-        node = item;
+      if (!node) break;
+      if (node.kind === 'map') {
+        const entry = node.entries.get(segment);
+        if (!entry) break;
+        key = entry.key;
+        node = entry.value;
+      } else if (node.kind === 'seq' && /^\d+$/.test(segment) && node.items[Number(segment)]) {
+        key = undefined;
+        node = node.items[Number(segment)]!;
       } else {
         break;
       }
     }
-    const target = (part === 'key' && keyNode ? keyNode : node) as Node | null;
-    const range = target?.range ?? [0, 0, 0];
-    const start = this.lines.linePos(range[0]);
-    const end = this.lines.linePos(Math.max(range[0], range[1]));
-    return { line: start.line, column: start.col, endLine: end.line, endColumn: end.col };
+    const target = part === 'key' && key ? key : node;
+    const start = target?.start ?? 0;
+    const end = target?.kind === 'scalar' ? Math.max(target.end, start) : start + 1;
+    const from = this.position(start);
+    const to = this.position(end);
+    return { line: from.line, column: from.column, endLine: to.line, endColumn: to.column };
   }
 
   /** The text of one 1-based line, for code frames. */
   lineText(line: number): string {
-    this.lineStarts ??= this.lines.lineStarts;
-    const start = this.lineStarts[line - 1];
+    const starts = this.starts();
+    const start = starts[line - 1];
     if (start === undefined) return '';
-    const next = this.lineStarts[line];
+    const next = starts[line];
     return this.text.slice(start, next === undefined ? undefined : next).replace(/\r?\n$/, '');
+  }
+
+  /** 1-based line and column of a character offset. */
+  position(offset: number): { line: number; column: number } {
+    const starts = this.starts();
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  }
+
+  private starts(): number[] {
+    if (this.lineStarts) return this.lineStarts;
+    const starts = [0];
+    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts.push(i + 1);
+    this.lineStarts = starts;
+    return starts;
+  }
+
+  private nodeIndex(): NodeIndex | null {
+    if (this.index === undefined) this.index = buildIndex(this.text, this.events).root;
+    return this.index;
+  }
+
+  private duplicateKeys(): { key: string; offset: number; firstOffset: number; pointer: string }[] {
+    const built = buildIndex(this.text, this.events);
+    this.index = built.root;
+    return built.duplicates;
   }
 }
 
-function keyText(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
-  return undefined;
+function scalarStart(event: ScalarEvent): number {
+  const quoted = event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED;
+  return quoted ? event.valueStart - 1 : event.valueStart;
 }
 
-function firstAlias(doc: Document.Parsed): Alias | undefined {
-  let found: Alias | undefined;
-  visit(doc, {
-    Alias(_, node) {
-      found = node;
-      return visit.BREAK;
-    },
-  });
-  return found;
+function startOf(event: Event): number {
+  if (event.type === EVENT_ID.SCALAR) return scalarStart(event);
+  if (event.type === EVENT_ID.SEQUENCE || event.type === EVENT_ID.MAPPING) return event.start;
+  if (event.type === EVENT_ID.ALIAS) return Math.max(0, event.anchorStart - 1);
+  return 0;
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
+/** Builds the position index of the first document, and finds duplicate keys on the way. */
+function buildIndex(text: string, events: Event[]) {
+  const anchors = new Map<string, NodeIndex>();
+  const duplicates: { key: string; offset: number; firstOffset: number; pointer: string }[] = [];
+  let i = 0;
+  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  const node = (pointer: string): NodeIndex => {
+    const event = events[i++]!;
+    let built: NodeIndex;
+    switch (event.type) {
+      case EVENT_ID.SCALAR:
+        built = { kind: 'scalar', start: scalarStart(event), end: event.valueEnd + (event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED ? 1 : 0) };
+        break;
+      case EVENT_ID.ALIAS:
+        return anchors.get(text.slice(event.anchorStart, event.anchorEnd)) ?? { kind: 'scalar', start: startOf(event), end: event.anchorEnd };
+      case EVENT_ID.SEQUENCE: {
+        const items: NodeIndex[] = [];
+        while (events[i] && events[i]!.type !== EVENT_ID.POP) items.push(node(`${pointer}/${items.length}`));
+        i++;
+        built = { kind: 'seq', start: event.start, items };
+        break;
+      }
+      case EVENT_ID.MAPPING: {
+        const entries = new Map<string, { key: NodeIndex; value: NodeIndex }>();
+        while (events[i] && events[i]!.type !== EVENT_ID.POP) {
+          const keyEvent = events[i]!;
+          const name = keyEvent.type === EVENT_ID.SCALAR ? getScalarValue(text, keyEvent) : '';
+          const key = node(pointer);
+          const value = node(`${pointer}/${escape(name)}`);
+          const earlier = entries.get(name);
+          if (earlier && keyEvent.type === EVENT_ID.SCALAR) {
+            duplicates.push({ key: name, offset: key.start, firstOffset: earlier.key.start, pointer: `${pointer}/${escape(name)}` });
+          }
+          entries.set(name, { key, value });
+        }
+        i++;
+        built = { kind: 'map', start: event.start, entries };
+        break;
+      }
+      default:
+        return { kind: 'scalar', start: 0, end: 0 };
+    }
+    if (event.anchorStart >= 0) anchors.set(text.slice(event.anchorStart, event.anchorEnd), built);
+    return built;
+  };
+  let root: NodeIndex | null = null;
+  if (events[0]?.type === EVENT_ID.DOCUMENT && events[1] && events[1].type !== EVENT_ID.POP) {
+    i = 1;
+    root = node('');
+  }
+  return { root, duplicates };
+}
+
+/** How many nodes the document expands to when every alias is followed. */
+function expandedSize(text: string, events: Event[]): { size: number; firstAlias: number } {
+  const anchorSizes = new Map<string, number>();
+  const stack: { size: number; anchor: string | undefined }[] = [{ size: 0, anchor: undefined }];
+  const anchorOf = (e: { anchorStart: number; anchorEnd: number }) => (e.anchorStart >= 0 ? text.slice(e.anchorStart, e.anchorEnd) : undefined);
+  let firstAlias = 0;
+  for (const event of events) {
+    const top = stack[stack.length - 1]!;
+    switch (event.type) {
+      case EVENT_ID.SCALAR: {
+        top.size += 1;
+        const anchor = anchorOf(event);
+        if (anchor !== undefined) anchorSizes.set(anchor, 1);
+        break;
+      }
+      case EVENT_ID.ALIAS:
+        if (firstAlias === 0) firstAlias = Math.max(0, event.anchorStart - 1);
+        top.size += anchorSizes.get(text.slice(event.anchorStart, event.anchorEnd)) ?? 1;
+        break;
+      case EVENT_ID.SEQUENCE:
+      case EVENT_ID.MAPPING:
+        stack.push({ size: 1, anchor: anchorOf(event) });
+        break;
+      case EVENT_ID.POP:
+        if (stack.length > 1) {
+          const done = stack.pop()!;
+          if (done.anchor !== undefined) anchorSizes.set(done.anchor, done.size);
+          stack[stack.length - 1]!.size += done.size;
+        }
+        break;
+    }
+    if (stack[0]!.size + top.size > MAX_EXPANDED_NODES) return { size: MAX_EXPANDED_NODES + 1, firstAlias };
+  }
+  return { size: stack[0]!.size, firstAlias };
+}
+
+function positionIn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+function secondDocumentStart(events: Event[]): number {
+  let seen = 0;
+  for (let i = 0; i < events.length; i++) {
+    if (events[i]!.type === EVENT_ID.DOCUMENT && ++seen === 2) return startOf(events[i + 1] ?? events[i]!);
+  }
+  return 0;
 }

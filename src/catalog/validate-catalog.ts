@@ -5,6 +5,11 @@ import type { Diagnostic } from './diagnostic.js';
 import { sortDiagnostics } from './diagnostic.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from './load-catalog.js';
 
+export interface CheckOptions {
+  /** Compile parameter schemas on worker threads; default: for large catalogs when built. */
+  parallel?: boolean;
+}
+
 export interface ValidationResult {
   loaded: LoadedCatalog;
   diagnostics: Diagnostic[];
@@ -15,10 +20,10 @@ export interface ValidationResult {
  * semantic checks. Semantic checks run even when the schema found errors, on whatever parts of
  * the catalog could be read, so one run reports as much as it can.
  */
-export function checkLoadedCatalog(loaded: LoadedCatalog): Diagnostic[] {
+export async function checkLoadedCatalog(loaded: LoadedCatalog, options: CheckOptions = {}): Promise<Diagnostic[]> {
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
-    checkTools(loaded);
+    await checkTools(loaded, options);
     checkProfiles(loaded);
     checkProviders(loaded, loaded.catalog.files[0]);
   }
@@ -26,7 +31,7 @@ export function checkLoadedCatalog(loaded: LoadedCatalog): Diagnostic[] {
 }
 
 /** Loads `paths` as one catalog and checks it. Throws only when a root file cannot be read. */
-export function validateCatalog(paths: readonly string[], options: LoadOptions = {}): ValidationResult {
+export async function validateCatalog(paths: readonly string[], options: LoadOptions & CheckOptions = {}): Promise<ValidationResult> {
   const loaded = loadCatalog(paths, options);
-  return { loaded, diagnostics: checkLoadedCatalog(loaded) };
+  return { loaded, diagnostics: await checkLoadedCatalog(loaded, options) };
 }

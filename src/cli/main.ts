@@ -98,3 +98,5 @@ function reportError(error: unknown, io: CliIO): ExitCode {
   else io.stderr.write(`  ${c.dim('hint:')} this is a bug in toolman; set TOOLMAN_DEBUG=1 for details and report it\n`);
   return EXIT.USAGE;
 }
+
+export { processIO } from './io.js';

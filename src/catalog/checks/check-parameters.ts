@@ -1,30 +1,13 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import generatedMetaValidator from '../../generated/meta-schema-validator.js';
 import { pointerOf } from '../diagnostic.js';
-import { canonicalJson, createAjv, resolveLocalRef, walkSchema, type AjvInstance } from '../json-schema.js';
+import { canonicalJson, resolveLocalRef, walkSchema } from '../json-schema.js';
+import type { JsonSchema } from '../types.js';
 import type { Reporter } from '../reporter.js';
 import { dottedPath } from '../reporter.js';
 
-let strictLog: string[] = [];
-let ajv: AjvInstance | undefined;
-
-/**
- * One shared ajv in strict mode that logs its complaints instead of throwing at the first one,
- * so a schema with three problems gets three findings. `required` names are checked by our own
- * walk (with a precise location), so ajv's strictRequired is off. Code optimisation is off: these
- * validators only check examples, and compiling 10,000 schemas is twice as fast without it.
- */
-function paramsAjv(): AjvInstance {
-  ajv ??= createAjv({
-    strict: 'log',
-    strictRequired: false,
-    allowUnionTypes: true,
-    allErrors: true,
-    validateSchema: false,
-    code: { optimize: false },
-    logger: { log() {}, warn: (message: unknown) => void strictLog.push(String(message)), error: (message: unknown) => void strictLog.push(String(message)) },
-  });
-  return ajv;
-}
+/** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
+const validateMetaSchema = generatedMetaValidator as unknown as ValidateFunction;
 
 /** A schema's `$schema` names its draft; we check every tool schema as draft 2020-12. */
 function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
@@ -34,10 +17,11 @@ function withoutDialect(schema: Record<string, unknown>): Record<string, unknown
 }
 
 /**
- * Checks a tool's `parameters` (at `base`, a pointer into the file) and returns a validator for
- * its examples when the schema compiles.
+ * Checks a tool's `parameters` (at `base`, a pointer into the file) against the meta-schema and
+ * toolman's own rules. Returns the schema to compile with ajv (strict) when it is fit for that:
+ * compiling is the expensive part, so the caller batches it (see runStrictJobs).
  */
-export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): ValidateFunction | undefined {
+export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): JsonSchema | undefined {
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);
   if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) return undefined; // the catalog schema reported it
   const schema = parameters as Record<string, unknown>;
@@ -50,12 +34,11 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
     );
   }
 
-  const instance = paramsAjv();
   const checked = withoutDialect(schema);
   let metaValid = true;
-  if (!instance.validateSchema(checked)) {
+  if (!validateMetaSchema(checked)) {
     metaValid = false;
-    for (const error of metaErrors(instance.errors ?? [])) {
+    for (const error of metaErrors(validateMetaSchema.errors ?? [])) {
       const path = error.instancePath.split('/').slice(1);
       reporter.report('TM0301', at(path), `parameters${path.length ? '.' + dottedPath(path) : ''} ${error.message ?? 'is not valid JSON Schema'}${allowed(error)}`);
     }
@@ -107,28 +90,29 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
     }
   });
 
-  if (!metaValid || !refsResolve) return undefined;
-  strictLog = [];
-  let validate: ValidateFunction | undefined;
-  try {
-    validate = instance.compile(checked);
-  } catch (error) {
-    strictLog.push(error instanceof Error ? error.message : String(error));
-  } finally {
-    instance.removeSchema(checked);
-  }
-  for (const message of new Set(strictLog)) {
-    const path = strictPath(message, checked);
+  return metaValid && refsResolve ? checked : undefined;
+}
+
+/** Reports ajv's strict-mode complaints about `schema` at the nodes they concern. */
+export function reportStrictComplaints(
+  complaints: readonly string[],
+  schema: JsonSchema,
+  base: string[],
+  reporter: Reporter,
+  mapPath: (path: string[]) => string[] = (path) => path,
+): void {
+  const at = (path: readonly string[]) => pointerOf([...base, ...path]);
+  for (const message of complaints) {
+    const path = strictPath(message, schema, mapPath);
     const unknown = /unknown keyword/.test(message);
     const key = path[path.length - 1] ?? '';
-    const flowComma = unknown && (/ /.test(key) || schemaAt(checked, path) === null);
+    // `{ description: a, b }` makes "b" a key: the usual cause of an unknown keyword with spaces.
+    const flowComma = unknown && (/ /.test(key) || schemaAt(schema, path) === null);
     reporter.report('TM0301', at(path), `parameters: ajv (strict mode): ${message.replace(/^strict mode: /, '').replace(/ at (path )?"#[^"]*"/, '')}`, {
       part: unknown ? 'key' : 'value',
-      // `{ description: a, b }` makes "b" a key: the usual cause of an unknown keyword with spaces.
       hint: flowComma ? 'a comma inside { } ends the value before it; quote text that contains commas' : undefined,
     });
   }
-  return validate;
 }
 
 function schemaAt(root: unknown, path: readonly string[]): unknown {
@@ -138,9 +122,9 @@ function schemaAt(root: unknown, path: readonly string[]): unknown {
 }
 
 /** Where a strict-mode complaint is: ajv names a schema path for most, only the keyword for some. */
-function strictPath(message: string, schema: unknown): string[] {
+function strictPath(message: string, schema: unknown, mapPath: (path: string[]) => string[]): string[] {
   const at = /at (?:path )?"#([^"]*)"/.exec(message);
-  if (at) return at[1]!.split('/').slice(1).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (at) return mapPath(at[1]!.split('/').slice(1).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')));
   const keyword = /unknown keyword: "([^"]+)"/.exec(message);
   if (keyword) {
     let found: string[] | undefined;

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import type { ValidateFunction } from 'ajv';
 import { pointerOf, segmentsOf } from '../diagnostic.js';
 import type { Reporter } from '../reporter.js';
 import { dottedPath } from '../reporter.js';
 import type { LoadedCatalog } from '../load-catalog.js';
-import type { Tool } from '../types.js';
-import { checkParameters } from './check-parameters.js';
+import type { JsonSchema, Tool } from '../types.js';
+import { checkParameters, reportStrictComplaints } from './check-parameters.js';
+import { runStrictJobs } from './run-strict-jobs.js';
+import { pathFromShape, schemaShape } from './schema-shape.js';
+import type { ExampleError, StrictJob } from './strict-compile.js';
 
 /** OpenAI and Anthropic accept exactly these names. */
 export const PROVIDER_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -18,8 +20,11 @@ export const MIN_DESCRIPTION_WORDS = 4;
 export const MAX_DESCRIPTION_CHARS = 2000;
 
 /** Checks every tool and agent entry of a loaded catalog. */
-export function checkTools(loaded: LoadedCatalog): void {
+export async function checkTools(loaded: LoadedCatalog, options: { parallel?: boolean } = {}): Promise<void> {
   const seen = new Map<string, Tool>();
+  const jobs: StrictJob[] = [];
+  const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[] }[] = [];
+  const jobsByShape = new Map<string, number>();
   for (const tool of loaded.catalog.tools) {
     if (tool.source.kind === 'mcp') continue;
     const reporter = loaded.reporters.get(tool.source.file);
@@ -72,9 +77,31 @@ export function checkTools(loaded: LoadedCatalog): void {
         reporter.report('TM0704', at('a2a', 'url'), `"${url}" is not a URL`, { hint: 'write the agent\'s base URL, e.g. http://127.0.0.1:4100' });
       }
     }
-    const validate = isAgent ? undefined : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
-    if (validate) checkExamples(tool, validate, reporter, at);
+    const compilable = isAgent ? undefined : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
+    if (compilable && tool.examples.length > 0) {
+      // Examples are validated against the real schema, so it is compiled as it is.
+      jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });
+      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base });
+    } else if (compilable) {
+      const { shape, renamed } = schemaShape(compilable);
+      const key = JSON.stringify(shape);
+      let job = jobsByShape.get(key);
+      if (job === undefined) {
+        job = jobs.length;
+        jobs.push({ id: job, schema: shape, examples: [] });
+        jobsByShape.set(key, job);
+      }
+      uses.push({ job, schema: compilable, renamed, reporter, base });
+    }
     checkHandler(tool, reporter, at);
+  }
+
+  const results = await runStrictJobs(jobs, options);
+  for (const use of uses) {
+    const result = results[use.job]!;
+    const mapPath = use.renamed === undefined ? undefined : (path: string[]) => pathFromShape(use.schema, path, use.renamed!);
+    reportStrictComplaints(result.complaints, use.schema, [...use.base, 'parameters'], use.reporter, mapPath);
+    for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base, ...p]));
   }
 }
 
@@ -110,25 +137,22 @@ function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | n
   }
 }
 
-function checkExamples(tool: Tool, validate: ValidateFunction, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
-  tool.examples.forEach((example, i) => {
-    if (validate(example)) return;
-    for (const error of validate.errors ?? []) {
-      const path = error.instancePath.split('/').slice(1);
-      let message: string;
-      if (error.keyword === 'required') {
-        message = `examples[${i}] is missing required argument "${(error.params as { missingProperty: string }).missingProperty}"`;
-      } else if (error.keyword === 'additionalProperties') {
-        const extra = (error.params as { additionalProperty: string }).additionalProperty;
-        path.push(extra);
-        message = `examples[${i}] has argument "${extra}", which parameters does not allow`;
-      } else {
-        const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-        message = `examples[${i}].${dottedPath(path) || '(root)'} ${error.message ?? 'is invalid'}${allowed ? ': ' + allowed.map((v) => JSON.stringify(v)).join(', ') : ''}`;
-      }
-      reporter.report('TM0308', at('examples', i, ...path), message, { part: error.keyword === 'additionalProperties' ? 'key' : 'value' });
+function reportExample(i: number, errors: ExampleError[], reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+  for (const error of errors) {
+    const path = error.instancePath.split('/').slice(1);
+    let message: string;
+    if (error.keyword === 'required') {
+      message = `examples[${i}] is missing required argument "${(error.params as { missingProperty: string }).missingProperty}"`;
+    } else if (error.keyword === 'additionalProperties') {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      path.push(extra);
+      message = `examples[${i}] has argument "${extra}", which parameters does not allow`;
+    } else {
+      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+      message = `examples[${i}].${dottedPath(path) || '(root)'} ${error.message ?? 'is invalid'}${allowed ? ': ' + allowed.map((v) => JSON.stringify(v)).join(', ') : ''}`;
     }
-  });
+    reporter.report('TM0308', at('examples', i, ...path), message, { part: error.keyword === 'additionalProperties' ? 'key' : 'value' });
+  }
 }
 
 const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;

@@ -34,7 +34,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   let unreadable: { file: string; message: string; hint?: string } | undefined;
   for (const root of roots) {
     try {
-      const result = validateCatalog([root], { cwd: io.cwd });
+      const result = await validateCatalog([root], { cwd: io.cwd });
       diagnostics.push(...result.diagnostics);
       for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
       for (const [path, source] of result.loaded.sources) sources.set(path, source);

@@ -1,0 +1,64 @@
+import { LIST_SUBSCHEMA_KEYWORDS, MAP_SUBSCHEMA_KEYWORDS, SINGLE_SUBSCHEMA_KEYWORDS } from '../json-schema.js';
+import type { JsonSchema } from '../types.js';
+
+/** Keywords that never change what ajv's strict mode says about a schema. */
+const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+const SINGLE = new Set<string>(SINGLE_SUBSCHEMA_KEYWORDS);
+const LIST = new Set<string>(LIST_SUBSCHEMA_KEYWORDS);
+const MAP = new Set<string>(MAP_SUBSCHEMA_KEYWORDS);
+
+/**
+ * A schema's shape: the schema without annotations and with property names replaced by their
+ * position (p0, p1...). ajv's strict-mode complaints depend only on the shape (property names
+ * matter to strictRequired, which toolman checks itself), so schemas with one shape are compiled
+ * once. Real catalogs repeat shapes a lot: BFCL's 1,853 functions have 833 shapes.
+ * Schemas with `$ref` keep their names, since a reference may point into `properties`.
+ */
+export function schemaShape(schema: JsonSchema): { shape: JsonSchema; renamed: boolean } {
+  const renameProperties = !JSON.stringify(schema).includes('"$ref"');
+  const shape = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map(shape);
+    const source = node as Record<string, unknown>;
+    const names = renameProperties && isRecord(source.properties) ? Object.keys(source.properties) : undefined;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(source)) {
+      if (ANNOTATIONS.has(key)) continue;
+      if (key === 'properties' && names && isRecord(value)) {
+        out[key] = Object.fromEntries(names.map((name, i) => [`p${i}`, shape(value[name])]));
+      } else if (key === 'required' && names && Array.isArray(value)) {
+        out[key] = value.map((name) => (typeof name === 'string' && names.includes(name) ? `p${names.indexOf(name)}` : name));
+      } else if (MAP.has(key) && isRecord(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, shape(sub)]));
+      } else if (SINGLE.has(key) || LIST.has(key)) {
+        out[key] = shape(value);
+      } else {
+        out[key] = value;
+      }
+    }
+    return out;
+  };
+  return { shape: shape(schema) as JsonSchema, renamed: renameProperties };
+}
+
+/** Maps a path in a shape back to the same place in the schema it came from. */
+export function pathFromShape(schema: JsonSchema, shapePath: readonly string[], renamed: boolean): string[] {
+  if (!renamed) return [...shapePath];
+  const out: string[] = [];
+  let node: unknown = schema;
+  for (let i = 0; i < shapePath.length; i++) {
+    let segment = shapePath[i]!;
+    const parentKey = shapePath[i - 1];
+    if (parentKey === 'properties' && isRecord(node) && /^p\d+$/.test(segment)) {
+      const name = Object.keys(node)[Number(segment.slice(1))];
+      if (name !== undefined) segment = name;
+    }
+    out.push(segment);
+    node = isRecord(node) || Array.isArray(node) ? (node as Record<string, unknown>)[segment] : undefined;
+  }
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let root: string | undefined;
+
+/**
+ * The folder holding toolman's package.json. Found by walking up from this module, because the
+ * code runs both from src/ (tests) and from the bundle in dist/ (the CLI).
+ */
+export function packageRoot(): string {
+  if (root !== undefined) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'schema'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find toolman\'s package.json above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  root = dir;
+  return dir;
+}
