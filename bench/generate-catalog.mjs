@@ -1,7 +1,8 @@
 // Writes a catalog of N tools (default 10,000) spread over include files, built from real tool
 // definitions: the MCP servers' tool lists in ../shared/data/mcp and toolman's shipped catalogs.
-// Each generated tool gets its own name and one extra parameter, so no two schemas are equal and
-// nothing in toolman can take a shortcut on repeats.
+// Each generated tool gets its own name and one extra parameter, so no two schemas are equal.
+// With `uniqueShapes`, that parameter also differs in structure (its own `minimum`), so toolman's
+// per-shape compile cache cannot help either: the worst case.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +39,7 @@ export function realToolPool() {
   return pool;
 }
 
-export function generateCatalog(dir, count = 10_000, perFile = 1_000) {
+export function generateCatalog(dir, count = 10_000, { perFile = 1_000, uniqueShapes = false } = {}) {
   const pool = realToolPool();
   mkdirSync(dir, { recursive: true });
   const includes = [];
@@ -48,7 +49,10 @@ export function generateCatalog(dir, count = 10_000, perFile = 1_000) {
       const base = pool[i % pool.length];
       const parameters = structuredClone(base.parameters ?? { type: 'object', properties: {} });
       parameters.type ??= 'object';
-      parameters.properties = { ...(parameters.properties ?? {}), [`trace_${i}`]: { type: 'string', description: `Correlation id for request ${i}` } };
+      const extra = uniqueShapes
+        ? { type: 'integer', minimum: i, description: `Sequence number, at least ${i}` }
+        : { type: 'string', description: `Correlation id for request ${i}` };
+      parameters.properties = { ...(parameters.properties ?? {}), [`trace_${i}`]: extra };
       tools.push({ ...structuredClone(base), name: `${base.name.slice(0, 50)}_${i}`, parameters });
     }
     const file = `tools-${String(start / perFile).padStart(3, '0')}.yaml`;
@@ -62,6 +66,7 @@ export function generateCatalog(dir, count = 10_000, perFile = 1_000) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const count = Number(process.argv[2] ?? 10_000);
-  const { rootFile, poolSize } = generateCatalog(join(root, '.bench', `catalog-${count}`), count);
+  const uniqueShapes = process.argv.includes('--unique-shapes');
+  const { rootFile, poolSize } = generateCatalog(join(root, '.bench', `catalog-${count}${uniqueShapes ? '-unique' : ''}`), count, { uniqueShapes });
   console.log(`wrote ${rootFile} (${count} tools from ${poolSize} real definitions)`);
 }

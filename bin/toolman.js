@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // The one place toolman touches process exit: everything below returns an exit code.
-import { main, processIO } from '../dist/main.js';
+import module from 'node:module';
+
+// Node 22+ caches compiled code between runs; on Node 20 this is a no-op.
+module.enableCompileCache?.();
+const { main, processIO } = await import('../dist/main.js');
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    process.exit(2); // stdout is gone; there is nowhere left to report to
   });
 }
 

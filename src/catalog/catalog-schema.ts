@@ -98,7 +98,8 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
     }
     case 'required': {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
-      reporter.report('TM0104', pointer, `missing required key "${missing}"` + (segments.length ? ` in ${where}` : ''), {
+      const subject = /^\/(tools|policies)\/\d+$|^\/(profiles|agents|mcp_servers)\/[^/]+$/.test(pointer) || segments.length === 0;
+      reporter.report('TM0104', pointer, `missing required key "${missing}"` + (subject ? '' : ` in ${where}`), {
         hint: missing === 'toolman' ? 'add `toolman: 1` at the top of the file' : undefined,
       });
       return;

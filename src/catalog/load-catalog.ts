@@ -312,7 +312,7 @@ function buildHandler(raw: unknown, catalogFile: string): Handler | undefined {
   if (isRecord(raw.http) && typeof raw.http.url === 'string') return { kind: 'http', http: raw.http as never };
   if (typeof raw.module === 'string') {
     const [file = '', exportName = 'default'] = raw.module.split('#');
-    return { kind: 'module', file: resolve(dirname(catalogFile), file), exportName };
+    return { kind: 'module', file: resolve(dirname(catalogFile), file), exportName, spec: raw.module };
   }
   return undefined;
 }

@@ -29,9 +29,9 @@ export const MAX_DEPTH = 256;
 
 /** Hints for js-yaml's terser messages, by what usually causes them. */
 const YAML_HINTS: [RegExp, string][] = [
+  [/tab characters/, 'indent with spaces; YAML does not allow tabs there'],
   [/indentation/, 'check the indentation here, and that every quote and bracket opened above is closed'],
   [/missed comma between flow collection entries/, 'inside { } and [ ], quote text that contains ": " or commas'],
-  [/tab characters/, 'indent with spaces; YAML does not allow tabs there'],
   [/unknown (scalar|mapping|sequence) tag/, 'toolman catalogs use plain YAML; remove the !tag'],
   [/end of the stream or a document separator is expected/, 'a line is indented less or more than its siblings, or a value continues after a closed quote'],
 ];
@@ -59,7 +59,7 @@ export class SourceFile {
     readonly absolutePath: string,
     readonly text: string,
     readonly data: unknown,
-    private readonly events: Event[],
+    private events: Event[],
   ) {}
 
   /** Parses `text`; YAML problems come back as diagnostics, never as throws. */
@@ -172,13 +172,17 @@ export class SourceFile {
   }
 
   private nodeIndex(): NodeIndex | null {
-    if (this.index === undefined) this.index = buildIndex(this.text, this.events).root;
+    if (this.index === undefined) {
+      this.index = buildIndex(this.text, this.events).root;
+      this.events = [];
+    }
     return this.index;
   }
 
   private duplicateKeys(): { key: string; offset: number; firstOffset: number; pointer: string }[] {
     const built = buildIndex(this.text, this.events);
     this.index = built.root;
+    this.events = []; // the index has all it needs; events are the largest structure by far
     return built.duplicates;
   }
 }

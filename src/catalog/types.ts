@@ -43,7 +43,7 @@ export type Handler =
   | { kind: 'mock'; cases: MockCase[] }
   | { kind: 'exec'; exec: ExecHandler }
   | { kind: 'http'; http: HttpHandler }
-  | { kind: 'module'; file: string; exportName: string };
+  | { kind: 'module'; file: string; exportName: string; spec: string };
 
 /** Where a tool came from: a catalog file, a sub-agent entry, or (at run time) an MCP server. */
 export type ToolSource =

@@ -6,8 +6,8 @@ import { sortDiagnostics } from './diagnostic.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from './load-catalog.js';
 
 export interface CheckOptions {
-  /** Compile parameter schemas on worker threads; default: for large catalogs when built. */
-  parallel?: boolean;
+  /** Worker threads for compiling parameter schemas (0: none); default: cores - 1, up to 4. */
+  workers?: number;
 }
 
 export interface ValidationResult {

@@ -20,7 +20,7 @@ export const MIN_DESCRIPTION_WORDS = 4;
 export const MAX_DESCRIPTION_CHARS = 2000;
 
 /** Checks every tool and agent entry of a loaded catalog. */
-export async function checkTools(loaded: LoadedCatalog, options: { parallel?: boolean } = {}): Promise<void> {
+export async function checkTools(loaded: LoadedCatalog, options: { workers?: number } = {}): Promise<void> {
   const seen = new Map<string, Tool>();
   const jobs: StrictJob[] = [];
   const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[] }[] = [];
@@ -180,7 +180,7 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
   switch (handler.kind) {
     case 'module':
       if (!existsSync(handler.file)) {
-        reporter.report('TM0703', at('handler', 'module'), `module file ${handler.file} does not exist`, { hint: 'module paths are relative to the catalog file' });
+        reporter.report('TM0703', at('handler', 'module'), `module file ${JSON.stringify(handler.spec.split('#')[0])} does not exist (looked for ${handler.file})`, { hint: 'module paths are relative to the catalog file' });
       }
       return;
     case 'http': {

@@ -14,10 +14,10 @@ const MAX_WORKERS = 4;
  * is the most expensive check (about 0.2 ms a schema), so large catalogs spread it over worker
  * threads while the main thread takes a share too. Results come back in job order.
  */
-export async function runStrictJobs(jobs: StrictJob[], options: { parallel?: boolean } = {}): Promise<StrictResult[]> {
+export async function runStrictJobs(jobs: StrictJob[], options: { workers?: number } = {}): Promise<StrictResult[]> {
   const workerFile = join(packageRoot(), 'dist', 'strict-compile-worker.js');
-  const workers = Math.min(MAX_WORKERS, availableParallelism() - 1);
-  const parallel = options.parallel ?? (jobs.length >= PARALLEL_THRESHOLD && workers >= 1 && existsSync(workerFile));
+  const workers = options.workers ?? Math.min(MAX_WORKERS, availableParallelism() - 1);
+  const parallel = workers >= 1 && jobs.length >= PARALLEL_THRESHOLD && existsSync(workerFile);
   if (!parallel) return jobs.map(runStrictJob);
 
   // Equal shares by schema size, the main thread's last: it starts while workers boot.

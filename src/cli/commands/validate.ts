@@ -18,6 +18,12 @@ export interface ValidateOptions {
   frames?: boolean;
 }
 
+/** TOOLMAN_WORKERS=N caps the worker threads used on large catalogs (0 turns them off). */
+function workerOption(env: CliIO['env']): { workers?: number } {
+  const value = env.TOOLMAN_WORKERS;
+  return value !== undefined && /^\d+$/.test(value) ? { workers: Number(value) } : {};
+}
+
 export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
 
 /**
@@ -34,7 +40,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   let unreadable: { file: string; message: string; hint?: string } | undefined;
   for (const root of roots) {
     try {
-      const result = await validateCatalog([root], { cwd: io.cwd });
+      const result = await validateCatalog([root], { cwd: io.cwd, ...workerOption(io.env) });
       diagnostics.push(...result.diagnostics);
       for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
       for (const [path, source] of result.loaded.sources) sources.set(path, source);

@@ -1,0 +1,72 @@
+// toolman benchmarks: plain Node, medians over repeated runs. `npm run bench` builds first.
+//   node bench/run.mjs [--runs N] [--quick]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateCatalog } from './generate-catalog.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'toolman.js');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const runs = Number(args[args.indexOf('--runs') + 1]) || (quick ? 5 : 21);
+const bigRuns = quick ? 1 : 5;
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function time(argv, { measureMemory = false } = {}) {
+  const full = measureMemory ? ['--import', join(root, 'bench', 'rss-reporter.mjs'), ...argv] : argv;
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, full, { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 && result.status !== 1) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  const rss = /BENCH_MAXRSS_KB=(\d+)/.exec(result.stderr ?? '');
+  return { ms, rssMb: rss ? Number(rss[1]) / 1024 : undefined };
+}
+
+function series(label, argv, count, options) {
+  const samples = [];
+  for (let i = 0; i < count; i++) samples.push(time(argv, options));
+  const result = { label, runs: count, median_ms: median(samples.map((s) => s.ms)) };
+  if (options?.measureMemory) result.peak_rss_mb = Math.max(...samples.map((s) => s.rssMb ?? 0));
+  return result;
+}
+
+const results = [];
+const print = (r, extra = '') => console.log(`${r.label.padEnd(52)} ${r.median_ms.toFixed(1).padStart(8)} ms${r.peak_rss_mb ? `  peak ${r.peak_rss_mb.toFixed(0)} MB` : ''}${extra}`);
+
+console.log(`toolman bench: node ${process.version}, medians of ${runs} runs (10k: ${bigRuns})\n`);
+time(['-e', '0']); // warm the file cache
+const bare = series('node -e 0', ['-e', '0'], runs);
+print(bare);
+for (const catalog of ['assistant', 'large']) {
+  const r = series(`toolman validate catalogs/${catalog}.yaml`, [bin, 'validate', `catalogs/${catalog}.yaml`], runs);
+  r.ratio_to_bare_node = r.median_ms / bare.median_ms;
+  results.push(r);
+  print(r, `  (${r.ratio_to_bare_node.toFixed(2)}x node -e 0)`);
+}
+const version = series('toolman --version', [bin, '--version'], runs);
+version.ratio_to_bare_node = version.median_ms / bare.median_ms;
+results.push(version);
+print(version, `  (${version.ratio_to_bare_node.toFixed(2)}x node -e 0)`);
+
+for (const [name, uniqueShapes] of [['catalog-10000', false], ['catalog-10000-unique', true]]) {
+  const dir = join(root, '.bench', name);
+  if (!existsSync(join(dir, 'catalog.yaml'))) {
+    mkdirSync(dir, { recursive: true });
+    generateCatalog(dir, 10_000, { uniqueShapes });
+  }
+  const label = `validate 10,000 tools${uniqueShapes ? ' (every schema a new shape)' : ' (real definitions, renamed)'}`;
+  const r = series(label, [bin, 'validate', '--quiet', join('.bench', name, 'catalog.yaml')], bigRuns, { measureMemory: true });
+  results.push(r);
+  print(r);
+}
+
+mkdirSync(join(root, '.bench'), { recursive: true });
+writeFileSync(join(root, '.bench', 'results.json'), JSON.stringify({ node: process.version, bare_node_ms: bare.median_ms, results }, null, 2));
+console.log('\nwritten to .bench/results.json');

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/load-catalog.js';
+import { ErrorCode } from '../../src/errors.js';
+import { FIXTURES, ROOT } from '../helpers/paths.js';
+
+const layered = 'test/fixtures/catalogs/layered/root.yaml';
+
+describe('loadCatalog', () => {
+  it('merges included files, the including file first', () => {
+    const { catalog, diagnostics } = loadCatalog([layered], { cwd: ROOT });
+    expect(diagnostics).toEqual([]);
+    expect(catalog.name).toBe('layered');
+    expect(catalog.files).toEqual([layered, 'test/fixtures/catalogs/layered/parts/files.yaml']);
+    expect(catalog.tools.map((t) => t.name)).toEqual(['ping', 'helper', 'read_file', 'write_file']);
+  });
+
+  it('applies defaults: own value, then the nearest file\'s defaults, then the including file\'s, then toolman\'s', () => {
+    const { catalog } = loadCatalog([layered], { cwd: ROOT });
+    const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+    expect(byName.get('ping')).toMatchObject({ category: 'general', timeoutMs: 5000, concurrency: 'safe', effect: 'read' });
+    expect(byName.get('read_file')).toMatchObject({ category: 'files', timeoutMs: 5000, concurrency: 'serial' });
+    expect(byName.get('write_file')).toMatchObject({ timeoutMs: 100, effect: 'write', confirm: 'auto', maxResultTokens: 2000, truncation: 'smart' });
+  });
+
+  it('lets a file override a profile from a file it includes', () => {
+    const { catalog } = loadCatalog([layered], { cwd: ROOT });
+    expect(catalog.profiles.get('minimal')).toMatchObject({ include: ['ping'], file: layered });
+  });
+
+  it('turns agents into tools with a default task parameter', () => {
+    const { catalog } = loadCatalog([layered], { cwd: ROOT });
+    const helper = catalog.tools.find((t) => t.name === 'helper')!;
+    expect(helper.source).toEqual({ kind: 'agent', name: 'helper', file: layered, pointer: '/agents/helper' });
+    expect(helper.parameters).toMatchObject({ required: ['task'] });
+    expect(catalog.agents.get('helper')?.a2a?.url).toBe('http://127.0.0.1:4100');
+  });
+
+  it('shows include paths relative to the working directory', () => {
+    const { catalog } = loadCatalog(['root.yaml'], { cwd: join(FIXTURES, 'catalogs', 'layered') });
+    expect(catalog.files).toEqual(['root.yaml', 'parts/files.yaml']);
+  });
+
+  it('throws a typed error, with a hint, for a root file that cannot be read', () => {
+    expect(() => loadCatalog(['nope.yaml'], { cwd: ROOT })).toThrow(expect.objectContaining({ code: ErrorCode.FILE_UNREADABLE, hint: expect.any(String) }));
+  });
+
+  it('keeps going after schema errors, loading what it can', () => {
+    const { catalog, diagnostics } = loadCatalog(['test/fixtures/diagnostics/TM0103-bad-value.yaml'], { cwd: ROOT });
+    expect(diagnostics.map((d) => d.code)).toEqual(['TM0103']);
+    expect(catalog.tools[0]).toMatchObject({ name: 'get_weather', effect: 'write' });
+  });
+});

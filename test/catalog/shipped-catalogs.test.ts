@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { catalogSchema } from '../../src/catalog/catalog-schema.js';
+import { validateCatalog } from '../../src/catalog/validate-catalog.js';
+import { CATALOGS, ROOT } from '../helpers/paths.js';
+
+const SHIPPED = ['assistant', 'coding', 'enterprise', 'large'];
+
+describe('shipped catalogs', () => {
+  it.each(SHIPPED)('%s.yaml validates with no errors and no warnings', async (name) => {
+    const { diagnostics } = await validateCatalog([`catalogs/${name}.yaml`], { cwd: ROOT });
+    expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+  });
+
+  it.each(SHIPPED)('%s.yaml gives every tool a mock handler', async (name) => {
+    const { loaded } = await validateCatalog([`catalogs/${name}.yaml`], { cwd: ROOT });
+    const withoutMock = loaded.catalog.tools.filter((t) => t.source.kind === 'catalog' && t.handler?.kind !== 'mock');
+    expect(withoutMock.map((t) => t.name)).toEqual([]);
+  });
+
+  it('assistant and coding have 15+ tools with read, write and destructive effects', async () => {
+    for (const name of ['assistant', 'coding']) {
+      const { loaded } = await validateCatalog([`catalogs/${name}.yaml`], { cwd: ROOT });
+      expect(loaded.catalog.tools.length).toBeGreaterThanOrEqual(15);
+      expect(new Set(loaded.catalog.tools.map((t) => t.effect))).toEqual(new Set(['read', 'write', 'destructive']));
+    }
+  });
+
+  it('coding runs shell and writes serially', async () => {
+    const { loaded } = await validateCatalog(['catalogs/coding.yaml'], { cwd: ROOT });
+    for (const tool of loaded.catalog.tools.filter((t) => t.category === 'shell' || (t.category === 'files' && t.effect !== 'read'))) {
+      expect(tool.concurrency, tool.name).toBe('serial');
+    }
+  });
+
+  it('enterprise has an exclusive take-control deep_research, a sub-agent and prompt contributions', async () => {
+    const { loaded } = await validateCatalog(['catalogs/enterprise.yaml'], { cwd: ROOT });
+    expect(loaded.catalog.tools.find((t) => t.name === 'deep_research')).toMatchObject({ exclusive: true, takesControl: true });
+    expect(loaded.catalog.agents.size).toBeGreaterThan(0);
+    expect(loaded.catalog.tools.filter((t) => Object.keys(t.prompts).length > 0).length).toBeGreaterThan(1);
+  });
+
+  it('large has 120+ tools over 10+ categories and the minimal, coding and full profiles', async () => {
+    const { loaded } = await validateCatalog(['catalogs/large.yaml'], { cwd: ROOT });
+    expect(loaded.catalog.tools.length).toBeGreaterThanOrEqual(120);
+    expect(new Set(loaded.catalog.tools.map((t) => t.category)).size).toBeGreaterThanOrEqual(10);
+    for (const profile of ['minimal', 'coding', 'full']) expect(loaded.catalog.profiles.has(profile), profile).toBe(true);
+  });
+
+  it('every shipped file validates against schema/catalog.schema.json on its own, as an editor would check it', () => {
+    const validate = new Ajv2020({ strict: true, allErrors: true }).compile(catalogSchema());
+    const files = [...SHIPPED.map((n) => `${n}.yaml`), ...['crm', 'billing', 'support', 'analytics', 'cloud', 'database', 'messaging', 'hr', 'monitoring', 'docs'].map((n) => `large/${n}.yaml`)];
+    for (const file of files) {
+      const text = readFileSync(join(CATALOGS, file), 'utf8');
+      expect(text.split('\n')[0], file).toMatch(/^# yaml-language-server: \$schema=(\.\.\/)+schema\/catalog\.schema\.json$/);
+      expect(validate(load(text)), `${file}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+});
