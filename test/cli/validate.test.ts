@@ -115,6 +115,13 @@ describe('toolman validate (in process)', () => {
     expect(run.stdout).toContain('TM0101');
   });
 
+  it('merges several --catalog files into one catalog, unlike positional files', async () => {
+    const run = await runMain(['--catalog', 'catalogs/assistant.yaml', '--catalog', 'catalogs/coding.yaml', 'validate', '--json']);
+    const doc = JSON.parse(run.stdout);
+    expect(run.code).toBe(1);
+    expect(doc.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toMatchObject([{ code: 'TM0208', file: 'catalogs/coding.yaml', message: expect.stringContaining('profile "minimal"') }]);
+  });
+
   it('checks several files each as its own root', async () => {
     const run = await runMain(['validate', '--json', 'catalogs/assistant.yaml', 'catalogs/enterprise.yaml']);
     const doc = JSON.parse(run.stdout);

@@ -46,7 +46,7 @@ export function checkProviders(loaded: LoadedCatalog, rootFile: string | undefin
   const eager = loaded.catalog.tools.filter((t: Tool) => t.enabled && !t.deferLoading).length;
   for (const [provider, limit] of Object.entries(PROVIDER_TOOL_LIMITS)) {
     if (eager > limit) {
-      reporter.report('TM0405', '/tools', `${eager} tools are sent up front, over ${provider === 'openai' ? 'OpenAI Chat Completions' : 'Gemini'}'s limit of ${limit} per request`, {
+      reporter.report('TM0405', '/tools', `${eager} tools are sent up front; ${provider === 'openai' ? 'OpenAI Chat Completions' : 'Gemini'} takes at most ${limit} per request`, {
         part: 'key',
         hint: 'defer some tools (defer_loading or a profile\'s defer) so tool_search loads them on demand, or split into profiles',
       });

@@ -28,11 +28,13 @@ export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
 
 /**
  * `toolman validate [FILE...]`: each file is checked as its own root catalog (with everything it
- * includes), so shipped examples that reuse tool names can be checked in one run.
+ * includes), so example catalogs that reuse tool names can be checked in one run.
  */
 export async function validateCommand(options: ValidateOptions, io: CliIO): Promise<ExitCode> {
   const format = options.json ? 'json' : (options.format ?? 'text');
-  const roots = options.files.length > 0 ? options.files : catalogPaths(io.cwd, options.catalog);
+  // Positional files are separate roots; --catalog files (or ./toolman.yaml) form one catalog,
+  // as they do for every other command.
+  const roots = options.files.length > 0 ? options.files.map((file) => [file]) : [catalogPaths(io.cwd, options.catalog)];
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
   const sources = new Map<string, SourceFile>();
@@ -40,14 +42,14 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   let unreadable: { file: string; message: string; hint?: string } | undefined;
   for (const root of roots) {
     try {
-      const result = await validateCatalog([root], { cwd: io.cwd, ...workerOption(io.env) });
+      const result = await validateCatalog(root, { cwd: io.cwd, ...workerOption(io.env) });
       diagnostics.push(...result.diagnostics);
       for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
       for (const [path, source] of result.loaded.sources) sources.set(path, source);
       tools += result.loaded.catalog.tools.length;
     } catch (error) {
       if (!isToolmanError(error)) throw error;
-      unreadable ??= { file: root, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+      unreadable ??= { file: root.join(', '), message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
     }
   }
   const summary = summarize(diagnostics);
