@@ -238,7 +238,7 @@ class LoadState {
           ? raw.parameters
           : { type: 'object', properties: { task: { type: 'string', description: 'The task or question for the agent, with all the context it needs.' } }, required: ['task'] };
         this.tools.push(
-          buildTool({ ...raw, name, parameters, handler: undefined, effect: raw.effect ?? 'read' }, {}, { kind: 'agent', name, file, pointer }, absolute),
+          buildTool({ ...raw, name, parameters, handler: undefined }, {}, { kind: 'agent', name, file, pointer }, absolute),
         );
       }
     }

@@ -76,10 +76,10 @@ export class SourceFile {
       const expansion = expandedSize(text, events);
       if (documents > 1) {
         const second = secondDocumentStart(events);
-        const pos = positionIn(text, second);
+        const pos = positionAt(lineStartsOf(text), second);
         report('TM0001', `the file holds ${documents} YAML documents (separated by ---); a catalog is one document`, pos.line, pos.column, 'split them into files and join them with include');
       } else if (expansion.size > MAX_EXPANDED_NODES) {
-        const pos = positionIn(text, expansion.firstAlias);
+        const pos = positionAt(lineStartsOf(text), expansion.firstAlias);
         report('TM0003', `aliases expand this document to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} nodes`, pos.line, pos.column, 'write the repeated parts out, or use fewer nested aliases');
       } else {
         // json: true lets later duplicate keys win instead of throwing at the first; the index
@@ -152,23 +152,12 @@ export class SourceFile {
 
   /** 1-based line and column of a character offset. */
   position(offset: number): { line: number; column: number } {
-    const starts = this.starts();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+    return positionAt(this.starts(), offset);
   }
 
   private starts(): number[] {
-    if (this.lineStarts) return this.lineStarts;
-    const starts = [0];
-    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts.push(i + 1);
-    this.lineStarts = starts;
-    return starts;
+    this.lineStarts ??= lineStartsOf(this.text);
+    return this.lineStarts;
   }
 
   private nodeIndex(): NodeIndex | null {
@@ -288,14 +277,23 @@ function expandedSize(text: string, events: Event[]): { size: number; firstAlias
   return { size: stack[0]!.size, firstAlias };
 }
 
-function positionIn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
+/** Offsets at which each line starts. */
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** 1-based line and column of `offset`, by binary search over line starts. */
+function positionAt(starts: readonly number[], offset: number): { line: number; column: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
   }
-  return { line, column: offset - lineStart + 1 };
+  return { line: lo + 1, column: offset - starts[lo]! + 1 };
 }
 
 function secondDocumentStart(events: Event[]): number {

@@ -41,7 +41,7 @@ export function runStrictJob(job: StrictJob): StrictResult {
   log = [];
   const result: StrictResult = { id: job.id, complaints: [], examples: [] };
   const ajv = strictAjv(false);
-  let validate;
+  let validate: ReturnType<AjvInstance['compile']> | undefined;
   try {
     validate = ajv.compile(job.schema);
   } catch (error) {

@@ -24,8 +24,6 @@ function workerOption(env: CliIO['env']): { workers?: number } {
   return value !== undefined && /^\d+$/.test(value) ? { workers: Number(value) } : {};
 }
 
-export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
-
 /**
  * `toolman validate [FILE...]`: each file is checked as its own root catalog (with everything it
  * includes), so example catalogs that reuse tool names can be checked in one run.
