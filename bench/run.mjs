@@ -1,7 +1,8 @@
 // toolman benchmarks: plain Node, medians over repeated runs. `npm run bench` builds first.
 //   node bench/run.mjs [--runs N] [--quick]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { load } from 'js-yaml';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.mjs';
@@ -12,6 +13,19 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const runs = Number(args[args.indexOf('--runs') + 1]) || (quick ? 5 : 21);
 const bigRuns = quick ? 1 : 5;
+
+/** 500 queries from the generated catalog: a tool's summary or first words, its name as gold. */
+function searchCases(catalogFile) {
+  const lines = [];
+  const files = readdirSync(dirname(catalogFile)).filter((f) => f.startsWith('tools-')).sort();
+  const tools = files.flatMap((f) => load(readFileSync(join(dirname(catalogFile), f), 'utf8')).tools);
+  for (let i = 0; i < 500; i++) {
+    const tool = tools[(i * 7919) % tools.length];
+    const query = (tool.summary ?? tool.description ?? tool.name).split(/\s+/).slice(0, 8).join(' ');
+    lines.push(JSON.stringify({ id: `q${i}`, query, gold: [tool.name] }));
+  }
+  return lines.join('\n') + '\n';
+}
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -65,6 +79,26 @@ for (const [name, uniqueShapes] of [['catalog-10000', false], ['catalog-10000-un
   const r = series(label, [bin, 'validate', '--quiet', join('.bench', name, 'catalog.yaml')], bigRuns, { measureMemory: true });
   results.push(r);
   print(r);
+}
+
+// Search on 10,000 tools: index build and median query time, from `toolman eval search`.
+{
+  const dir = join(root, '.bench', 'catalog-10000');
+  const casesFile = join(root, '.bench', 'search-cases-10000.jsonl');
+  if (!existsSync(casesFile)) writeFileSync(casesFile, searchCases(join(dir, 'catalog.yaml')));
+  const builds = [];
+  const queries = [];
+  for (let i = 0; i < bigRuns; i++) {
+    const result = spawnSync(process.execPath, [bin, '--catalog', join('.bench', 'catalog-10000', 'catalog.yaml'), 'eval', 'search', '--cases', casesFile, '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const doc = JSON.parse(result.stdout);
+    builds.push(doc.timing.index_ms);
+    queries.push(doc.timing.query_median_ms);
+  }
+  const r = { label: 'search index build, 10,000 tools', runs: bigRuns, median_ms: median(builds) };
+  const q = { label: 'search query, 10,000 tools (median of 500 queries)', runs: bigRuns, median_ms: median(queries) };
+  results.push(r, q);
+  console.log(`${r.label.padEnd(52)} ${r.median_ms.toFixed(1).padStart(8)} ms`);
+  console.log(`${q.label.padEnd(52)} ${q.median_ms.toFixed(3).padStart(8)} ms`);
 }
 
 mkdirSync(join(root, '.bench'), { recursive: true });

@@ -5,6 +5,9 @@ export const ErrorCode = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   CATALOG_INVALID: 'CATALOG_INVALID',
   UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+  UNKNOWN_PROFILE: 'UNKNOWN_PROFILE',
+  INVALID_QUERY: 'INVALID_QUERY',
+  SELECTION: 'SELECTION',
   USAGE: 'USAGE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

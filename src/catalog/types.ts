@@ -49,7 +49,9 @@ export type Handler =
 export type ToolSource =
   | { kind: 'catalog'; file: string; pointer: string }
   | { kind: 'agent'; name: string; file: string; pointer: string }
-  | { kind: 'mcp'; server: string };
+  | { kind: 'mcp'; server: string }
+  /** toolman's own meta-tools (tool_search, discover_tools...). */
+  | { kind: 'meta' };
 
 export interface Tool {
   name: string;
@@ -179,3 +181,6 @@ export const TOOL_DEFAULTS = {
 } as const;
 
 export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8 };
+
+/** Names of toolman's own meta-tools, offered when tools are deferred; catalog tools may not use them. */
+export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool'] as const;

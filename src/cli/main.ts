@@ -6,6 +6,12 @@ import { toolmanVersion } from './version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
 /**
  * The command table. Each command's module is imported only when it runs, so `toolman validate`
  * never loads what `list` or (later) `chat` need.
@@ -37,7 +43,10 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
 
   program
     .command('list')
-    .description('list the catalog\'s tools: name, category, effect, flags, source')
+    .description('list the catalog\'s tools; with --profile, what a profile offers; --explain says why')
+    .option('-p, --profile <name>', 'show the selection for this profile')
+    .addOption(new Option('--force <tool>', 'force a tool, as a user would (repeatable)').argParser(collect))
+    .option('--explain', 'every tool with its state, the step that decided it, and the rule')
     .option('--json', 'print one JSON document')
     .action(async (opts, command: Command) => {
       const { listCommand } = await import('./commands/list.js');
@@ -52,6 +61,54 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .action(async (name: string, opts, command: Command) => {
       const { showCommand } = await import('./commands/show.js');
       setCode(await showCommand({ name, catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('profiles')
+    .description('list profiles with how many tools each offers, defers and removes')
+    .option('--json', 'print one JSON document')
+    .action(async (opts, command: Command) => {
+      const { profilesCommand } = await import('./commands/profiles.js');
+      setCode(await profilesCommand({ catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('search')
+    .description('search tools by words (BM25) or --regex: the engine behind the tool_search meta-tool')
+    .argument('<query>', 'words describing what the tool should do, or an RE2 pattern with --regex')
+    .option('--regex', 'treat the query as a regular expression (RE2 syntax, linear time)')
+    .option('-n, --limit <n>', 'how many results', '10')
+    .option('-p, --profile <name>', 'search only the tools this profile can reach')
+    .option('--json', 'print one JSON document')
+    .action(async (query: string, opts, command: Command) => {
+      const { searchCommand } = await import('./commands/search.js');
+      setCode(await searchCommand({ query, catalog: catalogOf(command), ...opts }, io));
+    });
+
+  const evaluate = program.command('eval').description('measure toolman against labelled data');
+  evaluate
+    .command('search')
+    .description('search quality: recall@1/3/5/10, MRR@10, NDCG@10 on a JSONL file of {id, query, gold[, category]}')
+    .requiredOption('--cases <file>', 'JSONL file of labelled queries')
+    .option('--regex', 'evaluate regex search instead of BM25')
+    .option('--json', 'print one JSON document with per-case rankings')
+    .action(async (opts, command: Command) => {
+      const { evalSearchCommand } = await import('./commands/eval-search.js');
+      setCode(await evalSearchCommand({ catalog: catalogOf(command), ...opts }, io));
+    });
+
+  program
+    .command('import')
+    .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
+    .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')
+    .option('-o, --output <file>', 'write the catalog here (default: standard output)')
+    .addOption(new Option('--from <format>', 'input format (default: detected)').choices(['openai', 'openai-responses', 'openai-functions', 'anthropic', 'gemini', 'mcp', 'bfcl']))
+    .option('--name <name>', 'catalog name (default: the file name)')
+    .option('--force', 'overwrite the output file if it exists')
+    .option('--json', 'print a JSON report (per tool: new name, original, changes)')
+    .action(async (file: string, opts) => {
+      const { importCommand } = await import('./commands/import.js');
+      setCode(await importCommand({ file, ...opts, stdin: readStdin }, io));
     });
 
   program

@@ -4,8 +4,10 @@ import type { LoadedCatalog } from '../load-catalog.js';
 import type { Reporter } from '../reporter.js';
 import { PATTERN_PREFIXES, matchesPattern, parsePattern } from '../../select/patterns.js';
 
+import { BUILTIN_PROFILE_DEFINITIONS } from '../../select/resolve-profile.js';
+
 /** Profiles every catalog has, even when it does not define them. */
-export const BUILTIN_PROFILES = ['full', 'minimal'] as const;
+const BUILTIN_PROFILES = Object.keys(BUILTIN_PROFILE_DEFINITIONS);
 
 export function checkProfiles(loaded: LoadedCatalog): void {
   const { catalog } = loaded;

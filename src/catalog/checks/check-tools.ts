@@ -3,7 +3,7 @@ import { pointerOf, segmentsOf } from '../diagnostic.js';
 import type { Reporter } from '../reporter.js';
 import { dottedPath } from '../reporter.js';
 import type { LoadedCatalog } from '../load-catalog.js';
-import type { JsonSchema, Tool } from '../types.js';
+import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../types.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { runStrictJobs } from './run-strict-jobs.js';
 import { pathFromShape, schemaShape } from './schema-shape.js';
@@ -26,7 +26,7 @@ export async function checkTools(loaded: LoadedCatalog, options: { workers?: num
   const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[] }[] = [];
   const jobsByShape = new Map<string, number>();
   for (const tool of loaded.catalog.tools) {
-    if (tool.source.kind === 'mcp') continue;
+    if (tool.source.kind === 'mcp' || tool.source.kind === 'meta') continue;
     const reporter = loaded.reporters.get(tool.source.file);
     if (!reporter) continue;
     const base = segmentsOf(tool.source.pointer);
@@ -36,7 +36,7 @@ export async function checkTools(loaded: LoadedCatalog, options: { workers?: num
     const namePart = isAgent ? 'key' : 'value';
 
     const earlier = seen.get(tool.name);
-    if (earlier && earlier.source.kind !== 'mcp') {
+    if (earlier && (earlier.source.kind === 'catalog' || earlier.source.kind === 'agent')) {
       const span = loaded.sources.get(earlier.source.file)?.locate(earlier.source.kind === 'agent' ? earlier.source.pointer : earlier.source.pointer + '/name', earlier.source.kind === 'agent' ? 'key' : 'value');
       reporter.report('TM0201', namePointer, `the name "${tool.name}" is already used at ${earlier.source.file}:${span?.line ?? 0}:${span?.column ?? 0}`, {
         part: namePart,
@@ -44,6 +44,12 @@ export async function checkTools(loaded: LoadedCatalog, options: { workers?: num
       });
     } else {
       seen.set(tool.name, tool);
+    }
+    if ((META_TOOL_NAMES as readonly string[]).includes(tool.name)) {
+      reporter.report('TM0209', namePointer, `"${tool.name}" is the name of a toolman meta-tool, offered when tools are deferred`, {
+        part: namePart,
+        hint: 'choose another name',
+      });
     }
     if (!PROVIDER_NAME_PATTERN.test(tool.name)) {
       reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {

@@ -1,12 +1,17 @@
 import type { LoadedCatalog } from '../../catalog/load-catalog.js';
 import type { Tool } from '../../catalog/types.js';
-import { colorEnabled, palette } from '../color.js';
+import { selectTools, type ToolDecision } from '../../select/select-tools.js';
+import { colorEnabled, palette, type Palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { createTable } from '../output/table.js';
 import { openCatalog } from '../open-catalog.js';
 
 export interface ListOptions {
   catalog?: string[];
   json?: boolean;
+  profile?: string;
+  force?: string[];
+  explain?: boolean;
 }
 
 /** The flags `list` shows, in a fixed order. */
@@ -23,16 +28,32 @@ export function toolFlags(tool: Tool): string[] {
 }
 
 export function sourceLocation(loaded: LoadedCatalog, tool: Tool): { file: string; line: number; column: number } | undefined {
-  if (tool.source.kind === 'mcp') return undefined;
+  if (tool.source.kind === 'mcp' || tool.source.kind === 'meta') return undefined;
   const span = loaded.sources.get(tool.source.file)?.locate(tool.source.pointer, tool.source.kind === 'agent' ? 'key' : 'value');
   return { file: tool.source.file, line: span?.line ?? 0, column: span?.column ?? 0 };
 }
 
+function stateLabel(decision: ToolDecision, c: Palette): string {
+  return decision.state === 'active' ? c.green('active') : decision.state === 'deferred' ? c.yellow('deferred') : c.dim('removed');
+}
+
+/**
+ * `toolman list`: every tool; with --profile (or --force, --explain) the selection for that
+ * profile, and with --explain the step and rule that decided each tool.
+ */
 export async function listCommand(options: ListOptions, io: CliIO): Promise<ExitCode> {
   const loaded = openCatalog(io, options.catalog);
-  const { tools } = loaded.catalog;
+  const selecting = options.profile !== undefined || (options.force?.length ?? 0) > 0 || options.explain === true;
+  const selection = selecting ? selectTools(loaded.catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] }) : undefined;
+  const decisions = selection ? selection.decisions.filter((d) => options.explain || d.state !== 'removed') : undefined;
+
   if (options.json) {
-    const rows = tools.map((tool) => ({
+    if (selection && decisions) {
+      const tools = decisions.map((d) => ({ name: d.tool.name, state: d.state, step: d.step, rule: d.rule }));
+      io.stdout.write(JSON.stringify({ profile: selection.profile.name, forced: selection.forced.map((t) => t.name), tools }, null, 2) + '\n');
+      return EXIT.OK;
+    }
+    const rows = loaded.catalog.tools.map((tool) => ({
       name: tool.name,
       title: tool.title ?? null,
       category: tool.category ?? null,
@@ -43,18 +64,27 @@ export async function listCommand(options: ListOptions, io: CliIO): Promise<Exit
     io.stdout.write(JSON.stringify({ catalog: loaded.catalog.name, tools: rows }, null, 2) + '\n');
     return EXIT.OK;
   }
-  const { default: Table } = await import('cli-table3');
+
   const c = palette(colorEnabled(io, io.stdout));
-  const table = new Table({
-    head: ['name', 'category', 'effect', 'flags', 'source'],
-    style: { head: colorEnabled(io, io.stdout) ? ['cyan'] : [], border: colorEnabled(io, io.stdout) ? ['grey'] : [] },
-  });
-  for (const tool of tools) {
+  if (selection && decisions) {
+    const head = options.explain ? ['name', 'state', 'step', 'rule'] : ['name', 'state', 'category', 'effect', 'flags'];
+    const table = await createTable(head, io);
+    for (const d of decisions) {
+      table.push(options.explain ? [d.tool.name, stateLabel(d, c), d.step, d.rule] : [d.tool.name, stateLabel(d, c), d.tool.category ?? '', d.tool.effect, toolFlags(d.tool).join(', ')]);
+    }
+    io.stdout.write(table.toString() + '\n');
+    const forced = selection.forced.length ? `; forced in round 1: ${selection.forced.map((t) => t.name).join(', ')}` : '';
+    const removed = selection.decisions.length - selection.active.length - selection.deferred.length;
+    io.stdout.write(`profile ${selection.profile.name}: ${selection.active.length} active, ${selection.deferred.length} deferred, ${removed} removed${forced}\n`);
+    return EXIT.OK;
+  }
+  const table = await createTable(['name', 'category', 'effect', 'flags', 'source'], io);
+  for (const tool of loaded.catalog.tools) {
     const where = sourceLocation(loaded, tool);
     const effect = tool.effect === 'destructive' ? c.red(tool.effect) : tool.effect === 'write' ? c.yellow(tool.effect) : tool.effect;
     table.push([tool.name, tool.category ?? '', effect, toolFlags(tool).join(', '), where ? `${where.file}:${where.line}` : tool.source.kind]);
   }
   io.stdout.write(table.toString() + '\n');
-  io.stdout.write(`${tools.length} tool${tools.length === 1 ? '' : 's'} in ${loaded.catalog.name}\n`);
+  io.stdout.write(`${loaded.catalog.tools.length} tool${loaded.catalog.tools.length === 1 ? '' : 's'} in ${loaded.catalog.name}\n`);
   return EXIT.OK;
 }

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describeFsError } from '../../catalog/load-catalog.js';
+import { ErrorCode, ToolmanError } from '../../errors.js';
+import type { SearchCase, SearchMetrics } from '../../search/search-metrics.js';
+import { evaluateSearch } from '../../search/evaluate-search.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { createTable } from '../output/table.js';
+import { openCatalog } from '../open-catalog.js';
+
+export interface EvalSearchOptions {
+  cases: string;
+  catalog?: string[];
+  json?: boolean;
+  regex?: boolean;
+}
+
+/** Reads a JSONL file of `{id, query, gold[, category]}` lines; a bad line is an error naming it. */
+export function readCases(file: string, cwd: string): SearchCase[] {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${file}: ${describeFsError(error)}`);
+  }
+  const cases: SearchCase[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 1}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    const item = value as Partial<SearchCase>;
+    if (typeof item.query !== 'string' || !Array.isArray(item.gold) || !item.gold.every((g) => typeof g === 'string') || item.gold.length === 0) {
+      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 1}: each line needs "query" (a string) and "gold" (a non-empty list of tool names)`);
+    }
+    cases.push({ id: typeof item.id === 'string' ? item.id : String(i + 1), query: item.query, gold: item.gold, ...(typeof item.category === 'string' ? { category: item.category } : {}) });
+  });
+  if (cases.length === 0) throw new ToolmanError(ErrorCode.USAGE, `${file} holds no cases`);
+  return cases;
+}
+
+const COLUMNS: [keyof SearchMetrics, string][] = [
+  ['cases', 'cases'],
+  ['recall_at_1', 'R@1'],
+  ['recall_at_3', 'R@3'],
+  ['recall_at_5', 'R@5'],
+  ['recall_at_10', 'R@10'],
+  ['mrr_at_10', 'MRR@10'],
+  ['ndcg_at_10', 'NDCG@10'],
+];
+
+/** `toolman eval search --cases FILE.jsonl`: search quality on a labelled set. */
+export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
+  const cases = readCases(options.cases, io.cwd);
+  const loaded = openCatalog(io, options.catalog);
+  const tools = loaded.catalog.tools.filter((t) => t.enabled);
+  const evaluation = evaluateSearch(tools, cases, { regex: options.regex ?? false });
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ catalog: loaded.catalog.name, tools: tools.length, ...evaluation }, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  const table = await createTable(['', ...COLUMNS.map(([, label]) => label)], io);
+  const row = (label: string, m: SearchMetrics) => [label, ...COLUMNS.map(([key]) => (key === 'cases' ? String(m.cases) : m[key].toFixed(1)))];
+  table.push(row('all', evaluation.metrics));
+  for (const [category, metrics] of Object.entries(evaluation.by_category)) table.push(row(category, metrics));
+  io.stdout.write(`${cases.length} cases over ${tools.length} tools (${loaded.catalog.name})\n${table.toString()}\n`);
+  io.stdout.write(`index built in ${evaluation.timing.index_ms} ms; median query ${evaluation.timing.query_median_ms} ms\n`);
+  if (evaluation.unknown_gold.length) {
+    io.stderr.write(`warning: ${evaluation.unknown_gold.length} gold names are not in the catalog (counted as misses): ${evaluation.unknown_gold.slice(0, 5).join(', ')}${evaluation.unknown_gold.length > 5 ? ', …' : ''}\n`);
+  }
+  return EXIT.OK;
+}

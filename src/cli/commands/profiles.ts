@@ -1,0 +1,42 @@
+import { profileNames, resolveProfile } from '../../select/resolve-profile.js';
+import { selectTools } from '../../select/select-tools.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { createTable } from '../output/table.js';
+import { openCatalog } from '../open-catalog.js';
+import { defaultProfileName } from '../../select/resolve-profile.js';
+
+export interface ProfilesOptions {
+  catalog?: string[];
+  json?: boolean;
+}
+
+/** `toolman profiles`: each profile with what it offers (active, deferred, removed). */
+export async function profilesCommand(options: ProfilesOptions, io: CliIO): Promise<ExitCode> {
+  const { catalog } = openCatalog(io, options.catalog);
+  const fallback = defaultProfileName(catalog);
+  const rows = profileNames(catalog).map((name) => {
+    const profile = resolveProfile(catalog, name);
+    const selection = selectTools(catalog, { profile: name });
+    return {
+      name,
+      description: profile.description ?? null,
+      extends: profile.chain.slice(1),
+      builtin: profile.builtin,
+      default: name === fallback,
+      active: selection.active.length,
+      deferred: selection.deferred.length,
+      removed: selection.decisions.length - selection.active.length - selection.deferred.length,
+      forced: selection.forced.map((t) => t.name),
+    };
+  });
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ catalog: catalog.name, profiles: rows }, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  const table = await createTable(['profile', 'active', 'deferred', 'removed', 'extends', 'description'], io);
+  for (const row of rows) {
+    table.push([`${row.name}${row.default ? ' (default)' : ''}${row.builtin ? ' *' : ''}`, row.active, row.deferred, row.removed, row.extends.join(', '), (row.description ?? '').slice(0, 60)]);
+  }
+  io.stdout.write(`${table.toString()}\n* built in\n`);
+  return EXIT.OK;
+}

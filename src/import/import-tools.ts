@@ -1,0 +1,119 @@
+import { detectFormat, IMPORT_FORMATS, toolEntries, type ImportFormat } from './detect-format.js';
+import { normalizeParameters } from './normalize-schema.js';
+import { isProviderSafe, providerSafeName, renameReason } from './tool-names.js';
+import { ErrorCode, ToolmanError } from '../errors.js';
+import { META_TOOL_NAMES } from '../catalog/types.js';
+
+type Raw = Record<string, unknown>;
+const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One imported tool in catalog form, with what the importer changed. */
+export interface ImportedTool {
+  /** The catalog entry (snake_case keys, as written to YAML). */
+  entry: Raw;
+  original: string;
+  changes: string[];
+}
+
+export interface ImportResult {
+  format: ImportFormat;
+  tools: ImportedTool[];
+  /** Entries that were not tools at all, by index, with why. */
+  skipped: { index: number; reason: string }[];
+}
+
+export interface ImportOptions {
+  from?: ImportFormat;
+  /** Names already used (when importing into an existing catalog). */
+  taken?: Iterable<string>;
+}
+
+/** Converts tool definitions from any supported format into catalog tool entries. */
+export function importTools(data: unknown, options: ImportOptions = {}): ImportResult {
+  const format = options.from ?? detectFormat(data);
+  if (!format) {
+    throw new ToolmanError(ErrorCode.USAGE, 'cannot tell what format these tool definitions are in', {
+      hint: `name it with --from (${IMPORT_FORMATS.join(', ')})`,
+    });
+  }
+  const { entries } = toolEntries(data);
+  // toolman's meta-tool names are taken from the start (BFCL has a "tool_search" of its own).
+  const taken = new Set([...META_TOOL_NAMES, ...(options.taken ?? [])]);
+  // Valid names are reserved first, so a renamed tool ("car.rental") never takes the name of a
+  // tool that already had it ("car_rental").
+  const reserved = new Set<string>();
+  for (const raw of entries) {
+    const source = isRecord(raw) ? unwrap(raw, format) : undefined;
+    const name = typeof source?.name === 'string' ? source.name.trim() : '';
+    if (isProviderSafe(name) && !taken.has(name)) reserved.add(name);
+  }
+  const tools: ImportedTool[] = [];
+  const skipped: ImportResult['skipped'] = [];
+  entries.forEach((raw, index) => {
+    const source = isRecord(raw) ? unwrap(raw, format) : undefined;
+    if (!source || typeof source.name !== 'string' || source.name.trim() === '') {
+      skipped.push({ index, reason: 'not a tool definition with a name' });
+      return;
+    }
+    tools.push(convert(source, format, taken, reserved));
+  });
+  return { format, tools, skipped };
+}
+
+/** The part of an entry that holds name, description and schema, per format. */
+function unwrap(raw: Raw, format: ImportFormat): Raw | undefined {
+  if (format === 'openai') return isRecord(raw.function) ? raw.function : raw.type === 'function' ? raw : raw;
+  return raw;
+}
+
+function schemaOf(source: Raw, format: ImportFormat): unknown {
+  switch (format) {
+    case 'anthropic':
+      return source.input_schema;
+    case 'mcp':
+      return source.inputSchema;
+    case 'gemini':
+      return source.parametersJsonSchema ?? source.parameters;
+    default:
+      return source.parameters ?? source.input_schema ?? source.inputSchema;
+  }
+}
+
+function convert(source: Raw, format: ImportFormat, taken: Set<string>, reserved: Set<string>): ImportedTool {
+  const original = (source.name as string).trim();
+  const changes = new Set<string>();
+  const ownReservation = reserved.delete(original);
+  const reason = renameReason(original, taken);
+  // Names reserved for later tools count as taken for this one.
+  const name = providerSafeName(original, ownReservation ? taken : new Set([...taken, ...reserved]));
+  taken.add(name);
+  const entry: Raw = { name };
+  if (name !== original) {
+    entry.aliases = [original];
+    changes.add(`renamed from "${original}" (${reason}); the original is kept in aliases`);
+  }
+  const annotations = isRecord(source.annotations) ? source.annotations : undefined;
+  const title = typeof source.title === 'string' ? source.title : typeof annotations?.title === 'string' ? annotations.title : undefined;
+  if (title) {
+    entry.title = title;
+    if (format === 'mcp') changes.add('MCP title became title');
+  }
+  if (typeof source.description === 'string' && source.description.trim() !== '') entry.description = source.description.trim();
+  else changes.add('no description in the source');
+  if (annotations) {
+    const effect = annotations.readOnlyHint === true ? 'read' : annotations.destructiveHint === false ? 'write' : 'destructive';
+    entry.effect = effect;
+    changes.add(
+      effect === 'read'
+        ? 'readOnlyHint became effect: read'
+        : effect === 'write'
+          ? 'readOnlyHint: false with destructiveHint: false became effect: write'
+          : `${annotations.destructiveHint === true ? 'destructiveHint' : 'readOnlyHint: false (MCP assumes destructive unless destructiveHint: false)'} became effect: destructive`,
+    );
+  }
+  if (format === 'gemini' && source.parametersJsonSchema !== undefined) changes.add('parametersJsonSchema used as parameters');
+  if (source.strict === true) changes.add('strict: true dropped (strict mode is a formatter option: toolman format --strict)');
+  if (format === 'mcp' && source.outputSchema !== undefined) changes.add('outputSchema not imported (catalog tools describe inputs only)');
+  entry.parameters = normalizeParameters(schemaOf(source, format), changes);
+  return { entry, original, changes: [...changes] };
+}

@@ -1,0 +1,84 @@
+import { META_TOOL_NAMES, TOOL_DEFAULTS, type JsonSchema, type Tool } from '../catalog/types.js';
+
+export { META_TOOL_NAMES };
+export type MetaToolName = (typeof META_TOOL_NAMES)[number];
+
+export const MAX_SEARCH_RESULTS = 20;
+
+function metaTool(name: MetaToolName, description: string, parameters: JsonSchema): Tool {
+  return {
+    name,
+    description,
+    aliases: [],
+    tags: ['search'],
+    keywords: [],
+    profiles: [],
+    effect: 'read',
+    confirm: 'never',
+    enabled: true,
+    exclusive: false,
+    takesControl: false,
+    deferLoading: false,
+    alwaysLoad: true,
+    concurrency: 'safe',
+    mode: 'direct',
+    dedupe: true,
+    timeoutMs: TOOL_DEFAULTS.timeout_ms,
+    maxResultTokens: TOOL_DEFAULTS.max_result_tokens,
+    truncation: 'smart',
+    prompts: {},
+    parameters,
+    examples: [],
+    source: { kind: 'meta' },
+  };
+}
+
+export function toolSearchTool(deferredCount: number): Tool {
+  return metaTool(
+    'tool_search',
+    `Search ${deferredCount} more tools that are not loaded yet, by what you need to do. The best matches are returned with their parameters and become available to call directly from the next step on. Search again with other words if nothing fits.`,
+    {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What the tool should do, in a few words (e.g. "convert currency", "delete calendar event")' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 5, description: 'How many tools to return' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  );
+}
+
+export function discoverTools(categories: string[], tags: string[]): Tool[] {
+  const category: JsonSchema = { type: 'string', description: 'Only tools in this category' };
+  if (categories.length) category.enum = categories;
+  const tag: JsonSchema = { type: 'string', description: 'Only tools with this tag (action)' };
+  if (tags.length) tag.enum = tags;
+  return [
+    metaTool('discover_tools', 'List tools that are not loaded yet, filtered by category, tag or keyword. Returns names and one-line summaries; use get_tool_schema for a tool\'s parameters and invoke_tool to run it.', {
+      type: 'object',
+      properties: {
+        category,
+        tag,
+        keyword: { type: 'string', description: 'Words describing what the tool should do' },
+        limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'How many tools to list' },
+      },
+      additionalProperties: false,
+    }),
+    metaTool('get_tool_schema', 'Get the full definition of one tool found with discover_tools: description and the JSON Schema of its arguments.', {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'The tool name, as listed by discover_tools' } },
+      required: ['name'],
+      additionalProperties: false,
+    }),
+    metaTool('invoke_tool', 'Run a tool found with discover_tools, with arguments that follow its schema (see get_tool_schema). The arguments are checked and confirmation rules apply as for any tool.', {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'The tool name' },
+        arguments: { type: 'object', description: 'The arguments, as an object matching the tool\'s schema' },
+      },
+      required: ['name', 'arguments'],
+      additionalProperties: false,
+    }),
+  ];
+}

@@ -1,0 +1,25 @@
+import { RE2JS } from 're2js';
+import { ErrorCode, ToolmanError } from '../errors.js';
+
+/** Longest pattern accepted; a model (or a user) sending more is almost certainly wrong. */
+export const MAX_PATTERN_LENGTH = 200;
+
+/**
+ * Compiles a search pattern with RE2 semantics (re2js, a port of Google's RE2): matching takes
+ * time linear in the input whatever the pattern, so no pattern a model sends can hang toolman
+ * (no backtracking, no look-around or back-references). Case-insensitive.
+ */
+export function compilePattern(pattern: string): RE2JS {
+  if (pattern.length === 0) throw new ToolmanError(ErrorCode.INVALID_QUERY, 'the pattern is empty');
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new ToolmanError(ErrorCode.INVALID_QUERY, `the pattern is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are accepted`);
+  }
+  try {
+    return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
+    throw new ToolmanError(ErrorCode.INVALID_QUERY, `invalid pattern ${JSON.stringify(pattern)}: ${message}`, {
+      hint: 'patterns use RE2 syntax: no look-around (?=...) and no back-references \\1',
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import { nearest } from '../catalog/did-you-mean.js';
+import type { Catalog, Tool } from '../catalog/types.js';
+import { ErrorCode, ToolmanError } from '../errors.js';
+import { matchesPattern, parsePattern, type ParsedPattern } from './patterns.js';
+import { defaultProfileName, resolveProfile, type ResolvedProfile } from './resolve-profile.js';
+
+export type SelectionState = 'active' | 'deferred' | 'removed';
+/** The step of the selection order that decided a tool's state. */
+export type SelectionStep = 'enabled' | 'profile' | 'policy' | 'forced' | 'exclusive' | 'defer';
+
+export interface ToolDecision {
+  tool: Tool;
+  state: SelectionState;
+  step: SelectionStep;
+  /** The pattern, policy label or flag responsible. */
+  rule: string;
+}
+
+export interface SelectionRequest {
+  /** Profile name; default: the catalog's `default` profile, else `full`. */
+  profile?: string;
+  /** Tools the user forces (names or aliases): offered as the required tool choice in the first round. */
+  force?: readonly string[];
+}
+
+export interface Selection {
+  profile: ResolvedProfile;
+  /** One per catalog tool, in catalog order. */
+  decisions: ToolDecision[];
+  active: Tool[];
+  deferred: Tool[];
+  /** Offered as the required tool choice in the first round only. */
+  forced: Tool[];
+  /** Set when a forced tool is exclusive: it is then the only tool offered and run. */
+  exclusive?: Tool;
+}
+
+function compile(patterns: readonly string[]): { text: string; pattern: ParsedPattern }[] {
+  return patterns.flatMap((text) => {
+    const parsed = parsePattern(text);
+    return parsed.ok ? [{ text, pattern: parsed.pattern }] : []; // validate reports bad patterns (TM0604)
+  });
+}
+
+const firstMatch = (tool: Tool, patterns: { text: string; pattern: ParsedPattern }[]) => patterns.find((p) => matchesPattern(tool, p.pattern))?.text;
+
+/**
+ * Which tools a model sees, decided in DESIGN.md §3's fixed order: enabled, profile, policies in
+ * order, the user's forced choice, exclusivity, then the split into active and deferred. A pure
+ * function of the catalog and the request; every tool's decision names its step and rule.
+ */
+export function selectTools(catalog: Catalog, request: SelectionRequest = {}): Selection {
+  const profile = resolveProfile(catalog, request.profile ?? defaultProfileName(catalog));
+  const include = compile(profile.include);
+  const exclude = compile(profile.exclude);
+  const defer = compile(profile.defer);
+  const policies = catalog.policies.map((policy) => ({ label: policy.label, deny: compile(policy.deny), allow: policy.allow ? compile(policy.allow) : undefined }));
+
+  const policyVerdict = (tool: Tool): string | undefined => {
+    for (const policy of policies) {
+      const denied = firstMatch(tool, policy.deny);
+      if (denied) return `${policy.label}: deny ${denied}`;
+      if (policy.allow && !firstMatch(tool, policy.allow)) return `${policy.label}: not allowed`;
+    }
+    return undefined;
+  };
+
+  const decisions: ToolDecision[] = catalog.tools.map((tool) => {
+    if (!tool.enabled) return { tool, state: 'removed', step: 'enabled', rule: 'enabled: false' };
+    const excluded = firstMatch(tool, exclude);
+    if (excluded) return { tool, state: 'removed', step: 'profile', rule: `exclude: ${excluded}` };
+    const included = include.length === 0 ? '(all tools)' : firstMatch(tool, include);
+    if (!included) return { tool, state: 'removed', step: 'profile', rule: `not in profile ${profile.name}` };
+    const denied = policyVerdict(tool);
+    if (denied) return { tool, state: 'removed', step: 'policy', rule: denied };
+    return { tool, state: 'active', step: 'profile', rule: `include: ${included}` };
+  });
+
+  const byName = new Map(decisions.map((d) => [d.tool.name, d]));
+  const forcedNames = [...(request.force ?? [])];
+  const forcedByProfile = compile(profile.forced);
+  const forced: ToolDecision[] = [];
+  for (const name of forcedNames) {
+    const decision = byName.get(name) ?? decisions.find((d) => d.tool.aliases.includes(name));
+    if (!decision) {
+      const suggestions = nearest(name, catalog.tools.map((t) => t.name));
+      throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `cannot force "${name}": no such tool` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''));
+    }
+    // Forcing overrides the profile, never a policy or `enabled: false`.
+    const blocked = !decision.tool.enabled ? 'enabled: false' : policyVerdict(decision.tool);
+    if (blocked) {
+      throw new ToolmanError(ErrorCode.SELECTION, `cannot force "${decision.tool.name}": it is removed by ${decision.tool.enabled ? `policy ${blocked}` : blocked}`, {
+        hint: 'policies and enabled: false are not overridden by forcing',
+      });
+    }
+    Object.assign(decision, { state: 'active', step: 'forced', rule: 'forced by the user' });
+    forced.push(decision);
+  }
+  for (const decision of decisions) {
+    if (decision.state !== 'removed' && !forced.includes(decision) && firstMatch(decision.tool, forcedByProfile)) {
+      Object.assign(decision, { state: 'active', step: 'forced', rule: `forced: ${firstMatch(decision.tool, forcedByProfile)}` });
+      forced.push(decision);
+    }
+  }
+
+  const exclusiveForced = forced.filter((d) => d.tool.exclusive);
+  if (exclusiveForced.length > 1) {
+    throw new ToolmanError(ErrorCode.SELECTION, `cannot force several exclusive tools at once: ${exclusiveForced.map((d) => d.tool.name).join(', ')}`);
+  }
+  const exclusive = exclusiveForced[0]?.tool;
+  for (const decision of decisions) {
+    if (decision.state === 'removed') continue;
+    if (exclusive && decision.tool !== exclusive) Object.assign(decision, { state: 'removed', step: 'exclusive', rule: `${exclusive.name} is exclusive` });
+    else if (!exclusive && decision.tool.exclusive && decision.step !== 'forced') Object.assign(decision, { state: 'removed', step: 'exclusive', rule: 'exclusive: offered only when forced' });
+  }
+
+  for (const decision of decisions) {
+    if (decision.state !== 'active' || decision.step === 'forced') continue;
+    if (decision.tool.deferLoading) Object.assign(decision, { state: 'deferred', step: 'defer', rule: 'defer_loading' });
+    else if (!decision.tool.alwaysLoad) {
+      const deferred = firstMatch(decision.tool, defer);
+      if (deferred) Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: ${deferred}` });
+    }
+  }
+
+  return {
+    profile,
+    decisions,
+    active: decisions.filter((d) => d.state === 'active').map((d) => d.tool),
+    deferred: decisions.filter((d) => d.state === 'deferred').map((d) => d.tool),
+    forced: exclusive ? [exclusive] : forced.map((d) => d.tool),
+    ...(exclusive ? { exclusive } : {}),
+  };
+}
