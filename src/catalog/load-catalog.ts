@@ -300,6 +300,7 @@ function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalog
     parameters: isRecord(raw.parameters) ? raw.parameters : { type: 'object', properties: {} },
     examples: Array.isArray(raw.examples) ? raw.examples.filter(isRecord) : [],
     handler: buildHandler(raw.handler, catalogFile),
+    ...(isRecord(raw.native) ? { native: raw.native as Record<string, Record<string, unknown>> } : {}),
     source,
   };
   return tool;

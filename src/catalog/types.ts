@@ -81,6 +81,11 @@ export interface Tool {
   parameters: JsonSchema;
   examples: Record<string, unknown>[];
   handler?: Handler;
+  /**
+   * A provider's own tool (web search, code execution...) by provider name: passed through
+   * as written to providers that have an entry, never run by toolman's executor.
+   */
+  native?: Record<string, Record<string, unknown>>;
   source: ToolSource;
 }
 

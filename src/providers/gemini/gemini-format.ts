@@ -1,0 +1,72 @@
+import type { Tool } from '../../catalog/types.js';
+import { promptContributions } from '../prompt-contributions.js';
+import { describe, nativeDefinition, resultFor } from '../shared.js';
+import type { FormatInput, FormatResult } from '../types.js';
+import { toGeminiSchema } from './gemini-schema.js';
+
+/** Gemini function names: a letter or `_` first, then letters, digits, `_ . : -`, 64 at most. */
+export function geminiName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_.:-]/g, '_');
+  return (/^[a-zA-Z_]/.test(cleaned) ? cleaned : `_${cleaned}`).slice(0, 64);
+}
+
+/**
+ * Gemini `tools: [{functionDeclarations: [{name, description, parameters}]}]` with parameters in
+ * Gemini's schema subset, or `parametersJsonSchema` on request. Forced tools become
+ * `toolConfig.functionCallingConfig` (mode ANY with allowedFunctionNames). Native tools (e.g.
+ * `googleSearch`) are their own entries in `tools`.
+ */
+export function formatGemini(input: FormatInput): FormatResult {
+  const { result, change, warn } = resultFor('gemini');
+  const declarations: Record<string, unknown>[] = [];
+  const nativeTools: Record<string, unknown>[] = [];
+  const names = new Map<string, string>();
+  const add = (tool: Tool) => {
+    if (tool.native) {
+      const definition = nativeDefinition(tool, 'gemini');
+      if (definition) {
+        nativeTools.push(definition);
+        result.sent[tool.name] = tool.name;
+        change(tool, 'sent as the provider\'s native tool');
+      } else warn('a provider-native tool with no definition for gemini; not sent', tool);
+      return;
+    }
+    const name = geminiName(tool.name);
+    if (name !== tool.name) change(tool, `sent as "${name}" (Gemini names start with a letter or _)`);
+    const description = describe(tool);
+    const declaration: Record<string, unknown> = { name, ...(description ? { description } : {}) };
+    if (input.options.geminiJsonSchema) {
+      declaration.parametersJsonSchema = tool.parameters;
+      change(tool, 'parameters sent as parametersJsonSchema');
+    } else {
+      const converted = toGeminiSchema(tool.parameters);
+      if (!converted.ok) {
+        warn(`not sent: ${converted.reason} (use --gemini-json-schema to send it as parametersJsonSchema)`, tool);
+        change(tool, `not sent: ${converted.reason}`);
+        return;
+      }
+      const props = converted.schema.properties;
+      if (!(props && typeof props === 'object' && Object.keys(props).length === 0)) declaration.parameters = converted.schema;
+      for (const c of converted.changes) change(tool, c);
+    }
+    declarations.push(declaration);
+    names.set(tool.name, name);
+    result.sent[tool.name] = name;
+  };
+  for (const tool of input.tools) add(tool);
+  if (input.options.nativeToolSearch && input.deferred.length) warn('Gemini has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
+
+  const tools: Record<string, unknown>[] = [];
+  if (declarations.length) tools.push({ functionDeclarations: declarations });
+  tools.push(...nativeTools);
+  if (tools.length) result.payload.tools = tools;
+
+  const choice = input.toolChoice;
+  const forced = choice.type === 'tool' ? [choice.name] : choice.type === 'required' ? choice.names : [];
+  if (forced.length) result.payload.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: forced.map((n) => names.get(n) ?? geminiName(n)) } };
+
+  result.prompts = promptContributions(input.tools);
+  const system = result.prompts.system.join('\n\n');
+  if (system) result.payload.systemInstruction = { parts: [{ text: system }] };
+  return result;
+}

@@ -1,0 +1,138 @@
+import type { JsonSchema } from '../../catalog/types.js';
+import { resolveLocalRef } from '../../catalog/json-schema.js';
+
+/**
+ * Fields of Gemini's `Schema` object (an OpenAPI 3.0 subset; Gemini API reference, "Schema").
+ * Anything else is removed.
+ */
+const GEMINI_KEYS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'items', 'properties', 'required', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'minProperties', 'maxProperties', 'propertyOrdering']);
+/** Formats Gemini accepts, by type (Gemini API reference: "enum" and "date-time" for strings). */
+const GEMINI_FORMATS: Record<string, string[]> = { STRING: ['enum', 'date-time'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
+const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT', null: 'NULL' };
+
+export type GeminiConversion = { ok: true; schema: JsonSchema; changes: string[] } | { ok: false; reason: string };
+
+type Node = Record<string, unknown>;
+const isRecord = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * JSON Schema -> Gemini's schema subset: local `$ref`s inlined (a recursive schema cannot be, and
+ * fails), `const` -> a one-value `enum`, type unions and null branches -> `nullable` (or `anyOf`
+ * of the remaining types), non-string enums -> strings, `anyOf` alone on its node, unsupported
+ * formats and keys removed (restated in the description where they constrain values), and a
+ * `type` on every node.
+ */
+export function toGeminiSchema(root: JsonSchema): GeminiConversion {
+  const changes = new Set<string>();
+  const convert = (input: Node, refs: string[]): Node => {
+    if (typeof input.$ref === 'string') {
+      const ref = input.$ref;
+      if (refs.includes(ref)) throw new Recursion(ref);
+      const target = resolveLocalRef(root, ref);
+      if (!isRecord(target)) throw new Recursion(ref, 'points at nothing');
+      changes.add('local $ref inlined');
+      const { $ref: _r, ...siblings } = input;
+      return convert({ ...target, ...siblings }, [...refs, ref]);
+    }
+    let node: Node = { ...input };
+    if ('const' in node) {
+      node.enum = [node.const];
+      delete node.const;
+      changes.add('const became a one-value enum');
+    }
+    for (const union of ['oneOf'] as const) {
+      if (Array.isArray(node[union])) {
+        node.anyOf = node[union];
+        delete node[union];
+        changes.add('oneOf became anyOf');
+      }
+    }
+    // Type unions: null -> nullable; several other types -> anyOf.
+    if (Array.isArray(node.type)) {
+      const types = (node.type as string[]).filter((t) => t !== 'null');
+      if (types.length !== node.type.length) {
+        node.nullable = true;
+        changes.add('null in a type union became nullable');
+      }
+      if (types.length === 1) node.type = types[0];
+      else {
+        const { type: _t, ...rest } = node;
+        node = { ...rest, anyOf: types.map((t) => ({ type: t })) };
+        changes.add('a type union became anyOf');
+      }
+    }
+    if (Array.isArray(node.anyOf)) {
+      const branches = (node.anyOf as unknown[]).filter(isRecord);
+      const nonNull = branches.filter((b) => b.type !== 'null');
+      if (nonNull.length !== branches.length) {
+        node.nullable = true;
+        changes.add('a null branch became nullable');
+      }
+      if (nonNull.length === 1) {
+        const { anyOf: _a, ...rest } = node;
+        node = { ...nonNull[0], ...rest };
+      } else {
+        // anyOf stands alone on its node: other keys move into each branch.
+        const { anyOf: _a, description, nullable, ...rest } = node;
+        if (Object.keys(rest).length) changes.add('keys beside anyOf moved into its branches');
+        const converted = nonNull.map((b) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs));
+        return { anyOf: converted.map((b) => (nullable ? { ...b, nullable: true } : b)) };
+      }
+    }
+    const restated: string[] = [];
+    const out: Node = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (GEMINI_KEYS.has(key)) out[key] = value;
+      else if (key === '$defs' || key === 'definitions') changes.add('$defs removed after inlining');
+      else {
+        if (!['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated'].includes(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
+        if (key === 'default') restated.push(`default: ${JSON.stringify(value)}`);
+        changes.add(`removed ${key}`);
+      }
+    }
+    // A type on every node.
+    if (typeof out.type !== 'string') {
+      out.type = isRecord(out.properties) ? 'object' : out.items !== undefined ? 'array' : Array.isArray(out.enum) ? 'string' : 'string';
+      if (!isRecord(node.properties) && node.items === undefined && !Array.isArray(node.enum)) {
+        changes.add('untyped values sent as strings');
+        restated.push('any JSON value, written as a string');
+      }
+    }
+    const type = TYPES[out.type as string] ?? 'STRING';
+    out.type = type;
+    if (Array.isArray(out.enum)) {
+      if (out.enum.some((v) => typeof v !== 'string')) changes.add('non-string enum values sent as strings');
+      out.enum = [...new Set(out.enum.filter((v) => v !== null).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))))];
+      if (type !== 'STRING') {
+        restated.push(`a ${String(node.type)} given as text`);
+        out.type = 'STRING';
+      }
+      out.format = 'enum';
+    } else if (typeof out.format === 'string' && !(GEMINI_FORMATS[type] ?? []).includes(out.format)) {
+      restated.push(`format: ${out.format}`);
+      delete out.format;
+      changes.add('unsupported formats removed');
+    }
+    if (restated.length) out.description = [out.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
+    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs)]));
+    if (isRecord(out.items)) out.items = convert(out.items, refs);
+    else if (Array.isArray(out.items)) delete out.items;
+    if (type === 'ARRAY' && out.items === undefined) {
+      out.items = { type: 'STRING' };
+      changes.add('arrays without items typed as arrays of strings');
+    }
+    return out;
+  };
+  try {
+    return { ok: true, schema: convert(root, []), changes: [...changes] };
+  } catch (error) {
+    if (error instanceof Recursion) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+class Recursion extends Error {
+  constructor(ref: string, why = 'is recursive') {
+    super(`$ref ${JSON.stringify(ref)} ${why}; Gemini's schema subset has no references`);
+  }
+}

@@ -1,0 +1,81 @@
+import type { Tool } from '../../catalog/types.js';
+import { promptContributions } from '../prompt-contributions.js';
+import { describe, nativeDefinition, resultFor } from '../shared.js';
+import type { FormatInput, FormatResult } from '../types.js';
+import { toOpenAiStrict } from './openai-strict-schema.js';
+
+type Api = 'openai' | 'openai-responses';
+
+/**
+ * OpenAI Chat Completions (`openai`) and Responses (`openai-responses`) tool payloads.
+ * Chat: `tools: [{type: "function", function: {name, description, parameters, strict}}]`;
+ * Responses: `tools: [{type: "function", name, description, parameters, strict}]`. Forced tools
+ * become `tool_choice` (one: that function; several: `allowed_tools` in required mode).
+ * Responses can defer tools natively (`defer_loading` plus a `tool_search` tool, gpt-5.4+).
+ */
+export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
+  const { result, change, warn } = resultFor(api);
+  const native = api === 'openai-responses' && input.options.nativeToolSearch !== undefined;
+  const tools: Record<string, unknown>[] = [];
+  const add = (tool: Tool, deferred: boolean) => {
+    const nativeTool = nativeDefinition(tool, api);
+    if (tool.native) {
+      if (nativeTool) {
+        tools.push(nativeTool);
+        result.sent[tool.name] = tool.name;
+        change(tool, 'sent as the provider\'s native tool');
+      } else warn(`a provider-native tool with no definition for ${api}; not sent`, tool);
+      return;
+    }
+    let parameters = tool.parameters;
+    let strict: boolean | undefined;
+    if (input.options.strict) {
+      const converted = toOpenAiStrict(tool.parameters);
+      if (converted.strict) {
+        parameters = converted.schema;
+        strict = true;
+        for (const c of converted.changes) change(tool, `strict: ${c}`);
+      } else {
+        strict = false;
+        warn(`sent non-strict: ${converted.reason}`, tool);
+        change(tool, `non-strict: ${converted.reason}`);
+      }
+    }
+    const description = describe(tool);
+    const fields = { name: tool.name, ...(description ? { description } : {}), parameters, ...(strict !== undefined ? { strict } : {}) };
+    const definition: Record<string, unknown> = api === 'openai' ? { type: 'function', function: fields } : { type: 'function', ...fields };
+    if (deferred) {
+      definition.defer_loading = true;
+      change(tool, 'defer_loading: true (found by the native tool_search)');
+    }
+    tools.push(definition);
+    result.sent[tool.name] = tool.name;
+  };
+
+  const offered = native ? input.tools.filter((t) => t.source.kind !== 'meta') : input.tools;
+  for (const tool of offered) add(tool, false);
+  if (native && input.deferred.length) {
+    for (const tool of input.deferred) add(tool, true);
+    tools.push({ type: 'tool_search' });
+  }
+  if (api === 'openai' && input.options.nativeToolSearch && input.deferred.length) {
+    warn('Chat Completions has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
+  }
+  if (tools.length) result.payload.tools = tools;
+
+  const choice = input.toolChoice;
+  if (choice.type === 'tool') result.payload.tool_choice = api === 'openai' ? { type: 'function', function: { name: choice.name } } : { type: 'function', name: choice.name };
+  else if (choice.type === 'required') {
+    const allowed = choice.names.map((name) => (api === 'openai' ? { type: 'function', function: { name } } : { type: 'function', name }));
+    result.payload.tool_choice = api === 'openai' ? { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: allowed } } : { type: 'allowed_tools', mode: 'required', tools: allowed };
+  }
+
+  const prompts = promptContributions([...offered, ...(native ? input.deferred : [])]);
+  result.prompts = prompts;
+  const system = prompts.system.join('\n\n');
+  if (system) {
+    if (api === 'openai') result.payload.messages = [{ role: 'system', content: system }];
+    else result.payload.instructions = system;
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+import type { JsonSchema } from '../../catalog/types.js';
+import { OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from '../../catalog/checks/check-providers.js';
+
+/** String formats OpenAI strict mode accepts (Structured Outputs guide, "Supported schemas"). */
+export const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+/** Annotation-like keywords strict mode rejects; their content moves into the description. */
+const RESTATED_ANNOTATIONS = ['default', 'examples'] as const;
+
+export type StrictConversion = { strict: true; schema: JsonSchema; changes: string[] } | { strict: false; reason: string };
+
+type Node = Record<string, unknown>;
+const isRecord = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Rewrites a tool's parameters for OpenAI strict mode: every object closed
+ * (`additionalProperties: false`) with every property required, optional ones made nullable;
+ * keywords strict mode does not support are removed and restated in the description. Schemas
+ * that cannot be made strict (open maps, a root union, over the size limits) are refused with
+ * the reason, and the formatter sends them non-strict.
+ */
+export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
+  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return { strict: false, reason: 'the root is a union; strict mode needs one object' };
+  const changes = new Set<string>();
+  let properties = 0;
+  let enumValues = 0;
+  let deepest = 0;
+  let failure: string | undefined;
+
+  const convert = (input: Node, depth: number): Node => {
+    const node: Node = { ...input };
+    const restated: string[] = [];
+    for (const keyword of OPENAI_STRICT_UNSUPPORTED) {
+      if (!(keyword in node)) continue;
+      if (keyword === 'oneOf' && Array.isArray(node.oneOf)) {
+        node.anyOf = node.oneOf;
+        delete node.oneOf;
+        changes.add('oneOf became anyOf');
+        continue;
+      }
+      restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
+      delete node[keyword];
+      changes.add(`removed ${keyword} (restated in the description)`);
+    }
+    for (const keyword of RESTATED_ANNOTATIONS) {
+      if (!(keyword in node)) continue;
+      restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
+      delete node[keyword];
+      changes.add(`removed ${keyword} (restated in the description)`);
+    }
+    if (typeof node.format === 'string' && !OPENAI_STRICT_FORMATS.has(node.format)) {
+      restated.push(`format: ${node.format}`);
+      delete node.format;
+      changes.add('removed unsupported formats (restated in the description)');
+    }
+    if (restated.length) node.description = [node.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
+    if (Array.isArray(node.enum)) enumValues += node.enum.length;
+    if (!('type' in node) && !('anyOf' in node) && !('$ref' in node) && !('enum' in node) && !('const' in node) && !isRecord(node.properties)) {
+      failure ??= 'a value accepts anything (no type); strict mode needs a type on every schema';
+    }
+
+    const isObject = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || isRecord(node.properties);
+    const here = isObject ? depth + 1 : depth;
+    deepest = Math.max(deepest, here);
+    if (isObject) {
+      const ap = node.additionalProperties;
+      if (ap === true || isRecord(ap)) {
+        failure ??= 'an object allows arbitrary keys (additionalProperties); strict mode needs every key declared';
+      }
+      if (ap !== false) changes.add('objects closed with additionalProperties: false');
+      node.additionalProperties = false;
+      const props = isRecord(node.properties) ? node.properties : {};
+      node.properties = props;
+      const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+      const converted: Node = {};
+      for (const [name, sub] of Object.entries(props)) {
+        properties++;
+        let child = isRecord(sub) ? convert(sub, here) : {};
+        if (!required.has(name)) {
+          child = nullable(child);
+          changes.add('optional properties made required and nullable');
+        }
+        converted[name] = child;
+      }
+      node.properties = converted;
+      node.required = Object.keys(converted);
+    }
+    if (isRecord(node.items)) node.items = convert(node.items, here);
+    if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s) => (isRecord(s) ? convert(s, here) : s));
+    for (const defs of ['$defs', 'definitions'] as const) {
+      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0) : s]));
+    }
+    return node;
+  };
+
+  const result = convert(schema, 0);
+  if (failure) return { strict: false, reason: failure };
+  if (properties > OPENAI_STRICT_LIMITS.properties) return { strict: false, reason: `${properties} properties, over ${OPENAI_STRICT_LIMITS.properties}` };
+  if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}` };
+  if (enumValues > OPENAI_STRICT_LIMITS.enumValues) return { strict: false, reason: `${enumValues} enum values, over ${OPENAI_STRICT_LIMITS.enumValues}` };
+  return { strict: true, schema: result, changes: [...changes] };
+}
+
+/** Lets a property also be null: a type union, or a null branch for unions and untyped schemas. */
+function nullable(node: Node): Node {
+  if (typeof node.type === 'string') {
+    const out: Node = { ...node, type: node.type === 'null' ? 'null' : [node.type, 'null'] };
+    if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
+    return out;
+  }
+  if (Array.isArray(node.type)) {
+    const out: Node = { ...node, type: node.type.includes('null') ? node.type : [...node.type, 'null'] };
+    if (Array.isArray(node.enum) && !node.enum.includes(null)) out.enum = [...node.enum, null];
+    return out;
+  }
+  if (Array.isArray(node.anyOf)) return node.anyOf.some((b) => isRecord(b) && b.type === 'null') ? node : { ...node, anyOf: [...node.anyOf, { type: 'null' }] };
+  const { description, ...rest } = node;
+  return { anyOf: [rest, { type: 'null' }], ...(description !== undefined ? { description } : {}) };
+}

@@ -1,0 +1,56 @@
+import type { JsonSchema, Tool } from '../catalog/types.js';
+import type { ToolChoice } from '../manager/tool-session.js';
+import type { PromptContributions } from './prompt-contributions.js';
+
+export const PROVIDERS = ['openai', 'openai-responses', 'anthropic', 'gemini'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** What a formatter needs: the offered tools, the deferred ones, the tool choice, options. */
+export interface FormatInput {
+  /** Tools offered this round (active, found, meta-tools), in order. */
+  tools: Tool[];
+  /** Deferred tools: sent with the provider's native deferral when asked, else left out. */
+  deferred: Tool[];
+  toolChoice: ToolChoice;
+  options: FormatOptions;
+}
+
+export interface FormatOptions {
+  /** OpenAI and Anthropic strict schemas. */
+  strict?: boolean;
+  /** Anthropic: cache_control on the last tool. */
+  cacheControl?: boolean;
+  /**
+   * Provider-native deferred loading instead of toolman's tool_search meta-tool: Anthropic's
+   * tool-search server tool ('bm25' or 'regex'), OpenAI Responses' tool_search ('bm25' or 'regex'
+   * both mean "on").
+   */
+  nativeToolSearch?: 'bm25' | 'regex';
+  /** Gemini: send `parametersJsonSchema` (full JSON Schema) instead of the OpenAPI subset. */
+  geminiJsonSchema?: boolean;
+}
+
+export interface FormatWarning {
+  tool?: string;
+  message: string;
+}
+
+/** The request fragment a provider's API takes, and what the formatter had to do. */
+export interface FormatResult {
+  provider: ProviderName;
+  /** Exactly the keys to merge into the request body. */
+  payload: Record<string, unknown>;
+  warnings: FormatWarning[];
+  /** Per tool (by catalog name), what this provider's formatter changed. */
+  changes: Record<string, string[]>;
+  /** Tools sent, by catalog name -> name the provider sees. */
+  sent: Record<string, string>;
+  /** Prompt contributions of the tools sent; user texts and reminders go into turns, not here. */
+  prompts: PromptContributions;
+}
+
+/** A schema conversion's result for one tool. */
+export interface SchemaConversion {
+  schema: JsonSchema;
+  changes: string[];
+}
