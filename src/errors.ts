@@ -8,6 +8,8 @@ export const ErrorCode = {
   UNKNOWN_PROFILE: 'UNKNOWN_PROFILE',
   INVALID_QUERY: 'INVALID_QUERY',
   SELECTION: 'SELECTION',
+  PROVIDER: 'PROVIDER',
+  BUDGET: 'BUDGET',
   USAGE: 'USAGE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -171,6 +171,7 @@ class LoadState {
             include: strings(raw.include) ?? [],
             exclude: strings(raw.exclude) ?? [],
             defer: strings(raw.defer) ?? [],
+            deferAuto: raw.defer === 'auto',
             forced: strings(raw.forced) ?? [],
             file,
             pointer,
@@ -249,6 +250,7 @@ class LoadState {
     const budget = isRecord(root.budget) ? root.budget : {};
     const limits = isRecord(root.limits) ? root.limits : {};
     const search = isRecord(root.search) ? root.search : {};
+    const format = isRecord(root.format) ? root.format : {};
     const catalog: Catalog = {
       name: str(root.name) ?? paths[0] ?? 'catalog',
       description: str(root.description),
@@ -264,6 +266,12 @@ class LoadState {
         max_rounds: num(limits.max_rounds) ?? DEFAULT_LIMITS.max_rounds,
       },
       searchMode: search.mode === 'discover' ? 'discover' : 'tool_search',
+      format: {
+        ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}),
+        ...(typeof format.cache_control === 'boolean' ? { cache_control: format.cache_control } : {}),
+        ...(format.native_tool_search === 'bm25' || format.native_tool_search === 'regex' ? { native_tool_search: format.native_tool_search } : {}),
+        ...(typeof format.gemini_json_schema === 'boolean' ? { gemini_json_schema: format.gemini_json_schema } : {}),
+      },
     };
     return { catalog, sources: this.sources, diagnostics: this.diagnostics, reporters: this.reporters };
   }

@@ -111,6 +111,8 @@ export interface Profile {
   include: string[];
   exclude: string[];
   defer: string[];
+  /** `defer: auto`: defer the costliest tools until the definitions budget fits. */
+  deferAuto: boolean;
   forced: string[];
   file: string;
   pointer: string;
@@ -160,6 +162,14 @@ export interface Limits {
   max_rounds: number;
 }
 
+/** Catalog-wide formatter settings (`format:`); command-line flags override them. */
+export interface FormatSettings {
+  strict?: boolean;
+  cache_control?: boolean;
+  native_tool_search?: 'bm25' | 'regex';
+  gemini_json_schema?: boolean;
+}
+
 export interface Catalog {
   name: string;
   description?: string;
@@ -173,6 +183,7 @@ export interface Catalog {
   budget: Budget;
   limits: Limits;
   searchMode: 'tool_search' | 'discover';
+  format: FormatSettings;
 }
 
 export const TOOL_DEFAULTS = {

@@ -97,6 +97,59 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       setCode(await evalSearchCommand({ catalog: catalogOf(command), ...opts }, io));
     });
 
+  const providerOption = () => new Option('-P, --provider <provider>', 'openai, openai-responses, anthropic or gemini').choices(['openai', 'openai-responses', 'anthropic', 'gemini']);
+  const addFormatFlags = (command: Command) =>
+    command
+      .option('--strict', 'OpenAI / Anthropic strict schemas')
+      .option('--cache-control', 'Anthropic: cache_control on the last tool')
+      .addOption(new Option('--native-search <kind>', 'provider-native deferred loading and tool search').choices(['bm25', 'regex']))
+      .option('--gemini-json-schema', 'Gemini: parametersJsonSchema instead of the OpenAPI subset');
+
+  addFormatFlags(
+    program
+      .command('format')
+      .description('print the exact tools fragment a provider receives; warnings on stderr')
+      .addOption(providerOption())
+      .option('--all-providers', 'what each provider changes, per tool, side by side')
+      .option('-p, --profile <name>', 'the profile to format')
+      .addOption(new Option('--force <tool>', 'force a tool (repeatable)').argParser(collect))
+      .addOption(new Option('--tool <name>', 'format only this tool (repeatable)').argParser(collect))
+      .option('--round <n>', 'the round to format (forced tools are chosen in round 1 only)')
+      .option('--json', 'print the whole result: payload, warnings, changes'),
+  ).action(async (opts, command: Command) => {
+    const { formatCommand } = await import('./commands/format.js');
+    setCode(await formatCommand({ catalog: catalogOf(command), ...opts }, io));
+  });
+
+  addFormatFlags(
+    program
+      .command('budget')
+      .description('token cost per tool and in total, eager vs deferred, against the catalog\'s budget (exit 1 when over)')
+      .addOption(providerOption().default('openai'))
+      .option('-m, --model <model>', 'model (default: per provider)')
+      .option('-p, --profile <name>', 'the profile to budget')
+      .addOption(new Option('--force <tool>', 'force a tool (repeatable)').argParser(collect))
+      .option('--defer-auto', 'defer the costliest tools until the definitions budget fits')
+      .option('--exact', 'ask the provider for the totals (Anthropic, Gemini; needs an API key)')
+      .option('--json', 'print one JSON document'),
+  ).action(async (opts, command: Command) => {
+    const { budgetCommand } = await import('./commands/budget.js');
+    setCode(await budgetCommand({ catalog: catalogOf(command), ...opts }, io));
+  });
+
+  program
+    .command('tokens')
+    .description('count a whole request body\'s input tokens as the provider bills them')
+    .argument('<request>', 'a JSON request body (messages, tools, system...)')
+    .addOption(providerOption().default('openai'))
+    .option('-m, --model <model>', 'model (default: the body\'s model, else per provider)')
+    .option('--exact', 'ask the provider (Anthropic, Gemini; needs an API key)')
+    .option('--json', 'print one JSON document')
+    .action(async (file: string, opts) => {
+      const { tokensCommand } = await import('./commands/tokens.js');
+      setCode(await tokensCommand({ file, ...opts }, io));
+    });
+
   program
     .command('import')
     .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')

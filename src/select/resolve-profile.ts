@@ -10,6 +10,8 @@ export interface ResolvedProfile {
   include: string[];
   exclude: string[];
   defer: string[];
+  /** `defer: auto` here or in a profile it extends. */
+  deferAuto: boolean;
   forced: string[];
   /** The profile and its ancestors, nearest first. */
   chain: string[];
@@ -21,8 +23,8 @@ export interface ResolvedProfile {
  * `minimal` offers only what must always be loaded and leaves the rest to tool search.
  */
 export const BUILTIN_PROFILE_DEFINITIONS: Record<string, Omit<Profile, 'file' | 'pointer' | 'name'>> = {
-  full: { description: 'Every enabled tool (built in)', extends: [], include: ['*'], exclude: [], defer: [], forced: [] },
-  minimal: { description: 'Nothing up front: tools are found through tool_search (built in)', extends: [], include: ['*'], exclude: [], defer: ['*'], forced: [] },
+  full: { description: 'Every enabled tool (built in)', extends: [], include: ['*'], exclude: [], defer: [], deferAuto: false, forced: [] },
+  minimal: { description: 'Nothing up front: tools are found through tool_search (built in)', extends: [], include: ['*'], exclude: [], defer: ['*'], deferAuto: false, forced: [] },
 };
 
 /** The profile used when none is asked for: the catalog's `default`, else `full`. */
@@ -56,7 +58,7 @@ export function resolveProfile(catalog: Catalog, name: string): ResolvedProfile 
         hint: `profiles: ${profileNames(catalog).join(', ')} (toolman profiles lists them)`,
       });
     }
-    const resolved: ResolvedProfile = { name: current, description: profile.description, include: [], exclude: [], defer: [], forced: [], chain: [current], builtin: profile.builtin };
+    const resolved: ResolvedProfile = { name: current, description: profile.description, include: [], exclude: [], defer: [], deferAuto: profile.deferAuto, forced: [], chain: [current], builtin: profile.builtin };
     for (const parent of profile.extends) {
       const inherited = visit(parent, [...path, current]);
       resolved.include.push(...inherited.include);
@@ -64,6 +66,7 @@ export function resolveProfile(catalog: Catalog, name: string): ResolvedProfile 
       resolved.defer.push(...inherited.defer);
       resolved.forced.push(...inherited.forced);
       resolved.chain.push(...inherited.chain);
+      resolved.deferAuto ||= inherited.deferAuto;
     }
     resolved.include.push(...profile.include);
     resolved.exclude.push(...profile.exclude);

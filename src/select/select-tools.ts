@@ -21,6 +21,22 @@ export interface SelectionRequest {
   profile?: string;
   /** Tools the user forces (names or aliases): offered as the required tool choice in the first round. */
   force?: readonly string[];
+  /**
+   * Automatic deferral (`defer: auto` in the profile, or asked for here): with the cost of each
+   * tool's definition and a budget, the costliest tools are deferred until the active set fits.
+   */
+  autoDefer?: AutoDefer;
+}
+
+export interface AutoDefer {
+  /** Tokens available for definitions sent up front. */
+  budget: number;
+  /** Tokens a tool's definition costs (for the provider being budgeted). */
+  cost: (tool: Tool) => number;
+  /** Tokens spent whatever is active: meta-tools, fixed overhead, prompt contributions. */
+  reserve?: number;
+  /** Apply even when the profile does not say `defer: auto`. */
+  force?: boolean;
 }
 
 export interface Selection {
@@ -120,6 +136,19 @@ export function selectTools(catalog: Catalog, request: SelectionRequest = {}): S
     else if (!decision.tool.alwaysLoad) {
       const deferred = firstMatch(decision.tool, defer);
       if (deferred) Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: ${deferred}` });
+    }
+  }
+
+  const auto = request.autoDefer;
+  if (auto && (profile.deferAuto || auto.force)) {
+    const active = decisions.filter((d) => d.state === 'active');
+    let total = (auto.reserve ?? 0) + active.reduce((sum, d) => sum + auto.cost(d.tool), 0);
+    // Never forced or always_load tools; the costliest first, so the fewest tools move.
+    const candidates = active.filter((d) => d.step !== 'forced' && !d.tool.alwaysLoad).sort((a, b) => auto.cost(b.tool) - auto.cost(a.tool));
+    for (const decision of candidates) {
+      if (total <= auto.budget) break;
+      total -= auto.cost(decision.tool);
+      Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: auto (budget ${auto.budget})` });
     }
   }
 

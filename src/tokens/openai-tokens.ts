@@ -7,7 +7,9 @@ export type OpenAiEncoding = 'o200k_base' | 'cl100k_base';
 
 /** gpt-4o, 4.1, 4.5, 5 and the o-series use o200k_base; gpt-4 and gpt-3.5-turbo cl100k_base. */
 export function openAiEncodingFor(model: string): OpenAiEncoding {
-  return /^(gpt-3\.5|gpt-4($|-(?!o)|-0)|text-embedding)/.test(model) && !/^gpt-4\.|^gpt-4o/.test(model) ? 'cl100k_base' : 'o200k_base';
+  if (/^gpt-3\.5/.test(model)) return 'cl100k_base';
+  if (/^gpt-4/.test(model) && !/^gpt-4(o|\.)/.test(model)) return 'cl100k_base';
+  return 'o200k_base';
 }
 
 /** Loads a tokenizer only when a command needs one (the BPE tables are large). */

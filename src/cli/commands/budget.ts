@@ -1,0 +1,59 @@
+import { budgetReport } from '../../manager/budget-report.js';
+import type { ProviderName } from '../../providers/types.js';
+import { colorEnabled, palette } from '../color.js';
+import { formatOptions, type FormatFlags } from '../format-options.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { openCatalog } from '../open-catalog.js';
+import { createTable } from '../output/table.js';
+import { exactDefinitionTotals } from './exact-counts.js';
+
+export interface BudgetCommandOptions extends FormatFlags {
+  catalog?: string[];
+  provider?: ProviderName;
+  model?: string;
+  profile?: string;
+  force?: string[];
+  deferAuto?: boolean;
+  exact?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `toolman budget`: each tool's definition cost for a provider, totals eager vs with deferral,
+ * the saving, and the catalog's definitions budget; exits 1 when it is exceeded (for CI).
+ */
+export async function budgetCommand(options: BudgetCommandOptions, io: CliIO): Promise<ExitCode> {
+  const { catalog } = openCatalog(io, options.catalog);
+  const provider = options.provider ?? 'openai';
+  const report = await budgetReport(catalog, {
+    provider,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+    force: options.force ?? [],
+    deferAuto: options.deferAuto ?? false,
+    format: formatOptions(catalog.format, options),
+  });
+  const exact = options.exact ? await exactDefinitionTotals(catalog, report, options, io) : undefined;
+
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ ...report, ...(exact ? { exact } : {}) }, null, 2) + '\n');
+    return report.budget.ok ? EXIT.OK : EXIT.FAILURE;
+  }
+  const c = palette(colorEnabled(io, io.stdout));
+  const table = await createTable(['tool', 'tokens', 'share', 'state'], io);
+  for (const row of report.tools) table.push([row.name, String(row.tokens), `${row.share_pct.toFixed(1)}%`, row.deferred ? c.yellow('deferred') : 'active']);
+  io.stdout.write(`${table.toString()}\n`);
+  const est = report.estimate ? ' (estimate)' : '';
+  io.stdout.write(`${provider} ${report.model}${est}, profile ${report.profile}; ${report.method}\n`);
+  io.stdout.write(`  eager (every selected tool up front): ${report.totals.eager} tokens\n`);
+  io.stdout.write(`  with deferral (active tools + meta-tools): ${report.totals.deferred} tokens, saving ${report.totals.saving_pct}%\n`);
+  io.stdout.write(c.dim(`  both include ${report.totals.overhead} tokens of fixed tool overhead and the tools' system prompts (${report.totals.system_eager} eager, ${report.totals.system_deferred} deferred)\n`));
+  if (exact) io.stdout.write(`  exact from the provider: eager ${exact.eager}, with deferral ${exact.deferred}\n`);
+  const b = report.budget;
+  if (b.definitions !== null) {
+    io.stdout.write(b.ok ? `${c.green('✔')} within the definitions budget of ${b.definitions} tokens\n` : `${c.red('✖')} ${b.over_by} tokens over the definitions budget of ${b.definitions}\n`);
+    if (!b.ok && b.suggest_defer.length) io.stdout.write(`  defer these to fit (costliest first): ${b.suggest_defer.join(', ')}\n  or set \`defer: auto\` on the profile (or pass --defer-auto)\n`);
+  } else io.stdout.write(c.dim('  no definitions budget set (budget.definitions in the catalog)\n'));
+  if (b.per_result !== null || b.total_results !== null) io.stdout.write(c.dim(`  results: at most ${b.per_result ?? '-'} tokens each, ${b.total_results ?? '-'} per turn (applied by the executor)\n`));
+  return b.ok ? EXIT.OK : EXIT.FAILURE;
+}

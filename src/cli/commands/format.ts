@@ -1,0 +1,66 @@
+import { ErrorCode, ToolmanError } from '../../errors.js';
+import { ToolSession } from '../../manager/tool-session.js';
+import { formatSession, formatTools } from '../../providers/format-tools.js';
+import { PROVIDERS, type FormatResult, type ProviderName } from '../../providers/types.js';
+import { findTool } from './show.js';
+import { colorEnabled, palette } from '../color.js';
+import { formatOptions, type FormatFlags } from '../format-options.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { openCatalog } from '../open-catalog.js';
+import { createTable } from '../output/table.js';
+
+export interface FormatCommandOptions extends FormatFlags {
+  catalog?: string[];
+  provider?: ProviderName;
+  allProviders?: boolean;
+  profile?: string;
+  force?: string[];
+  tool?: string[];
+  round?: string;
+  json?: boolean;
+}
+
+/**
+ * `toolman format --provider P`: the exact JSON fragment the provider receives (stdout), with
+ * warnings on stderr; `--all-providers` shows side by side what each provider changes per tool.
+ */
+export async function formatCommand(options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
+  const { catalog } = openCatalog(io, options.catalog);
+  const formatting = formatOptions(catalog.format, options);
+  const round = options.round === undefined ? 1 : Number(options.round);
+  if (!Number.isInteger(round) || round < 1) throw new ToolmanError(ErrorCode.USAGE, `--round must be a whole number from 1, not ${JSON.stringify(options.round)}`);
+  const session = new ToolSession(catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] });
+  const run = (provider: ProviderName): FormatResult => {
+    if (options.tool?.length) {
+      const tools = options.tool.map((name) => findTool(catalog.tools, name));
+      return formatTools(provider, { tools, deferred: [], toolChoice: { type: 'auto' }, options: formatting });
+    }
+    return formatSession(provider, session, round, formatting);
+  };
+
+  if (options.allProviders) {
+    const results = PROVIDERS.map(run);
+    const names = [...new Set(results.flatMap((r) => [...Object.keys(r.sent), ...Object.keys(r.changes)]))];
+    if (options.json) {
+      io.stdout.write(JSON.stringify({ tools: names.map((name) => ({ name, providers: Object.fromEntries(results.map((r) => [r.provider, { sent: name in r.sent, as: r.sent[name] ?? null, changes: r.changes[name] ?? [] }])) })), warnings: results.flatMap((r) => r.warnings.map((w) => ({ provider: r.provider, ...w }))) }, null, 2) + '\n');
+      return EXIT.OK;
+    }
+    const table = await createTable(['tool', ...PROVIDERS], io);
+    for (const name of names) {
+      table.push([name, ...results.map((r) => (!(name in r.sent) ? `NOT SENT ${(r.changes[name] ?? []).join('; ')}`.trim() : (r.changes[name] ?? []).join('\n') || 'as is'))]);
+    }
+    io.stdout.write(table.toString() + '\n');
+    return EXIT.OK;
+  }
+
+  if (!options.provider) throw new ToolmanError(ErrorCode.USAGE, 'name a provider with --provider, or use --all-providers', { hint: `providers: ${PROVIDERS.join(', ')}` });
+  const result = run(options.provider);
+  io.stdout.write(JSON.stringify(options.json ? result : result.payload, null, 2) + '\n');
+  if (!options.json) {
+    const c = palette(colorEnabled(io, io.stderr));
+    for (const warning of result.warnings) io.stderr.write(`${c.yellow('warning:')} ${warning.message}\n`);
+    const user = [...result.prompts.user, ...result.prompts.reminders.map((r) => `(every turn) ${r}`)];
+    if (user.length) io.stderr.write(`${c.dim('user-turn prompt contributions (added by the chat loop, not part of this fragment):')}\n${user.map((u) => `  ${u}`).join('\n')}\n`);
+  }
+  return EXIT.OK;
+}

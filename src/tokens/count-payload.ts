@@ -1,0 +1,96 @@
+import type { FormatResult, ProviderName } from '../providers/types.js';
+import { anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
+import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAiEncodingFor, type CountText, type OpenAiFunction } from './openai-tokens.js';
+
+export const DEFAULT_MODELS: Record<ProviderName, string> = {
+  openai: 'gpt-4o',
+  'openai-responses': 'gpt-4o',
+  anthropic: 'claude-sonnet-4-5',
+  gemini: 'gemini-2.5-flash',
+};
+
+/** What the tool definitions of one request cost, per tool and in total. */
+export interface DefinitionCost {
+  provider: ProviderName;
+  model: string;
+  /** false: exact (a real tokenizer and the provider's documented rules); true: an estimate. */
+  estimate: boolean;
+  method: string;
+  /** Tokens per tool, by catalog name (tools not sent are absent). */
+  tools: Record<string, number>;
+  /** Fixed cost of sending any tools at all (OpenAI's func_end, Anthropic's tool-use system prompt). */
+  overhead: number;
+  /** The tools' system-prompt contributions. */
+  system: number;
+  total: number;
+}
+
+/** A counter for a provider's model, loaded once per process. */
+const counters = new Map<string, Promise<CountText>>();
+export function counterFor(provider: ProviderName, model: string): Promise<CountText> {
+  const encoding = provider === 'openai' || provider === 'openai-responses' ? openAiEncodingFor(model) : 'o200k_base';
+  let counter = counters.get(encoding);
+  if (!counter) counters.set(encoding, (counter = loadOpenAiCounter(encoding)));
+  return counter;
+}
+
+/** Counts exactly what a formatter produced: tool definitions, the fixed overhead and system text. */
+export async function countDefinitions(result: FormatResult, model: string = DEFAULT_MODELS[result.provider]): Promise<DefinitionCost> {
+  const provider = result.provider;
+  const count = await counterFor(provider, model);
+  const byProviderName = new Map(Object.entries(result.sent).map(([catalog, sentAs]) => [sentAs, catalog]));
+  const tools: Record<string, number> = {};
+  let overhead = 0;
+  let system = 0;
+  let estimate = false;
+  let method = '';
+  const entries = (result.payload.tools as Record<string, unknown>[] | undefined) ?? [];
+
+  if (provider === 'openai' || provider === 'openai-responses') {
+    const encoding = openAiEncodingFor(model);
+    method = `${encoding}, OpenAI cookbook num_tokens_for_tools`;
+    let functions = 0;
+    for (const entry of entries) {
+      const fn = (provider === 'openai' ? entry.function : entry.type === 'function' ? entry : undefined) as (OpenAiFunction & { defer_loading?: boolean }) | undefined;
+      const fnDeferred = provider === 'openai-responses' && entry.defer_loading === true;
+      const name = (fn?.name ?? (entry.name as string | undefined)) ?? String(entry.type);
+      const catalogName = byProviderName.get(name) ?? name;
+      if (fn && entry.type === 'function') {
+        functions++;
+        // A natively deferred function shows only its name and description up front.
+        tools[catalogName] = fnDeferred ? count(`${fn.name}:${fn.description ?? ''}`) : countOpenAiFunction(fn, count, encoding);
+        if (fnDeferred) estimate = true;
+      } else {
+        tools[catalogName] = count(JSON.stringify(entry));
+        estimate = true;
+      }
+    }
+    if (functions) overhead = COOKBOOK_TOOL_CONSTANTS[encoding].funcEnd;
+    const text = provider === 'openai' ? ((result.payload.messages as { content: string }[] | undefined)?.[0]?.content ?? '') : String(result.payload.instructions ?? '');
+    system = text ? count(text) : 0;
+  } else if (provider === 'anthropic') {
+    estimate = true;
+    const choice = (result.payload.tool_choice as { type?: string } | undefined)?.type;
+    const tokens = anthropicToolOverhead(model, choice === 'any' || choice === 'tool' ? 'any' : 'auto');
+    method = `estimate: o200k_base × 0.79 for definitions + tool-use system prompt (${tokens.label}: ${tokens.tokens})`;
+    for (const entry of entries) {
+      const name = String(entry.name ?? entry.type);
+      // Deferred tools are not in the initial prompt (Anthropic: "defer_loading").
+      tools[byProviderName.get(name) ?? name] = entry.defer_loading === true ? 0 : estimateAnthropicDefinition(entry, count, model);
+    }
+    if (entries.length) overhead = tokens.tokens;
+    system = typeof result.payload.system === 'string' ? estimateAnthropicText(result.payload.system, count, model) : 0;
+  } else {
+    estimate = true;
+    method = 'estimate: 4 characters per token';
+    for (const entry of entries) {
+      const declarations = entry.functionDeclarations as Record<string, unknown>[] | undefined;
+      if (declarations) for (const d of declarations) tools[byProviderName.get(String(d.name)) ?? String(d.name)] = estimateGemini(d);
+      else tools[Object.keys(entry)[0] ?? 'native'] = estimateGemini(entry);
+    }
+    const instruction = result.payload.systemInstruction as { parts: { text: string }[] } | undefined;
+    system = instruction ? estimateGemini(instruction.parts.map((p) => p.text).join('\n')) : 0;
+  }
+  const total = Object.values(tools).reduce((a, b) => a + b, 0) + overhead + system;
+  return { provider, model, estimate, method, tools, overhead, system, total };
+}
