@@ -101,6 +101,18 @@ for (const [name, uniqueShapes] of [['catalog-10000', false], ['catalog-10000-un
   console.log(`${q.label.padEnd(52)} ${q.median_ms.toFixed(3).padStart(8)} ms`);
 }
 
-mkdirSync(join(root, '.bench'), { recursive: true });
+// Token counting: format and count every tool of the 10,000-tool catalog (from `toolman budget`).
+for (const provider of ['openai', 'anthropic', 'gemini']) {
+  const samples = [];
+  for (let i = 0; i < bigRuns; i++) {
+    const result = spawnSync(process.execPath, [bin, '--catalog', join('.bench', 'catalog-10000', 'catalog.yaml'), 'budget', '--provider', provider, '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+    samples.push(JSON.parse(result.stdout).timing.count_eager_ms);
+  }
+  const r = { label: `format + count 10,000 tools (${provider})`, runs: bigRuns, median_ms: median(samples) };
+  results.push(r);
+  console.log(`${r.label.padEnd(52)} ${r.median_ms.toFixed(1).padStart(8)} ms`);
+}
+
+mkdirSync(join(root, '.bench', '.'), { recursive: true });
 writeFileSync(join(root, '.bench', 'results.json'), JSON.stringify({ node: process.version, bare_node_ms: bare.median_ms, results }, null, 2));
 console.log('\nwritten to .bench/results.json');

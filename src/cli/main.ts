@@ -47,6 +47,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('-p, --profile <name>', 'show the selection for this profile')
     .addOption(new Option('--force <tool>', 'force a tool, as a user would (repeatable)').argParser(collect))
     .option('--explain', 'every tool with its state, the step that decided it, and the rule')
+    .option('--defer-auto', 'defer the costliest tools until the definitions budget fits (as defer: auto)')
+    .addOption(new Option('-P, --provider <provider>', 'provider whose token costs drive --defer-auto').choices(['openai', 'openai-responses', 'anthropic', 'gemini']))
     .option('--json', 'print one JSON document')
     .action(async (opts, command: Command) => {
       const { listCommand } = await import('./commands/list.js');

@@ -21,6 +21,8 @@ export interface BudgetToolRow {
   tokens: number;
   share_pct: number;
   deferred: boolean;
+  /** The selection step and rule that made the tool active or deferred. */
+  step: string;
   rule: string;
 }
 
@@ -45,6 +47,8 @@ export interface BudgetReport {
     /** The meta-tools' own definitions (in the deferred total). */
     meta_tools: number;
   };
+  /** Time spent formatting and counting every selected tool (the eager set). */
+  timing: { count_eager_ms: number };
   budget: {
     definitions: number | null;
     per_result: number | null;
@@ -63,19 +67,36 @@ const choiceOf = (forced: Tool[]): ToolChoice => (forced.length === 1 ? { type: 
  * the active tools plus the meta-tool with deferral; checked against the catalog's definitions
  * budget, with the tools to defer when it does not fit.
  */
-export async function budgetReport(catalog: Catalog, request: BudgetRequest): Promise<BudgetReport> {
+/**
+ * The selection request for a budget: with a definitions budget set, automatic deferral is
+ * configured with each tool's cost for the provider (applied when the profile says `defer: auto`
+ * or `deferAuto` asks for it). Also used by `list --explain`, so it shows the same decisions.
+ */
+export async function budgetedSelection(catalog: Catalog, request: BudgetRequest): Promise<{ selection: SelectionRequest; eager: DefinitionCost; searchToolCost: number; eagerTools: Tool[]; forced: Tool[]; countMs: number }> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
   const base: SelectionRequest = { ...(request.profile ? { profile: request.profile } : {}), force: request.force ?? [] };
   const plain = selectTools(catalog, base);
   const eagerTools = [...plain.active, ...plain.deferred];
+  await countDefinitions(formatTools(request.provider, { tools: [], deferred: [], toolChoice: { type: 'auto' }, options }), model); // load the tokenizer outside the timing
+  const started = performance.now();
   const eager = await countDefinitions(formatTools(request.provider, { tools: eagerTools, deferred: [], toolChoice: choiceOf(plain.forced), options: { ...options, nativeToolSearch: undefined } }), model);
+  const countMs = Math.round((performance.now() - started) * 10) / 10;
   const cost = (tool: Tool) => eager.tools[tool.name] ?? 0;
-
   const definitions = catalog.budget.definitions;
   const searchTool = await countDefinitions(formatTools(request.provider, { tools: [toolSearchTool(1)], deferred: [], toolChoice: { type: 'auto' }, options }), model);
-  const reserve = (searchTool.tools.tool_search ?? 0) + eager.overhead + eager.system;
-  const selectionRequest: SelectionRequest = definitions !== undefined ? { ...base, autoDefer: { budget: definitions, cost, reserve, force: request.deferAuto ?? false } } : base;
+  const searchToolCost = searchTool.tools.tool_search ?? 0;
+  const reserve = searchToolCost + eager.overhead + eager.system;
+  const selection: SelectionRequest = definitions !== undefined ? { ...base, autoDefer: { budget: definitions, cost, reserve, force: request.deferAuto ?? false } } : base;
+  return { selection, eager, searchToolCost, eagerTools, forced: plain.forced, countMs };
+}
+
+export async function budgetReport(catalog: Catalog, request: BudgetRequest): Promise<BudgetReport> {
+  const model = request.model ?? DEFAULT_MODELS[request.provider];
+  const options = request.format ?? {};
+  const { selection: selectionRequest, eager, searchToolCost, eagerTools, countMs } = await budgetedSelection(catalog, request);
+  const cost = (tool: Tool) => eager.tools[tool.name] ?? 0;
+  const definitions = catalog.budget.definitions;
   const session = new ToolSession(catalog, selectionRequest);
   const deferred: DefinitionCost = await countDefinitions(formatSession(request.provider, session, 1, options), model);
   const metaTools = session.metaTools().reduce((sum, t) => sum + (deferred.tools[t.name] ?? 0), 0);
@@ -84,7 +105,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest): Pr
   const rows = eagerTools
     .map((tool) => {
       const decision = decisions.get(tool.name);
-      return { name: tool.name, tokens: cost(tool), share_pct: 0, deferred: decision?.state === 'deferred', rule: decision ? `${decision.step}: ${decision.rule}` : '' };
+      return { name: tool.name, tokens: cost(tool), share_pct: 0, deferred: decision?.state === 'deferred', step: decision?.step ?? '', rule: decision?.rule ?? '' };
     })
     .sort((a, b) => b.tokens - a.tokens || a.name.localeCompare(b.name));
   for (const row of rows) row.share_pct = round1((100 * row.tokens) / Math.max(1, eager.total));
@@ -92,7 +113,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest): Pr
   const overBy = definitions === undefined ? 0 : Math.max(0, deferred.total - definitions);
   const suggest: string[] = [];
   if (overBy > 0) {
-    let remaining = deferred.total + (metaTools === 0 ? (searchTool.tools.tool_search ?? 0) : 0);
+    let remaining = deferred.total + (metaTools === 0 ? searchToolCost : 0);
     const movable = session.selection.active.filter((t) => !t.alwaysLoad && !session.selection.forced.includes(t)).sort((a, b) => cost(b) - cost(a));
     for (const tool of movable) {
       if (remaining <= definitions!) break;
@@ -116,6 +137,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest): Pr
       system_deferred: deferred.system,
       meta_tools: metaTools,
     },
+    timing: { count_eager_ms: countMs },
     budget: {
       definitions: definitions ?? null,
       per_result: catalog.budget.per_result ?? null,

@@ -31,15 +31,25 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
   if (provider === 'openai' || provider === 'openai-responses') {
     const encoding = openAiEncodingFor(chosen);
     const messages: ChatMessageLike[] = provider === 'openai' ? asMessages(body.messages) : responsesInput(body);
-    if (provider === 'openai' && Array.isArray(body.functions) && body.functions.length && encoding === 'o200k_base') {
-      // Legacy functions: gpt-tokenizer renders them as the API does and matches its recorded counts.
+    if (encoding === 'o200k_base') {
+      // gpt-tokenizer's chat counter matches the API on o200k models, including legacy
+      // `functions`, `function_call` and function-role messages (its recorded cases).
       const { default: gpt4o } = await import('gpt-tokenizer/model/gpt-4o');
-      const tokens = gpt4o.countChatCompletionTokens!({ messages: messages as never, functions: body.functions as never, ...(body.function_call !== undefined ? { function_call: body.function_call as never } : {}) });
-      return { provider, model: chosen, estimate: false, tokens, method: 'o200k_base, gpt-tokenizer countChatCompletionTokens (legacy functions)', breakdown: { total: tokens } };
+      const legacy = provider === 'openai' && Array.isArray(body.functions) && body.functions.length > 0;
+      const tokens = gpt4o.countChatCompletionTokens!({
+        messages: messages as never,
+        ...(legacy ? { functions: body.functions as never } : {}),
+        ...(legacy && body.function_call !== undefined ? { function_call: body.function_call as never } : {}),
+      });
+      if (legacy) {
+        return { provider, model: chosen, estimate: false, tokens, method: 'o200k_base, gpt-tokenizer countChatCompletionTokens (legacy functions)', breakdown: { messages_and_functions: tokens } };
+      }
+      breakdown.messages = tokens;
+    } else {
+      breakdown.messages = countOpenAiMessages(messages, count);
     }
-    breakdown.messages = countOpenAiMessages(messages, count);
     const functions: OpenAiFunction[] = [];
-    for (const entry of [...(Array.isArray(body.tools) ? body.tools : []), ...(Array.isArray(body.functions) ? body.functions : [])]) {
+    for (const entry of [...(Array.isArray(body.tools) ? body.tools : []), ...(encoding === 'cl100k_base' && Array.isArray(body.functions) ? body.functions : [])]) {
       if (!isRecord(entry)) continue;
       const fn = isRecord(entry.function) ? entry.function : entry.type === 'function' || typeof entry.name === 'string' ? entry : undefined;
       if (fn && typeof fn.name === 'string') functions.push(fn as unknown as OpenAiFunction);

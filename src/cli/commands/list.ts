@@ -1,5 +1,6 @@
 import type { LoadedCatalog } from '../../catalog/load-catalog.js';
 import type { Tool } from '../../catalog/types.js';
+import type { ProviderName } from '../../providers/types.js';
 import { selectTools, type ToolDecision } from '../../select/select-tools.js';
 import { colorEnabled, palette, type Palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -12,6 +13,9 @@ export interface ListOptions {
   profile?: string;
   force?: string[];
   explain?: boolean;
+  /** Defer automatically to the definitions budget (as `defer: auto`), costed for this provider. */
+  deferAuto?: boolean;
+  provider?: ProviderName;
 }
 
 /** The flags `list` shows, in a fixed order. */
@@ -43,8 +47,15 @@ function stateLabel(decision: ToolDecision, c: Palette): string {
  */
 export async function listCommand(options: ListOptions, io: CliIO): Promise<ExitCode> {
   const loaded = openCatalog(io, options.catalog);
-  const selecting = options.profile !== undefined || (options.force?.length ?? 0) > 0 || options.explain === true;
-  const selection = selecting ? selectTools(loaded.catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] }) : undefined;
+  const selecting = options.profile !== undefined || (options.force?.length ?? 0) > 0 || options.explain === true || options.deferAuto === true;
+  const request = { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] };
+  let selection = selecting ? selectTools(loaded.catalog, request) : undefined;
+  if (selection && (selection.profile.deferAuto || options.deferAuto) && loaded.catalog.budget.definitions !== undefined) {
+    // Automatic deferral needs each tool's cost: load the tokenizer only in this case.
+    const { budgetedSelection } = await import('../../manager/budget-report.js');
+    const budgeted = await budgetedSelection(loaded.catalog, { provider: options.provider ?? 'openai', ...request, deferAuto: options.deferAuto ?? false });
+    selection = selectTools(loaded.catalog, budgeted.selection);
+  }
   const decisions = selection ? selection.decisions.filter((d) => options.explain || d.state !== 'removed') : undefined;
 
   if (options.json) {

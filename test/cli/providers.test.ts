@@ -1,0 +1,172 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin, runMain } from '../helpers/cli.js';
+import { startFakeProvider } from '../helpers/fake-provider.js';
+import { CHECKERS } from '../providers/checkers.js';
+
+const large = ['--catalog', 'catalogs/large.yaml'];
+const budget = ['--catalog', 'test/fixtures/catalogs/budget.yaml'];
+
+describe('toolman format', () => {
+  it('prints exactly the provider fragment on stdout and warnings on stderr', async () => {
+    const run = await runBin([...large, 'format', '--provider', 'openai', '--profile', 'full', '--strict']);
+    expect(run.code).toBe(0);
+    const payload = JSON.parse(run.stdout);
+    expect(Object.keys(payload).sort()).toEqual(['messages', 'tools']);
+    expect(CHECKERS.openai(payload)).toEqual([]);
+    expect(run.stderr).toMatch(/user-turn prompt contributions/);
+    const open = await runBin(['--catalog', 'test/fixtures/diagnostics/TM0402-openai-strict-impossible.yaml', 'format', '-P', 'openai', '--strict']);
+    expect(open.stderr).toMatch(/warning: set_labels: sent non-strict: an object allows arbitrary keys/);
+    expect(JSON.parse(open.stdout).tools[0].function.strict).toBe(false);
+  });
+
+  it.each(['openai', 'openai-responses', 'anthropic', 'gemini'] as const)('%s output passes that provider\'s checks', async (provider) => {
+    const run = await runMain([...large, 'format', '-P', provider, '-p', 'coding', '--force', 'git_log']);
+    expect(CHECKERS[provider](JSON.parse(run.stdout))).toEqual([]);
+  });
+
+  it('formats single tools with --tool and explains unknown ones', async () => {
+    const run = await runMain([...large, 'format', '-P', 'anthropic', '--tool', 'read_file']);
+    expect(JSON.parse(run.stdout).tools.map((t: { name: string }) => t.name)).toEqual(['read_file']);
+    const unknown = await runBin([...large, 'format', '-P', 'anthropic', '--tool', 'read_fil']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/did you mean "read_file"/);
+  });
+
+  it('--all-providers lists what each provider changes per tool', async () => {
+    const run = await runMain([...large, 'format', '--all-providers', '-p', 'coding', '--strict', '--json']);
+    const doc = JSON.parse(run.stdout);
+    const readFile = doc.tools.find((t: { name: string }) => t.name === 'read_file');
+    expect(readFile.providers.openai.changes).toContain('strict: optional properties made required and nullable');
+    expect(readFile.providers.gemini.changes).toContain('removed additionalProperties');
+    const text = await runMain([...large, 'format', '--all-providers', '-p', 'coding']);
+    expect(text.stdout).toMatch(/│ tool\s+│ openai\s+│ openai-responses\s+│ anthropic\s+│ gemini/);
+  });
+
+  it('needs a provider', async () => {
+    const run = await runBin([...large, 'format']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/name a provider with --provider/);
+  });
+});
+
+describe('toolman budget', () => {
+  it('prints the documented JSON and exits 1 over the definitions budget, naming tools to defer', async () => {
+    const run = await runBin([...budget, 'budget', '--profile', 'eager', '--json']);
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout);
+    expect(doc).toMatchObject({ provider: 'openai', model: 'gpt-4o', estimate: false, budget: { definitions: 150, ok: false } });
+    expect(doc.tools[0]).toEqual({ name: 'search_orders', tokens: expect.any(Number), share_pct: expect.any(Number), deferred: false, step: 'profile', rule: 'include: *' });
+    expect(doc.totals).toMatchObject({ eager: expect.any(Number), deferred: expect.any(Number), saving_pct: expect.any(Number) });
+    expect(doc.budget.suggest_defer[0]).toBe('search_orders');
+    expect(doc.budget.suggest_defer).not.toContain('ping'); // always_load
+  });
+
+  it('fits with defer: auto, keeping always_load tools; list --explain shows the decision', async () => {
+    const run = await runBin([...budget, 'budget', '--profile', 'auto', '--json']);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.budget.ok).toBe(true);
+    expect(doc.tools.filter((t: { deferred: boolean }) => !t.deferred).map((t: { name: string }) => t.name)).toEqual(['ping']);
+    const explain = await runMain([...budget, 'list', '--profile', 'auto', '--explain', '--json']);
+    expect(JSON.parse(explain.stdout).tools).toContainEqual({ name: 'search_orders', state: 'deferred', step: 'defer', rule: 'defer: auto (budget 150)' });
+    const flag = await runMain([...budget, 'budget', '--profile', 'eager', '--defer-auto']);
+    expect(flag.code).toBe(0);
+  });
+
+  it('saves at least 85% of definition tokens on large.yaml with deferral (minimal profile)', async () => {
+    for (const provider of ['openai', 'anthropic', 'gemini']) {
+      const doc = JSON.parse((await runMain([...large, 'budget', '--profile', 'minimal', '-P', provider, '--json'])).stdout);
+      expect(doc.totals.saving_pct, provider).toBeGreaterThanOrEqual(85);
+      expect(doc.estimate).toBe(provider !== 'openai');
+    }
+  });
+
+  it('prints a table, totals and the budget verdict', async () => {
+    const run = await runMain([...budget, 'budget', '--profile', 'eager']);
+    expect(run.stdout).toMatch(/│ search_orders\s+│ \d+\s+│ [\d.]+%\s+│ active/);
+    expect(run.stdout).toMatch(/eager \(every selected tool up front\): \d+ tokens/);
+    expect(run.stdout).toMatch(/✖ \d+ tokens over the definitions budget of 150/);
+    expect(run.stdout).toMatch(/defer these to fit \(costliest first\): search_orders/);
+  });
+});
+
+describe('toolman tokens', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-tokens-'));
+  const request = join(dir, 'request.json');
+  writeFileSync(
+    request,
+    JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'You are a helpful assistant that can answer to questions about the weather.' },
+        { role: 'user', content: "What's the weather like in San Francisco?" },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_current_weather', description: 'Get the current weather in a given location', parameters: { type: 'object', properties: { location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' }, unit: { type: 'string', description: 'The unit of temperature to return', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } } }],
+    }),
+  );
+
+  it('counts the cookbook request exactly: 101 on gpt-4o, 105 on gpt-4', async () => {
+    const run = await runBin(['tokens', request, '--provider', 'openai', '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ provider: 'openai', model: 'gpt-4o', estimate: false, tokens: 101, breakdown: { messages: expect.any(Number), tools: expect.any(Number) } });
+    const gpt4 = await runMain(['tokens', request, '--model', 'gpt-4', '--json']);
+    expect(JSON.parse(gpt4.stdout).tokens).toBe(105);
+    const text = await runMain(['tokens', request]);
+    expect(text.stdout).toMatch(/^101 input tokens for openai gpt-4o/);
+  });
+
+  it('estimates for other providers, and explains bad input', async () => {
+    const run = await runMain(['tokens', request, '-P', 'anthropic', '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ provider: 'anthropic', estimate: true });
+    writeFileSync(join(dir, 'bad.json'), '{');
+    const bad = await runBin(['tokens', join(dir, 'bad.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/is not valid JSON/);
+  });
+});
+
+describe('--exact against the providers\' counting endpoints (local fake server)', () => {
+  let server: Awaited<ReturnType<typeof startFakeProvider>>;
+  beforeAll(async () => {
+    server = await startFakeProvider();
+  });
+  afterAll(async () => server.close());
+
+  it('tokens --exact asks Anthropic\'s count_tokens with the key and version headers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-exact-'));
+    const body = { model: 'claude-sonnet-4-5', system: 'Be brief.', messages: [{ role: 'user', content: 'Hello, Claude' }] };
+    writeFileSync(join(dir, 'req.json'), JSON.stringify(body));
+    const run = await runBin(['tokens', join(dir, 'req.json'), '-P', 'anthropic', '--exact', '--json'], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url } });
+    expect(run.code).toBe(0);
+    const last = server.requests[server.requests.length - 1]!;
+    expect(last.url).toBe('/v1/messages/count_tokens');
+    expect(last.headers['x-api-key']).toBe('test-key');
+    expect(last.headers['anthropic-version']).toBe('2023-06-01');
+    expect(JSON.parse(run.stdout)).toMatchObject({ estimate: false, tokens: 10 + Math.round(JSON.stringify(last.body).length / 4) });
+  });
+
+  it('budget --exact gets eager and deferred totals from Gemini', async () => {
+    const run = await runBin([...large, 'budget', '-P', 'gemini', '-p', 'minimal', '--exact', '--json'], { env: { GEMINI_API_KEY: 'g-key', GEMINI_BASE_URL: server.url } });
+    const doc = JSON.parse(run.stdout);
+    expect(doc.exact.eager).toBeGreaterThan(doc.exact.deferred);
+    expect(server.requests.some((r) => /\/v1beta\/models\/gemini-2\.5-flash:countTokens$/.test(r.url) && r.headers['x-goog-api-key'] === 'g-key')).toBe(true);
+  });
+
+  it('needs a key, and reports provider failures clearly', async () => {
+    const noKey = await runBin(['tokens', 'test/fixtures/tokens/openai_cookbook_tool_token_examples.json', '-P', 'anthropic', '--exact'], { env: { ANTHROPIC_API_KEY: '' } });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/--exact asks Anthropic for the count and needs ANTHROPIC_API_KEY/);
+    const failing = await startFakeProvider({ status: 401 });
+    const run = await runBin([...large, 'budget', '-P', 'anthropic', '--exact'], { env: { ANTHROPIC_API_KEY: 'bad', ANTHROPIC_BASE_URL: failing.url } });
+    await failing.close();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Anthropic token counting failed: HTTP 401: invalid x-api-key/);
+    expect(run.stderr).toMatch(/check the API key/);
+    const down = await runBin([...large, 'budget', '-P', 'anthropic', '--exact'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/Anthropic token counting failed/);
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+  });
+});
