@@ -65,6 +65,7 @@ export const DIAGNOSTIC_CODES = {
   TM0703: { severity: 'error', name: 'module-missing', summary: 'A `module` handler names a file that does not exist.' },
   TM0704: { severity: 'error', name: 'invalid-url', summary: 'An `http` handler or agent URL does not parse.' },
   TM0705: { severity: 'warning', name: 'unknown-template-variable', summary: 'A `{{name}}` template names no parameter of the tool.' },
+  TM0706: { severity: 'error', name: 'native-tool-handler', summary: 'A provider-native tool has a handler; the provider runs native tools, toolman never does.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -166,6 +166,10 @@ const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
 function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
   const handler = tool.handler;
   if (!handler) return;
+  if (tool.native) {
+    reporter.report('TM0706', at('handler'), 'a provider-native tool is run by the provider; this handler would never run', { hint: 'remove the handler, or drop `native` to make it a normal tool' });
+    return;
+  }
   const properties = Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {});
   const checkTemplates = (text: string, pointer: string) => {
     for (const match of text.matchAll(TEMPLATE)) {
