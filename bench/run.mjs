@@ -113,6 +113,16 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   console.log(`${r.label.padEnd(52)} ${r.median_ms.toFixed(1).padStart(8)} ms`);
 }
 
+{
+  const { executorBench } = await import('./executor.mjs');
+  const r = await executorBench({ quick });
+  const overhead = { label: 'executor overhead per call (median)', median_ms: r.overhead_ms };
+  const batch = { label: '100 safe mock tools, 50 ms each, one turn', median_ms: r.batch_100x50ms_ms };
+  results.push(overhead, batch);
+  console.log(`${overhead.label.padEnd(52)} ${overhead.median_ms.toFixed(3).padStart(8)} ms`);
+  console.log(`${batch.label.padEnd(52)} ${batch.median_ms.toFixed(1).padStart(8)} ms`);
+}
+
 mkdirSync(join(root, '.bench', '.'), { recursive: true });
 writeFileSync(join(root, '.bench', 'results.json'), JSON.stringify({ node: process.version, bare_node_ms: bare.median_ms, results }, null, 2));
 console.log('\nwritten to .bench/results.json');

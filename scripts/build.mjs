@@ -10,7 +10,7 @@ writeValidators();
 rmSync(new URL('dist/', root), { recursive: true, force: true });
 await build({
   absWorkingDir: new URL('.', root).pathname,
-  entryPoints: { main: 'src/cli/main.ts', 'strict-compile-worker': 'src/catalog/checks/strict-compile-worker.ts' },
+  entryPoints: { main: 'src/cli/main.ts', index: 'src/index.ts', 'strict-compile-worker': 'src/catalog/checks/strict-compile-worker.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -22,6 +22,8 @@ await build({
   minifySyntax: true,
   sourcemap: 'linked',
   logLevel: 'warning',
+  // A native binary, loaded only to compile TypeScript module handlers.
+  external: ['esbuild'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);" },
 });

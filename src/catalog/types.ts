@@ -199,4 +199,4 @@ export const TOOL_DEFAULTS = {
 export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8 };
 
 /** Names of toolman's own meta-tools, offered when tools are deferred; catalog tools may not use them. */
-export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool'] as const;
+export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool', 'job_status', 'job_result'] as const;

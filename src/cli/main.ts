@@ -153,6 +153,29 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   program
+    .command('call')
+    .description('run tool calls through the executor: validation, confirmation, limits, timeouts, truncation')
+    .argument('[tool]', 'the tool to call')
+    .option('-a, --args <json>', 'arguments as JSON')
+    .option('--args-file <file>', 'arguments from a JSON file')
+    .option('--batch <file>', 'a JSON list of calls [{"id", "name", "arguments"}], run as one model turn')
+    .option('-y, --yes', 'approve tools that need confirmation')
+    .option('-p, --profile <name>', 'the profile whose selection applies')
+    .option('-v, --verbose', 'show each call\'s progress on stderr')
+    .option('--json', 'print one JSON document: {responses, took_control}')
+    .action(async (tool: string | undefined, opts, command: Command) => {
+      const { callCommand, terminalAsk } = await import('./commands/call.js');
+      const controller = new AbortController();
+      const onInterrupt = () => controller.abort();
+      process.once('SIGINT', onInterrupt);
+      try {
+        setCode(await callCommand({ tool, catalog: catalogOf(command), ...opts, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: controller.signal }, io));
+      } finally {
+        process.off('SIGINT', onInterrupt);
+      }
+    });
+
+  program
     .command('import')
     .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
     .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')

@@ -82,3 +82,12 @@ export function discoverTools(categories: string[], tags: string[]): Tool[] {
     }),
   ];
 }
+
+/** Collect the results of `mode: background` tools, which answer with a job id at once. */
+export function jobTools(): Tool[] {
+  const jobId = { job_id: { type: 'string', description: 'The job id a background tool answered with' } };
+  return [
+    metaTool('job_status', 'Check on a background job: running, done or failed, and for how long it has run.', { type: 'object', properties: jobId, required: ['job_id'], additionalProperties: false }),
+    metaTool('job_result', 'Get the result of a finished background job (or its status if it is still running).', { type: 'object', properties: jobId, required: ['job_id'], additionalProperties: false }),
+  ];
+}

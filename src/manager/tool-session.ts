@@ -3,7 +3,7 @@ import type { Catalog, Tool } from '../catalog/types.js';
 import { isToolmanError } from '../errors.js';
 import { ToolSearch } from '../search/tool-search.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
-import { discoverTools, MAX_SEARCH_RESULTS, toolSearchTool, type MetaToolName } from './meta-tools.js';
+import { discoverTools, jobTools, MAX_SEARCH_RESULTS, toolSearchTool, type MetaToolName } from './meta-tools.js';
 
 export type SearchMode = 'tool_search' | 'discover';
 
@@ -59,8 +59,13 @@ export class ToolSession {
     return [...this.discovered];
   }
 
-  /** The meta-tools offered alongside the selection (none when nothing is deferred). */
+  /** The meta-tools offered alongside the selection: search (when anything is deferred) and jobs. */
   metaTools(): Tool[] {
+    const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
+    return [...this.searchTools(), ...jobs];
+  }
+
+  private searchTools(): Tool[] {
     if (this.selection.exclusive || this.deferredByName.size === 0) return [];
     if (this.searchMode === 'discover') {
       const deferred = [...this.deferredByName.values()];
@@ -85,6 +90,14 @@ export class ToolSession {
     if (round === 1 && forced.length === 1) toolChoice = { type: 'tool', name: forced[0]! };
     else if (round === 1 && forced.length > 1) toolChoice = { type: 'required', names: forced };
     return { tools, toolChoice };
+  }
+
+  /**
+   * Makes deferred tools callable as if tool_search had found them: for drivers acting for the
+   * user (`toolman call`), who name the tool themselves. Removed tools stay removed.
+   */
+  activate(names: readonly string[]): void {
+    for (const name of names) if (this.deferredByName.has(name)) this.discovered.add(name);
   }
 
   /** Whether the model may call `name` directly now (meta-tools included). */

@@ -195,7 +195,9 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
       return;
     case 'http': {
       const url = handler.http.url.replace(TEMPLATE, 'x').replace(/\$\{env:[^}]*\}/g, 'x');
-      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      // A URL whose base comes from the environment or an argument can only be judged at run time.
+      const dynamicBase = /^\s*(\$\{env:|\{\{)/.test(handler.http.url);
+      if (!dynamicBase && (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))) {
         reporter.report('TM0704', at('handler', 'http', 'url'), `"${handler.http.url}" is not an http(s) URL`, { hint: 'write a full URL such as https://api.example.com/items/{{id}}' });
       }
       walkStrings(handler.http, ['handler', 'http'], checkTemplates);

@@ -1,0 +1,47 @@
+// Executor benchmarks (in process, through the library build in dist/index.js):
+//  - overhead per call: validation and bookkeeping around a mock tool that answers at once;
+//  - 100 safe mock tools with 50 ms latency in one turn.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump } from 'js-yaml';
+import { Executor, loadCatalog, ToolSession } from '../dist/index.js';
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+export async function executorBench({ quick = false } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-bench-'));
+  const tools = Array.from({ length: 100 }, (_, i) => ({
+    name: `tool_${i}`,
+    description: `Benchmark tool number ${i} that answers after its latency.`,
+    effect: 'read',
+    parameters: { type: 'object', properties: { q: { type: 'string', description: 'A query' }, n: { type: 'integer', minimum: 0, description: 'A number' } }, required: ['q'] },
+    handler: { mock: [{ latency_ms: 50, result: { i, q: '{{q}}' } }] },
+  }));
+  tools.push({ name: 'instant', description: 'Answers at once, to measure the executor around it.', effect: 'read', parameters: tools[0].parameters, handler: { mock: [{ result: { ok: true } }] } });
+  writeFileSync(join(dir, 'bench.yaml'), dump({ toolman: 1, limits: { max_calls_per_round: 100, max_rounds: 1 }, tools }));
+  const { catalog } = loadCatalog([join(dir, 'bench.yaml')]);
+  const executor = new Executor({ catalog, session: new ToolSession(catalog), cwd: dir, env: {} });
+
+  // Overhead: one call per turn, after warm-up; the mock itself does no work.
+  const runs = quick ? 500 : 3000;
+  for (let i = 0; i < 200; i++) await executor.runTurn([{ id: 'w', name: 'instant', arguments: { q: `w${i}`, n: i } }]);
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const started = process.hrtime.bigint();
+    await executor.runTurn([{ id: 'c', name: 'instant', arguments: { q: `q${i}`, n: i } }]);
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  // 100 safe tools with 50 ms latency in one turn.
+  const batches = [];
+  for (let r = 0; r < (quick ? 3 : 7); r++) {
+    const calls = tools.slice(0, 100).map((t, i) => ({ id: `c${i}`, name: t.name, arguments: { q: `r${r}` } }));
+    const started = process.hrtime.bigint();
+    const turn = await executor.runTurn(calls);
+    batches.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (turn.responses.some((x) => !x.ok)) throw new Error('a benchmark call failed');
+  }
+  return { overhead_ms: median(samples), batch_100x50ms_ms: median(batches) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(await executorBench({ quick: process.argv.includes('--quick') }));

@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { resolve } from 'node:path';
+import { describeFsError } from '../../catalog/load-catalog.js';
+import { ErrorCode, ToolmanError } from '../../errors.js';
+import { Executor } from '../../execute/executor.js';
+import type { ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
+import { ToolSession } from '../../manager/tool-session.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { openCatalog } from '../open-catalog.js';
+
+export interface CallOptions {
+  tool?: string;
+  args?: string;
+  argsFile?: string;
+  batch?: string;
+  yes?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+  profile?: string;
+  catalog?: string[];
+  /** Interactive confirmation; absent when stdin is not a terminal. */
+  ask?: (question: string) => Promise<string>;
+  signal?: AbortSignal;
+}
+
+function readJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ToolmanError(ErrorCode.USAGE, `${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function readFile(file: string, cwd: string): string {
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${file}: ${describeFsError(error)}`);
+  }
+}
+
+/** The calls to run: one tool with --args / --args-file, or a --batch file of calls. */
+function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
+  if (options.batch) {
+    if (options.tool) throw new ToolmanError(ErrorCode.USAGE, 'give either a TOOL or --batch, not both');
+    const list = readJson(readFile(options.batch, cwd), options.batch);
+    if (!Array.isArray(list)) throw new ToolmanError(ErrorCode.USAGE, `${options.batch} must hold a list of calls: [{"id", "name", "arguments"}]`);
+    return list.map((item, i) => {
+      const call = item as Partial<ToolCall>;
+      if (typeof call?.name !== 'string') throw new ToolmanError(ErrorCode.USAGE, `${options.batch}: call ${i} has no "name"`);
+      return { id: typeof call.id === 'string' ? call.id : `c${i + 1}`, name: call.name, arguments: call.arguments ?? {} };
+    });
+  }
+  if (!options.tool) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call, or pass --batch FILE', { hint: 'toolman call search_email --args \'{"query": "invoice"}\'' });
+  if (options.args !== undefined && options.argsFile !== undefined) throw new ToolmanError(ErrorCode.USAGE, 'give --args or --args-file, not both');
+  const args = options.args !== undefined ? readJson(options.args, '--args') : options.argsFile !== undefined ? readJson(readFile(options.argsFile, cwd), options.argsFile) : {};
+  return [{ id: 'c1', name: options.tool, arguments: args }];
+}
+
+/**
+ * `toolman call TOOL` / `toolman call --batch FILE`: the calls run through the same executor as
+ * the chat loop (validation, confirmation, limits, timeouts, truncation). Destructive tools ask
+ * on the terminal; `--yes` approves; without a terminal and without `--yes` they are declined.
+ */
+export async function callCommand(options: CallOptions, io: CliIO): Promise<ExitCode> {
+  const { catalog } = openCatalog(io, options.catalog);
+  const calls = callsFrom(options, io.cwd);
+  const session = new ToolSession(catalog, options.profile ? { profile: options.profile } : {});
+  // The user names the tools, so deferred ones count as found.
+  session.activate(calls.map((c) => c.name));
+  const c = palette(colorEnabled(io, io.stderr));
+  const approve = async (request: ApprovalRequest): Promise<boolean> => {
+    if (options.yes) return true;
+    if (!options.ask) {
+      io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
+      return false;
+    }
+    const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  };
+  const onEvent = (event: CallEvent) => {
+    if (!options.verbose) return;
+    const detail = event.type === 'done' || event.type === 'error' || event.type === 'cancelled' ? ` ${event.duration_ms} ms` : event.type === 'progress' ? ` ${event.message}` : '';
+    io.stderr.write(c.dim(`[${event.id}] ${event.name}: ${event.type}${detail}\n`));
+  };
+  const executor = new Executor({ catalog, session, cwd: io.cwd, env: io.env, approve, onEvent, ...(options.signal ? { signal: options.signal } : {}) });
+  const turn = await executor.runTurn(calls);
+  const failed = turn.responses.some((r) => !r.ok);
+
+  if (options.json) {
+    io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+    return failed ? EXIT.FAILURE : EXIT.OK;
+  }
+  for (const response of turn.responses) {
+    const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
+    if (response.ok) {
+      io.stdout.write(head + pretty(response.content) + '\n');
+      if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
+    } else {
+      if (head) io.stdout.write(head);
+      io.stderr.write(`${c.red('error:')} ${response.error}\n`);
+    }
+  }
+  if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
+  return failed ? EXIT.FAILURE : EXIT.OK;
+}
+
+function pretty(content: string): string {
+  try {
+    return JSON.stringify(JSON.parse(content), null, 2);
+  } catch {
+    return content;
+  }
+}
+
+/** A terminal prompt on stderr, for confirmations. */
+export function terminalAsk(): (question: string) => Promise<string> {
+  return async (question) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  };
+}

@@ -1,0 +1,35 @@
+import type { HttpHandler } from '../../catalog/types.js';
+import { fillSecrets, fillTemplate, fillValue } from '../templates.js';
+import type { HandlerContext } from '../types.js';
+
+/**
+ * An HTTP request from templates: `{{param}}` in the URL (URL-encoded), headers and body;
+ * `${env:NAME}` secrets in URL and headers, whose values the executor redacts from everything it
+ * returns or logs. The body defaults to the arguments as JSON for methods that take one. A
+ * non-2xx answer is a tool error with the status and an excerpt of the body.
+ */
+export async function runHttp(spec: HttpHandler, args: Record<string, unknown>, context: HandlerContext, secrets: Set<string>): Promise<unknown> {
+  const scope = { args, ...args };
+  const method = (spec.method ?? 'GET').toUpperCase();
+  const url = fillSecrets(fillTemplate(spec.url, scope, encodeURIComponent), context.env, secrets);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = fillSecrets(fillTemplate(value, scope), context.env, secrets);
+  let body: string | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    const value = spec.body === undefined ? args : fillValue(spec.body, scope);
+    body = typeof value === 'string' ? value : JSON.stringify(value);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = typeof value === 'string' ? 'text/plain' : 'application/json';
+  }
+  const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), signal: context.signal });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}: ${text.slice(0, 500)}`);
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}

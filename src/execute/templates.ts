@@ -1,0 +1,47 @@
+/** `{{name}}`, `{{args.name}}`, `{{args}}` and nested `{{args.a.b}}` in handler templates. */
+const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
+
+function lookup(args: Record<string, unknown>, path: string): unknown {
+  if (path === 'args') return args;
+  let value: unknown = args;
+  for (const key of path.replace(/^args\./, '').split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+const asText = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Replaces templates in one string; `encode` (e.g. encodeURIComponent) applies to each value. */
+export function fillTemplate(text: string, args: Record<string, unknown>, encode: (s: string) => string = (s) => s): string {
+  return text.replace(TEMPLATE, (_, path: string) => encode(asText(lookup(args, path))));
+}
+
+/**
+ * Fills templates through a JSON value. A string that is exactly one template takes the
+ * argument's value with its type (`"{{args}}"` is the whole argument object).
+ */
+export function fillValue(value: unknown, args: Record<string, unknown>): unknown {
+  if (typeof value === 'string') {
+    const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value);
+    return whole ? lookup(args, whole[1]!) : fillTemplate(value, args);
+  }
+  if (Array.isArray(value)) return value.map((v) => fillValue(v, args));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillValue(v, args)]));
+  return value;
+}
+
+/** `${env:NAME}` secrets: filled at run time, and every filled value is remembered for redaction. */
+export function fillSecrets(text: string, env: Record<string, string | undefined>, secrets: Set<string>): string {
+  return text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const value = env[name];
+    if (value === undefined) throw new Error(`environment variable ${name} is not set`);
+    if (value.length >= 4) secrets.add(value);
+    return value;
+  });
+}
+
+/** Replaces every known secret value in `text` with a placeholder. */
+export function redact(text: string, secrets: ReadonlySet<string>): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  return out;
+}
