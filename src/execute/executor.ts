@@ -186,7 +186,7 @@ export class Executor {
         handler.kind === 'mock'
           ? runMock(handler.cases, args, context)
           : handler.kind === 'exec'
-            ? runExec(handler.exec, args, context)
+            ? runExec(handler.exec, args, context, this.secrets)
             : handler.kind === 'http'
               ? runHttp(handler.http, args, context, this.secrets)
               : runModule(handler.file, handler.exportName, args, context);
@@ -287,10 +287,13 @@ export class Executor {
   }
 
   private whyUnavailable(tool: Tool): string {
-    const decision = this.options.session.selection.decisions.find((d) => d.tool === tool);
+    const { session } = this.options;
+    const decision = session.selection.decisions.find((d) => d.tool === tool);
     if (decision?.state === 'deferred') return `${tool.name} is not loaded yet: find it with tool_search (or discover_tools) first`;
-    if (this.options.session.selection.exclusive) return `only ${this.options.session.selection.exclusive.name} may run now (it is exclusive)`;
-    return `${tool.name} is not available in this session (${decision ? `${decision.step}: ${decision.rule}` : 'not selected'})`;
+    if (session.selection.exclusive) return `only ${session.selection.exclusive.name} may run now (it is exclusive)`;
+    const callable = [...session.selection.active, ...session.activated.map((name) => ({ name }))].map((t) => t.name);
+    const close = nearest(tool.name, callable);
+    return `${tool.name} is not available in this session (${decision ? `${decision.step}: ${decision.rule}` : 'not selected'})` + (close.length ? `; available tools with similar names: ${close.join(', ')}` : '');
   }
 
   private toolNamed(name: string): Tool | undefined {

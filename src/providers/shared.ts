@@ -17,9 +17,19 @@ export function resultFor(provider: ProviderName) {
   };
 }
 
-/** A tool's native definition for this provider, when the catalog declares one. */
-export function nativeDefinition(tool: Tool, provider: ProviderName): Record<string, unknown> | undefined {
-  return tool.native?.[provider];
+/**
+ * A provider-native tool's definition for this provider, recorded as sent; or undefined, with a
+ * warning, when the catalog declares none for it (the tool is then not sent).
+ */
+export function nativeDefinition(tool: Tool, provider: ProviderName, formatting: ReturnType<typeof resultFor>): Record<string, unknown> | undefined {
+  const definition = tool.native?.[provider];
+  if (definition) {
+    formatting.result.sent[tool.name] = tool.name;
+    formatting.change(tool, "sent as the provider's native tool");
+  } else {
+    formatting.warn(`a provider-native tool with no definition for ${provider}; not sent`, tool);
+  }
+  return definition;
 }
 
 /** The description providers see: the catalog description, else the summary, else nothing. */

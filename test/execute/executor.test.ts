@@ -281,6 +281,12 @@ describe('http handler and secrets', () => {
     expect(everything).toContain('[redacted]');
   });
 
+  it('never expands ${env:...} that arrives in an argument', async () => {
+    const { run } = executor({ env: { TEST_API: url, TEST_TOKEN: 'sk-test-0123456789abcdef', HOME_SECRET: 'do-not-leak-me' } });
+    await run([call('call_api', { id: '${env:HOME_SECRET}' })]);
+    expect(seen[seen.length - 1]!.url).toBe('/items/%24%7Benv%3AHOME_SECRET%7D');
+  });
+
   it('fails clearly when a secret is not set', async () => {
     const turn = await executor({ env: { TEST_API: url } }).run([call('call_api', { id: 'x' })]);
     expect(turn.responses[0]!.error).toMatch(/environment variable TEST_TOKEN is not set/);

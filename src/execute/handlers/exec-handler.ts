@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ExecHandler } from '../../catalog/types.js';
-import { fillTemplate } from '../templates.js';
+import { fillSecrets, fillTemplate } from '../templates.js';
 import type { HandlerContext } from '../types.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
@@ -13,8 +13,14 @@ const BASE_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT'];
  * argument, so a value like `; rm -rf ~` stays one literal argument. The process gets its own
  * group, killed whole on timeout or cancel; stdout and stderr are capped.
  */
-export function runExec(spec: ExecHandler, args: Record<string, unknown>, context: HandlerContext): Promise<unknown> {
-  const argv = spec.argv.map((part) => fillTemplate(part, { args, ...args }));
+export function runExec(spec: ExecHandler, args: Record<string, unknown>, context: HandlerContext, secrets: Set<string>): Promise<unknown> {
+  let argv: string[];
+  try {
+    // `${env:NAME}` is filled in the catalog's own text only, never in argument values.
+    argv = spec.argv.map((part) => fillTemplate(fillSecrets(part, context.env, secrets), { args, ...args }));
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const [program, ...rest] = argv;
   if (!program) return Promise.reject(new Error('exec.argv is empty'));
   const env: Record<string, string> = {};

@@ -11,9 +11,10 @@ import type { HandlerContext } from '../types.js';
 export async function runHttp(spec: HttpHandler, args: Record<string, unknown>, context: HandlerContext, secrets: Set<string>): Promise<unknown> {
   const scope = { args, ...args };
   const method = (spec.method ?? 'GET').toUpperCase();
-  const url = fillSecrets(fillTemplate(spec.url, scope, encodeURIComponent), context.env, secrets);
+  // Secrets first, from the catalog's own text: a `${env:...}` inside an argument value is never expanded.
+  const url = fillTemplate(fillSecrets(spec.url, context.env, secrets), scope, encodeURIComponent);
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = fillSecrets(fillTemplate(value, scope), context.env, secrets);
+  for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = fillTemplate(fillSecrets(value, context.env, secrets), scope);
   let body: string | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
     const value = spec.body === undefined ? args : fillValue(spec.body, scope);

@@ -52,19 +52,16 @@ function closeObjects(schema: JsonSchema): JsonSchema {
  * asked. The search tool is never deferred, so at least one tool always stays loaded.
  */
 export function formatAnthropic(input: FormatInput): FormatResult {
-  const { result, change, warn } = resultFor('anthropic');
+  const formatting = resultFor('anthropic');
+  const { result, change, warn } = formatting;
   const nativeSearch = input.options.nativeToolSearch;
   const tools: Record<string, unknown>[] = [];
   const budget = { tools: 0, optional: 0, unions: 0 };
 
   const add = (tool: Tool, deferred: boolean) => {
     if (tool.native) {
-      const definition = nativeDefinition(tool, 'anthropic');
-      if (definition) {
-        tools.push(definition);
-        result.sent[tool.name] = tool.name;
-        change(tool, 'sent as the provider\'s native tool');
-      } else warn('a provider-native tool with no definition for anthropic; not sent', tool);
+      const definition = nativeDefinition(tool, 'anthropic', formatting);
+      if (definition) tools.push(definition);
       return;
     }
     const description = describe(tool);

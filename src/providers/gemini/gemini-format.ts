@@ -17,18 +17,15 @@ export function geminiName(name: string): string {
  * `googleSearch`) are their own entries in `tools`.
  */
 export function formatGemini(input: FormatInput): FormatResult {
-  const { result, change, warn } = resultFor('gemini');
+  const formatting = resultFor('gemini');
+  const { result, change, warn } = formatting;
   const declarations: Record<string, unknown>[] = [];
   const nativeTools: Record<string, unknown>[] = [];
   const names = new Map<string, string>();
   const add = (tool: Tool) => {
     if (tool.native) {
-      const definition = nativeDefinition(tool, 'gemini');
-      if (definition) {
-        nativeTools.push(definition);
-        result.sent[tool.name] = tool.name;
-        change(tool, 'sent as the provider\'s native tool');
-      } else warn('a provider-native tool with no definition for gemini; not sent', tool);
+      const definition = nativeDefinition(tool, 'gemini', formatting);
+      if (definition) nativeTools.push(definition);
       return;
     }
     const name = geminiName(tool.name);

@@ -14,17 +14,14 @@ type Api = 'openai' | 'openai-responses';
  * Responses can defer tools natively (`defer_loading` plus a `tool_search` tool, gpt-5.4+).
  */
 export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
-  const { result, change, warn } = resultFor(api);
+  const formatting = resultFor(api);
+  const { result, change, warn } = formatting;
   const native = api === 'openai-responses' && input.options.nativeToolSearch !== undefined;
   const tools: Record<string, unknown>[] = [];
   const add = (tool: Tool, deferred: boolean) => {
-    const nativeTool = nativeDefinition(tool, api);
     if (tool.native) {
-      if (nativeTool) {
-        tools.push(nativeTool);
-        result.sent[tool.name] = tool.name;
-        change(tool, 'sent as the provider\'s native tool');
-      } else warn(`a provider-native tool with no definition for ${api}; not sent`, tool);
+      const definition = nativeDefinition(tool, api, formatting);
+      if (definition) tools.push(definition);
       return;
     }
     let parameters = tool.parameters;
