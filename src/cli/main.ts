@@ -105,7 +105,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       .option('--strict', 'OpenAI / Anthropic strict schemas')
       .option('--cache-control', 'Anthropic: cache_control on the last tool')
       .addOption(new Option('--native-search <kind>', 'provider-native deferred loading and tool search').choices(['bm25', 'regex']))
-      .option('--gemini-json-schema', 'Gemini: parametersJsonSchema instead of the OpenAPI subset');
+      .option('--gemini-json-schema', 'Gemini: parametersJsonSchema instead of the OpenAPI subset')
+      .addOption(new Option('--search-mode <mode>', 'how deferred tools are found: one tool_search, or discover_tools + get_tool_schema + invoke_tool').choices(['tool_search', 'discover']));
 
   addFormatFlags(
     program

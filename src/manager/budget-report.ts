@@ -4,7 +4,7 @@ import type { FormatOptions, ProviderName } from '../providers/types.js';
 import { countDefinitions, DEFAULT_MODELS, type DefinitionCost } from '../tokens/count-payload.js';
 import { selectTools, type SelectionRequest } from '../select/select-tools.js';
 import { toolSearchTool } from './meta-tools.js';
-import { ToolSession, type ToolChoice } from './tool-session.js';
+import { ToolSession, type SearchMode, type ToolChoice } from './tool-session.js';
 
 export interface BudgetRequest {
   provider: ProviderName;
@@ -13,6 +13,8 @@ export interface BudgetRequest {
   force?: readonly string[];
   /** Defer automatically to fit the definitions budget even if the profile does not say `defer: auto`. */
   deferAuto?: boolean;
+  /** How deferred tools are found (meta-tools offered); default: the catalog's `search.mode`. */
+  searchMode?: SearchMode;
   format?: FormatOptions;
 }
 
@@ -97,7 +99,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest): Pr
   const { selection: selectionRequest, eager, searchToolCost, eagerTools, countMs } = await budgetedSelection(catalog, request);
   const cost = (tool: Tool) => eager.tools[tool.name] ?? 0;
   const definitions = catalog.budget.definitions;
-  const session = new ToolSession(catalog, selectionRequest);
+  const session = new ToolSession(catalog, { ...selectionRequest, ...(request.searchMode ? { searchMode: request.searchMode } : {}) });
   const deferred: DefinitionCost = await countDefinitions(formatSession(request.provider, session, 1, options), model);
   const metaTools = session.metaTools().reduce((sum, t) => sum + (deferred.tools[t.name] ?? 0), 0);
 

@@ -45,6 +45,13 @@ describe('toolman format', () => {
     expect(text.stdout).toMatch(/│ tool\s+│ openai\s+│ openai-responses\s+│ anthropic\s+│ gemini/);
   });
 
+  it('--search-mode discover offers discover_tools, get_tool_schema and invoke_tool instead of tool_search', async () => {
+    const run = await runMain([...large, 'format', '-P', 'anthropic', '-p', 'minimal', '--search-mode', 'discover']);
+    const names = JSON.parse(run.stdout).tools.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['discover_tools', 'get_tool_schema', 'invoke_tool']));
+    expect(names).not.toContain('tool_search');
+  });
+
   it('needs a provider', async () => {
     const run = await runBin([...large, 'format']);
     expect(run.code).toBe(2);

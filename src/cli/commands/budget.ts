@@ -1,4 +1,5 @@
 import { budgetReport } from '../../manager/budget-report.js';
+import type { SearchMode } from '../../manager/tool-session.js';
 import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { formatOptions, type FormatFlags } from '../format-options.js';
@@ -14,6 +15,7 @@ export interface BudgetCommandOptions extends FormatFlags {
   profile?: string;
   force?: string[];
   deferAuto?: boolean;
+  searchMode?: SearchMode;
   exact?: boolean;
   json?: boolean;
 }
@@ -31,6 +33,7 @@ export async function budgetCommand(options: BudgetCommandOptions, io: CliIO): P
     ...(options.profile ? { profile: options.profile } : {}),
     force: options.force ?? [],
     deferAuto: options.deferAuto ?? false,
+    ...(options.searchMode ? { searchMode: options.searchMode } : {}),
     format: formatOptions(catalog.format, options),
   });
   const exact = options.exact ? await exactDefinitionTotals(catalog, report, options, io) : undefined;

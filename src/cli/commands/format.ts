@@ -1,5 +1,5 @@
 import { ErrorCode, ToolmanError } from '../../errors.js';
-import { ToolSession } from '../../manager/tool-session.js';
+import { ToolSession, type SearchMode } from '../../manager/tool-session.js';
 import { formatSession, formatTools } from '../../providers/format-tools.js';
 import { PROVIDERS, type FormatResult, type ProviderName } from '../../providers/types.js';
 import { findTool } from './show.js';
@@ -17,6 +17,7 @@ export interface FormatCommandOptions extends FormatFlags {
   force?: string[];
   tool?: string[];
   round?: string;
+  searchMode?: SearchMode;
   json?: boolean;
 }
 
@@ -29,7 +30,7 @@ export async function formatCommand(options: FormatCommandOptions, io: CliIO): P
   const formatting = formatOptions(catalog.format, options);
   const round = options.round === undefined ? 1 : Number(options.round);
   if (!Number.isInteger(round) || round < 1) throw new ToolmanError(ErrorCode.USAGE, `--round must be a whole number from 1, not ${JSON.stringify(options.round)}`);
-  const session = new ToolSession(catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] });
+  const session = new ToolSession(catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], ...(options.searchMode ? { searchMode: options.searchMode } : {}) });
   const run = (provider: ProviderName): FormatResult => {
     if (options.tool?.length) {
       const tools = options.tool.map((name) => findTool(catalog.tools, name));
