@@ -46,7 +46,7 @@ export class Executor {
   constructor(private readonly options: ExecutorOptions) {}
 
   async runTurn(calls: readonly ToolCall[]): Promise<TurnResult> {
-    const { catalog, session } = this.options;
+    const { catalog } = this.options;
     const normalized = calls.map((call) => ({ ...call, arguments: parseArguments(call.arguments) }));
     const outcomes = new Array<Promise<Outcome> | undefined>(calls.length);
     const durations = new Array<number>(calls.length).fill(0);
