@@ -69,3 +69,15 @@ describe('toolman import', () => {
     }
   });
 });
+
+describe('toolman import - (standard input)', () => {
+  it('reads definitions from standard input', async () => {
+    const { importCommand } = await import('../../src/cli/commands/import.js');
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, cwd: ROOT, env: {} };
+    const code = await importCommand({ file: '-', stdin: async () => readFileSync(join(FIXTURES, 'import', 'anthropic.json'), 'utf8') }, io);
+    expect(code).toBe(0);
+    expect(out).toContain('# Imported by toolman from stdin (anthropic).');
+    await expect(importCommand({ file: '-', stdin: async () => '' }, io)).rejects.toThrow(/standard input is not valid JSON or YAML/);
+  });
+});

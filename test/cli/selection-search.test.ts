@@ -113,3 +113,11 @@ describe('toolman eval search', () => {
     expect(metrics.recall_at_10).toBeGreaterThanOrEqual(90);
   });
 });
+
+describe('toolman search input errors', () => {
+  it('refuses an empty query', async () => {
+    const run = await runBin(['--catalog', 'catalogs/large.yaml', 'search', ' ']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/the search query is empty/);
+  });
+});

@@ -48,7 +48,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   }
   const text = options.file === '-' ? await (options.stdin?.() ?? Promise.resolve('')) : readInput(options.file, io);
   const source = options.file === '-' ? 'stdin' : basename(options.file);
-  const result = importTools(parseInput(text, options.file), options.from ? { from: options.from as ImportFormat } : {});
+  const result = importTools(parseInput(text, options.file === '-' ? 'standard input' : options.file), options.from ? { from: options.from as ImportFormat } : {});
   if (result.tools.length === 0) {
     throw new ToolmanError(ErrorCode.USAGE, `no tool definitions found in ${source}`, { hint: `expected a list of tools or an object with tools, functions or functionDeclarations (--from ${IMPORT_FORMATS.join('|')})` });
   }

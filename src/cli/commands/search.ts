@@ -15,6 +15,7 @@ export interface SearchCommandOptions {
 
 /** `toolman search QUERY`: the same engine as the tool_search meta-tool. */
 export async function searchCommand(options: SearchCommandOptions, io: CliIO): Promise<ExitCode> {
+  if (options.query.trim() === '') throw new ToolmanError(ErrorCode.USAGE, 'the search query is empty', { hint: 'say what the tool should do, e.g. toolman search "refund a payment"' });
   const limit = parseLimit(options.limit);
   const manager = new ToolManager(openCatalog(io, options.catalog).catalog);
   // With a profile, search what that profile can reach (active and deferred tools).
