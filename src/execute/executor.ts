@@ -27,7 +27,8 @@ export interface ExecutorOptions {
   signal?: AbortSignal;
 }
 
-type Outcome = { ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string; attempts?: number };
+/** A call's outcome; `tool` names the tool whose limits apply when another call ran it (invoke_tool). */
+type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: string };
 
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
@@ -124,7 +125,11 @@ export class Executor {
     if (!viaInvoke && session.isMetaTool(call.name)) {
       const outcome = session.callMetaTool(call.name, isRecord(args) ? args : {});
       if (!outcome.ok) return finish(fail('tool_error', outcome.error));
-      if ('invoke' in outcome) return finish(await this.callOne({ id: call.id, name: outcome.invoke.name, arguments: outcome.invoke.arguments }, () => {}, true));
+      if ('invoke' in outcome) {
+        // The invoked call reports its own events and duration; its result is truncated by its limits.
+        const inner = await this.callOne({ id: call.id, name: outcome.invoke.name, arguments: outcome.invoke.arguments }, setDuration, true);
+        return { ...inner, tool: outcome.invoke.name };
+      }
       return finish({ ok: true, value: outcome.content });
     }
 
@@ -220,7 +225,7 @@ export class Executor {
   }
 
   private toResponse(call: { id: string; name: string; arguments: unknown }, outcome: Outcome, duration: number): ToolResponse {
-    const tool = this.toolNamed(call.name);
+    const tool = this.toolNamed(outcome.tool ?? call.name);
     let content: string;
     let error: string | null = null;
     let kind: ErrorKind | null = null;

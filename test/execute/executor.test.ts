@@ -292,3 +292,22 @@ describe('http handler and secrets', () => {
     expect(turn.responses[0]!.error).toMatch(/environment variable TEST_TOKEN is not set/);
   });
 });
+
+describe('invoke_tool (discover mode)', () => {
+  it('runs the invoked call through validation, confirmation and truncation', async () => {
+    const session = new ToolSession(catalog, { searchMode: 'discover' });
+    const approvals: string[] = [];
+    const events: CallEvent[] = [];
+    const instance = new Executor({ catalog, session, cwd: ROOT, env: {}, approve: async (r) => (approvals.push(r.tool.name), false), onEvent: (e) => events.push(e) });
+    const turn = await instance.runTurn([
+      call('invoke_tool', { name: 'hidden', arguments: {} }, 'i1'),
+      call('invoke_tool', { name: 'lookup', arguments: { limit: 3 } }, 'i2'),
+      call('invoke_tool', { name: 'remove_record', arguments: { key: 'a' } }, 'i3'),
+    ]);
+    expect(turn.responses[0]).toMatchObject({ ok: true, content: 'found' });
+    expect(turn.responses[1]!.error).toMatch(/missing required argument "key"/);
+    expect(turn.responses[2]!.error_kind).toBe('declined');
+    expect(approvals).toEqual(['remove_record']);
+    expect(events.filter((e) => e.id === 'i1' && (e.type === 'done' || e.type === 'error'))).toHaveLength(1);
+  });
+});
