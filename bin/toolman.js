@@ -4,7 +4,15 @@ import module from 'node:module';
 
 // Node 22+ caches compiled code between runs; on Node 20 this is a no-op.
 module.enableCompileCache?.();
-const { main, processIO } = await import('../dist/main.js');
+let cli;
+try {
+  cli = await import('../dist/main.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  process.stderr.write('toolman: error: toolman is not built (dist/ is missing)\n  hint: run `npm install` (or `npm run build`) in the toolman folder\n');
+  process.exit(2);
+}
+const { main, processIO } = cli;
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -110,11 +110,12 @@ export function selectTools(catalog: Catalog, request: SelectionRequest = {}): S
       });
     }
     Object.assign(decision, { state: 'active', step: 'forced', rule: 'forced by the user' });
-    forced.push(decision);
+    if (!forced.includes(decision)) forced.push(decision);
   }
   for (const decision of decisions) {
-    if (decision.state !== 'removed' && !forced.includes(decision) && firstMatch(decision.tool, forcedByProfile)) {
-      Object.assign(decision, { state: 'active', step: 'forced', rule: `forced: ${firstMatch(decision.tool, forcedByProfile)}` });
+    const pattern = decision.state !== 'removed' && !forced.includes(decision) ? firstMatch(decision.tool, forcedByProfile) : undefined;
+    if (pattern) {
+      Object.assign(decision, { state: 'active', step: 'forced', rule: `forced: ${pattern}` });
       forced.push(decision);
     }
   }
