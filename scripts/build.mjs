@@ -10,7 +10,7 @@ writeValidators();
 rmSync(new URL('dist/', root), { recursive: true, force: true });
 await build({
   absWorkingDir: new URL('.', root).pathname,
-  entryPoints: { main: 'src/cli/main.ts', index: 'src/index.ts', 'strict-compile-worker': 'src/catalog/checks/strict-compile-worker.ts' },
+  entryPoints: { main: 'src/cli/main.ts', index: 'src/index.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -5,11 +5,6 @@ import type { Diagnostic } from './diagnostic.js';
 import { sortDiagnostics } from './diagnostic.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from './load-catalog.js';
 
-export interface CheckOptions {
-  /** Worker threads for compiling parameter schemas (0: none); default: cores - 1, up to 4. */
-  workers?: number;
-}
-
 export interface ValidationResult {
   loaded: LoadedCatalog;
   diagnostics: Diagnostic[];
@@ -20,10 +15,10 @@ export interface ValidationResult {
  * semantic checks. Semantic checks run even when the schema found errors, on whatever parts of
  * the catalog could be read, so one run reports as much as it can.
  */
-export async function checkLoadedCatalog(loaded: LoadedCatalog, options: CheckOptions = {}): Promise<Diagnostic[]> {
+export async function checkLoadedCatalog(loaded: LoadedCatalog): Promise<Diagnostic[]> {
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
-    await checkTools(loaded, options);
+    checkTools(loaded);
     checkProfiles(loaded);
     checkProviders(loaded, loaded.catalog.files[0]);
   }
@@ -31,7 +26,7 @@ export async function checkLoadedCatalog(loaded: LoadedCatalog, options: CheckOp
 }
 
 /** Loads `paths` as one catalog and checks it. Throws only when a root file cannot be read. */
-export async function validateCatalog(paths: readonly string[], options: LoadOptions & CheckOptions = {}): Promise<ValidationResult> {
+export async function validateCatalog(paths: readonly string[], options: LoadOptions = {}): Promise<ValidationResult> {
   const loaded = loadCatalog(paths, options);
-  return { loaded, diagnostics: await checkLoadedCatalog(loaded, options) };
+  return { loaded, diagnostics: await checkLoadedCatalog(loaded) };
 }

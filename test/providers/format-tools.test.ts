@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
@@ -13,6 +14,7 @@ import { CHECKERS } from './checkers.js';
 import { ROOT } from '../helpers/paths.js';
 
 const large = loadCatalog(['catalogs/large.yaml'], { cwd: ROOT }).catalog;
+const TMP = mkdtempSync(join(tmpdir(), 'toolman-format-'));
 const tool = (name: string) => large.tools.find((t) => t.name === name)!;
 const auto = { type: 'auto' } as const;
 
@@ -158,10 +160,8 @@ describe.skipIf(!existsSync(SHARED))('real tools (../shared/data) format for eve
 });
 
 function loadFromObject(doc: unknown): Tool[] {
-  const dir = join(ROOT, 'test', '.tmp');
-  const file = join(dir, `import-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  const file = join(TMP, `import-${Math.random().toString(36).slice(2)}.json`);
   // The loader reads files; JSON is YAML.
-  mkdirSync(dir, { recursive: true });
   writeFileSync(file, JSON.stringify(doc));
   return loadCatalog([file]).catalog.tools;
 }

@@ -19,7 +19,7 @@ function withoutDialect(schema: Record<string, unknown>): Record<string, unknown
 /**
  * Checks a tool's `parameters` (at `base`, a pointer into the file) against the meta-schema and
  * toolman's own rules. Returns the schema to compile with ajv (strict) when it is fit for that:
- * compiling is the expensive part, so the caller batches it (see runStrictJobs).
+ * compiling is the expensive part, so the caller compiles each distinct shape once.
  */
 export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): JsonSchema | undefined {
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);

@@ -5,9 +5,8 @@ import { dottedPath } from '../reporter.js';
 import type { LoadedCatalog } from '../load-catalog.js';
 import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../types.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
-import { runStrictJobs } from './run-strict-jobs.js';
-import { pathFromShape, schemaShape } from './schema-shape.js';
-import type { ExampleError, StrictJob } from './strict-compile.js';
+import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
+import { runStrictJob, type ExampleError, type StrictJob } from './strict-compile.js';
 
 /** OpenAI and Anthropic accept exactly these names. */
 export const PROVIDER_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -20,7 +19,7 @@ export const MIN_DESCRIPTION_WORDS = 4;
 export const MAX_DESCRIPTION_CHARS = 2000;
 
 /** Checks every tool and agent entry of a loaded catalog. */
-export async function checkTools(loaded: LoadedCatalog, options: { workers?: number } = {}): Promise<void> {
+export function checkTools(loaded: LoadedCatalog): void {
   const seen = new Map<string, Tool>();
   const jobs: StrictJob[] = [];
   const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[] }[] = [];
@@ -87,27 +86,30 @@ export async function checkTools(loaded: LoadedCatalog, options: { workers?: num
     if (compilable && tool.examples.length > 0) {
       // Examples are validated against the real schema, so it is compiled as it is.
       jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });
-      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base });
+      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base: [...base, 'parameters'] });
     } else if (compilable) {
-      const { shape, renamed } = schemaShape(compilable);
-      const key = JSON.stringify(shape);
-      let job = jobsByShape.get(key);
-      if (job === undefined) {
-        job = jobs.length;
-        jobs.push({ id: job, schema: shape, examples: [] });
-        jobsByShape.set(key, job);
+      // Strict complaints depend only on each node's shape: compile each distinct piece once.
+      for (const piece of decomposeSchema(compilable) ?? [{ path: [], node: compilable }]) {
+        const { shape, renamed } = schemaShape(piece.node);
+        const key = JSON.stringify(shape);
+        let job = jobsByShape.get(key);
+        if (job === undefined) {
+          job = jobs.length;
+          jobs.push({ id: job, schema: shape, examples: [] });
+          jobsByShape.set(key, job);
+        }
+        uses.push({ job, schema: piece.node, renamed, reporter, base: [...base, 'parameters', ...piece.path] });
       }
-      uses.push({ job, schema: compilable, renamed, reporter, base });
     }
     checkHandler(tool, reporter, at);
   }
 
-  const results = await runStrictJobs(jobs, options);
+  const results = jobs.map(runStrictJob);
   for (const use of uses) {
     const result = results[use.job]!;
     const mapPath = use.renamed === undefined ? undefined : (path: string[]) => pathFromShape(use.schema, path, use.renamed!);
-    reportStrictComplaints(result.complaints, use.schema, [...use.base, 'parameters'], use.reporter, mapPath);
-    for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base, ...p]));
+    reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath);
+    for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base.slice(0, -1), ...p]));
   }
 }
 

@@ -62,3 +62,39 @@ export function pathFromShape(schema: JsonSchema, shapePath: readonly string[], 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** Keywords that make a schema's parts depend on each other (references, identifiers). */
+const LINKED = /"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)"/;
+
+/** One part of a decomposed schema: where it sits and the node with its children cut out. */
+export interface SchemaPiece {
+  path: string[];
+  node: JsonSchema;
+}
+
+/**
+ * Splits a schema at its `properties` and `items`: each piece is one node whose property and
+ * item schemas are replaced by `true`. ajv's strict checks are local to a node (unknown keywords
+ * and formats, keywords that do not fit the node's type, tuples), and a property's value is a new
+ * data instance whose type context does not come from its parent, so checking each piece alone
+ * gives the same complaints; and small pieces repeat across tools far more than whole schemas do.
+ * Schemas with references or identifiers are not split (a piece could not resolve them).
+ */
+export function decomposeSchema(schema: JsonSchema): SchemaPiece[] | undefined {
+  if (LINKED.test(JSON.stringify(schema))) return undefined;
+  const pieces: SchemaPiece[] = [];
+  const visit = (node: JsonSchema, path: string[]) => {
+    const cut: JsonSchema = { ...node };
+    if (isRecord(node.properties)) {
+      cut.properties = Object.fromEntries(Object.keys(node.properties).map((name) => [name, true]));
+      for (const [name, child] of Object.entries(node.properties)) if (isRecord(child)) visit(child, [...path, 'properties', name]);
+    }
+    if (isRecord(node.items)) {
+      cut.items = true;
+      visit(node.items, [...path, 'items']);
+    }
+    pieces.push({ path, node: cut });
+  };
+  visit(schema, []);
+  return pieces;
+}

@@ -18,12 +18,6 @@ export interface ValidateOptions {
   frames?: boolean;
 }
 
-/** TOOLMAN_WORKERS=N caps the worker threads used on large catalogs (0 turns them off). */
-function workerOption(env: CliIO['env']): { workers?: number } {
-  const value = env.TOOLMAN_WORKERS;
-  return value !== undefined && /^\d+$/.test(value) ? { workers: Number(value) } : {};
-}
-
 /**
  * `toolman validate [FILE...]`: each file is checked as its own root catalog (with everything it
  * includes), so example catalogs that reuse tool names can be checked in one run.
@@ -40,7 +34,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   let unreadable: { file: string; message: string; hint?: string } | undefined;
   for (const root of roots) {
     try {
-      const result = await validateCatalog(root, { cwd: io.cwd, ...workerOption(io.env) });
+      const result = await validateCatalog(root, { cwd: io.cwd });
       diagnostics.push(...result.diagnostics);
       for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
       for (const [path, source] of result.loaded.sources) sources.set(path, source);
