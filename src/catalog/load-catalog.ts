@@ -18,6 +18,7 @@ import {
   type ToolDefaults,
   type ToolSource,
 } from './types.js';
+import { isRecord } from '../is-record.js';
 
 export interface LoadOptions {
   /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
@@ -34,7 +35,6 @@ export interface LoadedCatalog {
 }
 
 type Raw = Record<string, unknown>;
-const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

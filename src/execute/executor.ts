@@ -13,6 +13,7 @@ import { Mutex } from './mutex.js';
 import { redact } from './templates.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ApprovalRequest, CallEvent, ErrorKind, HandlerContext, ToolCall, ToolResponse, TurnResult } from './types.js';
+import { isRecord } from '../is-record.js';
 
 export interface ExecutorOptions {
   catalog: Catalog;
@@ -337,9 +338,6 @@ function fail(kind: ErrorKind, message: string): Outcome {
   return { ok: false, kind, message };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Models sometimes send arguments as a JSON string; anything else stays as sent for validation to judge. */
 function parseArguments(value: unknown): unknown {

@@ -1,9 +1,10 @@
+import { isRecord } from '../is-record.js';
+
 /** Where tool definitions come from; `import` detects it or takes `--from`. */
 export const IMPORT_FORMATS = ['openai', 'openai-responses', 'openai-functions', 'anthropic', 'gemini', 'mcp', 'bfcl'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 type Raw = Record<string, unknown>;
-const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Unwraps request bodies and replies to the list of tool entries. */
 export function toolEntries(data: unknown): { entries: unknown[]; container: string } {

@@ -3,9 +3,9 @@ import { normalizeParameters } from './normalize-schema.js';
 import { isProviderSafe, providerSafeName, renameReason } from './tool-names.js';
 import { ErrorCode, ToolmanError } from '../errors.js';
 import { META_TOOL_NAMES } from '../catalog/types.js';
+import { isRecord } from '../is-record.js';
 
 type Raw = Record<string, unknown>;
-const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** One imported tool in catalog form, with what the importer changed. */
 export interface ImportedTool {

@@ -1,4 +1,5 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * Tool definitions in the wild use several JSON Schema dialects: BFCL's Python, Java and
@@ -38,7 +39,6 @@ const LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 const SINGLE_KEYWORDS = new Set(['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema']);
 
 type Schema = Record<string, unknown>;
-const isRecord = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Normalises one tool's parameters; `changes` receives one line per kind of change. */
 export function normalizeParameters(input: unknown, changes: Set<string>): Schema {

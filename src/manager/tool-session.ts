@@ -44,6 +44,7 @@ export class ToolSession {
   private readonly discovered = new Set<string>();
   private readonly deferredByName: Map<string, Tool>;
   private search: ToolSearch | undefined;
+  private cachedMeta: { found: number; tools: Tool[] } | undefined;
 
   constructor(
     readonly catalog: Catalog,
@@ -61,8 +62,12 @@ export class ToolSession {
 
   /** The meta-tools offered alongside the selection: search (when anything is deferred) and jobs. */
   metaTools(): Tool[] {
-    const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
-    return [...this.searchTools(), ...jobs];
+    // Called for every tool call: rebuilt only when what was found changes.
+    if (this.cachedMeta?.found !== this.discovered.size) {
+      const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
+      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs] };
+    }
+    return this.cachedMeta.tools;
   }
 
   private searchTools(): Tool[] {

@@ -3,6 +3,7 @@ import { ErrorCode, ToolmanError } from '../errors.js';
 import { DEFAULT_MODELS, counterFor } from './count-payload.js';
 import { ANTHROPIC_ESTIMATE, anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
 import { countOpenAiMessages, countOpenAiTools, openAiEncodingFor, type ChatMessageLike, type OpenAiFunction } from './openai-tokens.js';
+import { isRecord } from '../is-record.js';
 
 export interface RequestCount {
   provider: ProviderName;
@@ -14,7 +15,6 @@ export interface RequestCount {
 }
 
 type Body = Record<string, unknown>;
-const isRecord = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Counts a whole request body as the provider bills its input: messages, system, tools and tool

@@ -1,5 +1,6 @@
 import { LIST_SUBSCHEMA_KEYWORDS, MAP_SUBSCHEMA_KEYWORDS, SINGLE_SUBSCHEMA_KEYWORDS } from '../json-schema.js';
 import type { JsonSchema } from '../types.js';
+import { isRecord } from '../../is-record.js';
 
 /** Keywords that never change what ajv's strict mode says about a schema. */
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);
@@ -59,9 +60,6 @@ export function pathFromShape(schema: JsonSchema, shapePath: readonly string[], 
   return out;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Keywords that make a schema's parts depend on each other (references, identifiers). */
 const LINKED = /"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)"/;

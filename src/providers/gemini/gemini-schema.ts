@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../catalog/types.js';
 import { resolveLocalRef } from '../../catalog/json-schema.js';
+import { isRecord } from '../../is-record.js';
 
 /**
  * Fields of Gemini's `Schema` object (an OpenAPI 3.0 subset; Gemini API reference, "Schema").
@@ -13,7 +14,6 @@ const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', inte
 export type GeminiConversion = { ok: true; schema: JsonSchema; changes: string[] } | { ok: false; reason: string };
 
 type Node = Record<string, unknown>;
-const isRecord = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * JSON Schema -> Gemini's schema subset: local `$ref`s inlined (a recursive schema cannot be, and

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../catalog/types.js';
 import { OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from '../../catalog/checks/check-providers.js';
+import { isRecord } from '../../is-record.js';
 
 /** String formats OpenAI strict mode accepts (Structured Outputs guide, "Supported schemas"). */
 export const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
@@ -9,7 +10,6 @@ const RESTATED_ANNOTATIONS = ['default', 'examples'] as const;
 export type StrictConversion = { strict: true; schema: JsonSchema; changes: string[] } | { strict: false; reason: string };
 
 type Node = Record<string, unknown>;
-const isRecord = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Rewrites a tool's parameters for OpenAI strict mode: every object closed
