@@ -24,7 +24,7 @@ export class Reporter {
   report(code: DiagnosticCode, pointer: string, message: string, options: ReportOptions = {}): void {
     const span = this.file.locate(pointer, options.part);
     const { subject, tool } = this.subjectOf(pointer);
-    const prefix = options.subject ?? subject;
+    const prefix = options.subject === undefined ? subject : options.subject || undefined;
     const diagnostic: Diagnostic = {
       code,
       severity: options.severity ?? DIAGNOSTIC_CODES[code].severity,

@@ -1,7 +1,9 @@
 import { pointerOf, segmentsOf } from '../diagnostic.js';
 import { walkSchema } from '../json-schema.js';
 import type { LoadedCatalog } from '../load-catalog.js';
-import type { JsonSchema, Tool } from '../types.js';
+import type { JsonSchema } from '../types.js';
+import { profileNames } from '../../select/resolve-profile.js';
+import { selectTools } from '../../select/select-tools.js';
 
 /**
  * Provider limits and schema subsets. Sources (see docs/providers.md):
@@ -41,14 +43,25 @@ export function checkProviders(loaded: LoadedCatalog, rootFile: string | undefin
     }
   }
 
-  const reporter = rootFile ? loaded.reporters.get(rootFile) : undefined;
-  if (!reporter) return;
-  const eager = loaded.catalog.tools.filter((t: Tool) => t.enabled && !t.deferLoading).length;
-  for (const [provider, limit] of Object.entries(PROVIDER_TOOL_LIMITS)) {
-    if (eager > limit) {
-      reporter.report('TM0405', '/tools', `${eager} tools are sent up front; ${provider === 'openai' ? 'OpenAI Chat Completions' : 'Gemini'} takes at most ${limit} per request`, {
+  // Tool counts per request: what each profile sends up front (active tools plus the meta-tool).
+  const rootReporter = rootFile ? loaded.reporters.get(rootFile) : undefined;
+  for (const name of profileNames(loaded.catalog)) {
+    let selection;
+    try {
+      selection = selectTools(loaded.catalog, { profile: name });
+    } catch {
+      continue; // unknown extends and cycles are reported by the profile checks
+    }
+    const sent = selection.active.length + (selection.deferred.length ? 1 : 0);
+    const profile = loaded.catalog.profiles.get(name);
+    const reporter = profile ? loaded.reporters.get(profile.file) : rootReporter;
+    if (!reporter) continue;
+    for (const [provider, limit] of Object.entries(PROVIDER_TOOL_LIMITS)) {
+      if (sent <= limit) continue;
+      reporter.report('TM0405', profile ? profile.pointer : '/tools', `profile ${name} sends ${sent} tools up front; ${provider === 'openai' ? 'OpenAI Chat Completions' : 'Gemini'} takes at most ${limit} per request`, {
         part: 'key',
-        hint: 'defer some tools (defer_loading or a profile\'s defer) so tool_search loads them on demand, or split into profiles',
+        subject: '',
+        hint: "defer some tools (defer_loading, a profile's defer, or defer: auto) so tool_search loads them on demand",
       });
     }
   }
