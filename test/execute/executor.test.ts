@@ -236,6 +236,14 @@ describe('handlers', () => {
     expect(JSON.parse(JSON.parse(turn.responses[0]!.content).stdout)).toEqual([nasty]);
   });
 
+  it('exec: output is capped, and a non-zero exit is an error with the code and stderr', async () => {
+    const turn = await executor().run([call('noisy', { fail: false }, 'ok'), call('noisy', { fail: true }, 'bad')]);
+    const ok = JSON.parse(turn.responses[0]!.content);
+    expect(ok.stdout.length).toBe(1000);
+    expect(ok.output_cut_at_bytes).toBe(1000);
+    expect(turn.responses[1]!.error).toBe('noisy failed: node exited with 3: disk full');
+  });
+
   it('exec: a program past its timeout is killed', async () => {
     const started = performance.now();
     const turn = await executor().run([call('slow_exec')]);
