@@ -4,6 +4,7 @@ import type { Reporter } from '../reporter.js';
 import { dottedPath } from '../reporter.js';
 import type { LoadedCatalog } from '../load-catalog.js';
 import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../types.js';
+import { providerSafeName } from '../../import/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob } from './strict-compile.js';
@@ -53,7 +54,7 @@ export function checkTools(loaded: LoadedCatalog): void {
     if (!PROVIDER_NAME_PATTERN.test(tool.name)) {
       reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {
         part: namePart,
-        hint: `use e.g. "${safeName(tool.name)}" and keep the old name under aliases`,
+        hint: `use e.g. "${providerSafeName(tool.name, new Set())}" (what toolman import would choose) and keep the old name under aliases`,
       });
     } else if (!GEMINI_NAME_START.test(tool.name)) {
       reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "_${tool.name}"`, { part: namePart });
@@ -111,11 +112,6 @@ export function checkTools(loaded: LoadedCatalog): void {
     reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath);
     for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base.slice(0, -1), ...p]));
   }
-}
-
-function safeName(name: string): string {
-  const cleaned = name.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '') || 'tool';
-  return cleaned.slice(0, 64);
 }
 
 function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string, isAgent: boolean): void {
