@@ -44,8 +44,13 @@ export class Executor {
   /** Every secret value filled into a request; scrubbed from all output. */
   private readonly secrets = new Set<string>();
   private approvals: Promise<unknown> = Promise.resolve();
+  /** Tools by name, then by alias: looked up several times per call, so built once. */
+  private readonly byName = new Map<string, Tool>();
 
-  constructor(private readonly options: ExecutorOptions) {}
+  constructor(private readonly options: ExecutorOptions) {
+    for (const tool of options.catalog.tools) this.byName.set(tool.name, tool);
+    for (const tool of options.catalog.tools) for (const alias of tool.aliases) if (!this.byName.has(alias)) this.byName.set(alias, tool);
+  }
 
   async runTurn(calls: readonly ToolCall[]): Promise<TurnResult> {
     const { catalog } = this.options;
@@ -303,7 +308,7 @@ export class Executor {
   }
 
   private toolNamed(name: string): Tool | undefined {
-    return this.options.catalog.tools.find((t) => t.name === name) ?? this.options.catalog.tools.find((t) => t.aliases.includes(name));
+    return this.byName.get(name);
   }
 
   private scratchFor(tool: string): Map<string, unknown> {
