@@ -1,7 +1,101 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/paths.js';
+
+/**
+ * The layering of DESIGN.md §1 as data: each folder of src/ and the folders it may import from
+ * (besides itself). Imports point down this table only; docs/architecture.md draws it.
+ */
+const CORE = ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session', 'validate', 'budget', 'import', 'loop', 'mcp', 'agents', 'manager'];
+const ALLOWED: Record<string, string[]> = {
+  shared: [],
+  generated: [],
+  catalog: ['shared', 'generated'],
+  select: ['shared', 'catalog'],
+  search: ['shared', 'catalog'],
+  providers: ['shared', 'catalog', 'select'],
+  tokens: ['shared', 'catalog', 'providers'],
+  execute: ['shared', 'catalog'],
+  session: ['shared', 'catalog', 'select', 'search', 'providers', 'execute'],
+  validate: ['shared', 'catalog', 'select', 'providers', 'generated'],
+  budget: ['shared', 'catalog', 'select', 'providers', 'tokens', 'session'],
+  import: ['shared', 'catalog', 'providers'],
+  loop: ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session'],
+  mcp: ['shared', 'catalog', 'select', 'providers', 'execute', 'import'],
+  agents: ['shared', 'catalog', 'select', 'providers', 'tokens', 'execute', 'session', 'loop'],
+  manager: CORE.filter((f) => f !== 'manager'),
+  '(root)': CORE,
+  testing: [...CORE],
+  repl: [...CORE],
+  cli: [...CORE, 'repl', 'testing'],
+};
+/** Packages that only some folders may import: provider SDKs in their provider's folder, UI in the drivers. */
+const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
+  { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
+  { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
+  { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
+  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp'] },
+  { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
+  { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
+  { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },
+];
+
+/**
+ * Every module a TypeScript file imports: static imports and exports (`import x from`, `import
+ * type`, `import 'side-effect'`, `export … from`), over several lines, with either quote, and
+ * dynamic `import()`.
+ */
+export function importsOf(text: string): string[] {
+  const found: string[] = [];
+  const statics = /^\s*(?:import|export)\b(?:[^'";]*?\bfrom\s*)?\s*(['"])([^'"\n]+)\1/gm;
+  const dynamic = /\bimport\s*\(\s*(['"`])([^'"`\n]+)\1\s*\)/g;
+  for (const match of text.matchAll(statics)) found.push(match[2]!);
+  for (const match of text.matchAll(dynamic)) found.push(match[2]!);
+  return found;
+}
+
+/** The top folder of a file under src/ (`(root)` for src/index.ts). */
+function folderOf(path: string): string {
+  const parts = path.split('/');
+  return parts.length === 1 ? '(root)' : parts[0]!;
+}
+
+export interface SourceText {
+  /** Path relative to src/, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+/** Every import that breaks the table: the file, what it imports, and why it may not. */
+export function boundaryViolations(files: readonly SourceText[]): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    const from = folderOf(file.path);
+    const allowed = ALLOWED[from];
+    if (!allowed) {
+      violations.push(`${file.path}: folder "${from}" is not in the layering table`);
+      continue;
+    }
+    if (file.path.endsWith('.tsx') && from !== 'repl') violations.push(`${file.path}: .tsx files belong in repl/`);
+    for (const spec of importsOf(file.text)) {
+      if (spec.startsWith('.')) {
+        const target = relative('/src', resolve('/src', dirname(file.path), spec)).split('\\').join('/');
+        if (target.startsWith('..')) {
+          violations.push(`${file.path} imports ${spec}, outside src/`);
+          continue;
+        }
+        const to = folderOf(target);
+        if (to !== from && !allowed.includes(to)) violations.push(`${file.path} imports ${spec}: ${from}/ may not import ${to}/`);
+        continue;
+      }
+      for (const { pattern, homes } of PACKAGE_HOMES) {
+        if (pattern.test(spec) && !homes.some((home) => file.path.startsWith(home + '/'))) violations.push(`${file.path} imports ${spec}, which only ${homes.join(', ')}/ may import`);
+      }
+    }
+  }
+  return violations;
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -12,19 +106,52 @@ function sources(dir: string): string[] {
 }
 
 const SRC = join(ROOT, 'src');
-const UI_ONLY = /from '(commander|ink|react|cli-table3)'|import\('(commander|ink|react|cli-table3)'\)/;
-const DRIVERS = ['cli', 'repl', 'testing'];
+const files: SourceText[] = sources(SRC).map((path) => ({ path: relative(SRC, path).split('\\').join('/'), text: readFileSync(path, 'utf8') }));
 
-describe('layering (DESIGN.md §1)', () => {
-  const files = sources(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
-  const core = files.filter((f) => !DRIVERS.includes(f.path.split('/')[0]!));
-
-  it('keeps commander, ink, react and cli-table3 out of the core', () => {
-    expect(core.filter((f) => UI_ONLY.test(f.text)).map((f) => f.path)).toEqual([]);
+describe('the import scanner', () => {
+  it('finds every import form', () => {
+    const text = [
+      `import { a } from '../x/a.js';`,
+      `import b from "../x/b.js";`,
+      `import type { C } from '../x/c.js';`,
+      `import '../x/d.js';`,
+      `export { e } from "../x/e.js";`,
+      `export * from '../x/f.js';`,
+      `import {\n  g,\n  h,\n} from '../x/g.js';`,
+      `const m = await import('../x/i.js');`,
+      `const n = await import(\n  "../x/j.js"\n);`,
+      `const s = 'not an import from "../x/k.js"';`,
+    ].join('\n');
+    expect(importsOf(text)).toEqual(['../x/a.js', '../x/b.js', '../x/c.js', '../x/d.js', '../x/e.js', '../x/f.js', '../x/g.js', '../x/i.js', '../x/j.js']);
   });
 
-  it('never prints, exits or imports a driver from the core', () => {
-    const offenders = core.filter((f) => /process\.exit|console\.|process\.std(out|err)|from '\.\.\/(\.\.\/)?(cli|repl|testing)\//.test(f.text));
+  it('fails on an upward import, an SDK outside its folder, and .tsx outside repl/', () => {
+    const planted: SourceText[] = [
+      { path: 'catalog/bad.ts', text: `import type { ToolSession } from "../session/tool-session.js";` },
+      { path: 'execute/bad.ts', text: `const m = await import('../manager/tool-manager.js');` },
+      { path: 'providers/gemini/bad.ts', text: `export { x } from '../../budget/budget-report.js';\nimport OpenAI from 'openai';` },
+      { path: 'session/bad.tsx', text: `import { Box } from 'ink';` },
+      { path: 'select/fine.ts', text: `import type { Tool } from '../catalog/types.js';` },
+    ];
+    expect(boundaryViolations(planted)).toEqual([
+      'catalog/bad.ts imports ../session/tool-session.js: catalog/ may not import session/',
+      'execute/bad.ts imports ../manager/tool-manager.js: execute/ may not import manager/',
+      'providers/gemini/bad.ts imports ../../budget/budget-report.js: providers/ may not import budget/',
+      'providers/gemini/bad.ts imports openai, which only providers/openai/ may import',
+      'session/bad.tsx: .tsx files belong in repl/',
+      'session/bad.tsx imports ink, which only repl/ may import',
+    ]);
+  });
+});
+
+describe('layering (DESIGN.md §1)', () => {
+  it('every import in src/ points down the layering table', () => {
+    expect(boundaryViolations(files)).toEqual([]);
+  });
+
+  it('never prints or exits from the core', () => {
+    const core = files.filter((f) => !['cli', 'repl', 'testing'].includes(folderOf(f.path)));
+    const offenders = core.filter((f) => /process\.exit|console\.|process\.std(out|err)/.test(f.text));
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../shared/package-root.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import generatedValidator from '../generated/catalog-schema-validator.js';
-import { closest } from './did-you-mean.js';
+import { closest } from '../shared/did-you-mean.js';
 import type { Reporter } from './reporter.js';
 import { segmentsOf } from './diagnostic.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { checkCatalogSchema } from './catalog-schema.js';
 import type { Diagnostic } from './diagnostic.js';
 import { pointerOf } from './diagnostic.js';
@@ -18,7 +18,8 @@ import {
   type ToolDefaults,
   type ToolSource,
 } from './types.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../shared/is-record.js';
+import { describeFsError } from '../shared/fs-errors.js';
 
 export interface LoadOptions {
   /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
@@ -64,13 +65,6 @@ export function loadCatalog(paths: readonly string[], options: LoadOptions = {})
   return state.finish(paths);
 }
 
-export function describeFsError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a directory';
-  if (code === 'EACCES') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
-}
 
 class LoadState {
   readonly sources = new Map<string, SourceFile>();
@@ -238,9 +232,9 @@ class LoadState {
         const parameters = isRecord(raw.parameters)
           ? raw.parameters
           : { type: 'object', properties: { task: { type: 'string', description: 'The task or question for the agent, with all the context it needs.' } }, required: ['task'] };
-        this.tools.push(
-          buildTool({ ...raw, name, parameters, handler: undefined }, {}, { kind: 'agent', name, file, pointer }, absolute),
-        );
+        const tool = buildTool({ ...raw, name, parameters, handler: undefined }, {}, { kind: 'agent', name, file, pointer }, absolute);
+        tool.handler = { kind: 'agent', agent: name };
+        this.tools.push(tool);
       }
     }
   }
@@ -300,7 +294,8 @@ function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalog
     concurrency: oneOf(pick('concurrency', raw.concurrency), ['safe', 'serial'] as const) ?? TOOL_DEFAULTS.concurrency,
     mode: oneOf(pick('mode', raw.mode), ['direct', 'background'] as const) ?? TOOL_DEFAULTS.mode,
     dedupe: bool(raw.dedupe) ?? true,
-    timeoutMs: num(pick('timeout_ms', raw.timeout_ms)) ?? TOOL_DEFAULTS.timeout_ms,
+    // A handler's own timeout (exec.timeout_ms, http.timeout_ms) is the more specific one.
+    timeoutMs: handlerTimeout(raw.handler) ?? num(pick('timeout_ms', raw.timeout_ms)) ?? TOOL_DEFAULTS.timeout_ms,
     maxResultTokens: num(pick('max_result_tokens', raw.max_result_tokens)) ?? TOOL_DEFAULTS.max_result_tokens,
     truncation: oneOf(pick('truncation', raw.truncation), ['head', 'tail', 'smart'] as const) ?? TOOL_DEFAULTS.truncation,
     prompts: isRecord(raw.prompts) ? (raw.prompts as Tool['prompts']) : {},
@@ -312,6 +307,12 @@ function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalog
     source,
   };
   return tool;
+}
+
+function handlerTimeout(raw: unknown): number | undefined {
+  if (!isRecord(raw)) return undefined;
+  const spec = isRecord(raw.exec) ? raw.exec : isRecord(raw.http) ? raw.http : undefined;
+  return num(spec?.timeout_ms);
 }
 
 function buildHandler(raw: unknown, catalogFile: string): Handler | undefined {

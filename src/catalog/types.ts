@@ -39,11 +39,20 @@ export interface HttpHandler {
   timeout_ms?: number;
 }
 
+/**
+ * How a tool runs. Each kind has a runner (src/execute/runners/, and later MCP and agents)
+ * registered by kind, so a new kind of tool never touches the executor.
+ */
 export type Handler =
   | { kind: 'mock'; cases: MockCase[] }
   | { kind: 'exec'; exec: ExecHandler }
   | { kind: 'http'; http: HttpHandler }
-  | { kind: 'module'; file: string; exportName: string; spec: string };
+  | { kind: 'module'; file: string; exportName: string; spec: string }
+  /** A sub-agent entry (`agents:`): the call hands a task to the agent. */
+  | { kind: 'agent'; agent: string }
+  /** toolman's own meta-tools, answered by the session (search, discovery, jobs). */
+  | { kind: 'meta' };
+export type HandlerKind = Handler['kind'];
 
 /** Where a tool came from: a catalog file, a sub-agent entry, or (at run time) an MCP server. */
 export type ToolSource =

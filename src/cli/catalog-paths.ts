@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
 export const DEFAULT_CATALOG = 'toolman.yaml';
 

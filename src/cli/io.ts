@@ -11,15 +11,7 @@ export interface CliIO {
   env: Record<string, string | undefined>;
 }
 
-export const EXIT = {
-  OK: 0,
-  /** Findings (validate errors), or a command that ran and failed. */
-  FAILURE: 1,
-  /** Bad usage, unreadable files, or toolman's own runtime error. */
-  USAGE: 2,
-  INTERRUPTED: 130,
-} as const;
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+export { EXIT, type ExitCode } from './exit-codes.js';
 
 export function processIO(): CliIO {
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env };

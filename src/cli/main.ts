@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
-import { isToolmanError } from '../errors.js';
+import { isToolmanError } from '../shared/errors.js';
 import { colorEnabled, palette } from './color.js';
-import { EXIT, type CliIO, type ExitCode } from './io.js';
+import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
+import { interruption } from './interrupt.js';
+import type { CliIO } from './io.js';
 import { toolmanVersion } from './version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -166,13 +168,11 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--json', 'print one JSON document: {responses, took_control}')
     .action(async (tool: string | undefined, opts, command: Command) => {
       const { callCommand, terminalAsk } = await import('./commands/call.js');
-      const controller = new AbortController();
-      const onInterrupt = () => controller.abort();
-      process.once('SIGINT', onInterrupt);
+      const interrupt = interruption();
       try {
-        setCode(await callCommand({ tool, catalog: catalogOf(command), ...opts, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: controller.signal }, io));
+        setCode(await callCommand({ tool, catalog: catalogOf(command), ...opts, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
       } finally {
-        process.off('SIGINT', onInterrupt);
+        interrupt.dispose();
       }
     });
 
@@ -226,7 +226,7 @@ function reportError(error: unknown, io: CliIO): ExitCode {
   if (isToolmanError(error)) {
     io.stderr.write(`${c.red('toolman: error:')} ${error.message}\n`);
     if (error.hint) io.stderr.write(`  ${c.dim('hint:')} ${error.hint}\n`);
-    return error.code === 'CATALOG_INVALID' ? EXIT.FAILURE : EXIT.USAGE;
+    return exitCodeFor(error);
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(`${c.red('toolman: internal error:')} ${message}\n`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../shared/package-root.js';
 
 let version: string | undefined;
 

@@ -1,237 +1,266 @@
 import { dirname, resolve } from 'node:path';
-import { nearest } from '../catalog/did-you-mean.js';
-import { canonicalJson } from '../catalog/json-schema.js';
-import type { Catalog, Tool } from '../catalog/types.js';
-import type { ToolSession } from '../manager/tool-session.js';
+import type { Budget, Limits, Tool } from '../catalog/types.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { SecretSet } from '../shared/secrets.js';
 import { validateArguments } from './argument-validator.js';
-import { runExec } from './handlers/exec-handler.js';
-import { runHttp } from './handlers/http-handler.js';
-import { runMock } from './handlers/mock-handler.js';
-import { runModule } from './handlers/module-handler.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
-import { redact } from './templates.js';
+import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
 import { estimateTokens, truncateResult } from './truncate.js';
-import type { ApprovalRequest, CallEvent, ErrorKind, HandlerContext, ToolCall, ToolResponse, TurnResult } from './types.js';
-import { isRecord } from '../is-record.js';
+import type { ApprovalDecision, Approver, CallEvent, ErrorKind, ToolCall, ToolResponse, TurnResult } from './types.js';
+
+/**
+ * Which tools a turn may reach: a session implements it (selection, tools found by search,
+ * meta-tools). The executor asks; it never decides by a tool's name.
+ */
+export interface ToolScope {
+  /** The tool a call names, by name or alias, meta-tools included. */
+  resolve(name: string): Tool | undefined;
+  /** A call made through a wrapper (invoke_tool) as the call it wraps; undefined when it is not one. */
+  unwrap(call: ToolCall & { arguments: unknown }): { call: ToolCall; via: string } | { error: string } | undefined;
+  /** Why the model may not call `tool` now (text for the model), or undefined when it may. */
+  unavailable(tool: Tool, via: string | undefined): string | undefined;
+  /** Names the model may have meant, for "did you mean". */
+  suggestions(name: string): string[];
+}
 
 export interface ExecutorOptions {
-  catalog: Catalog;
-  session: ToolSession;
+  scope: ToolScope;
+  runners: RunnerRegistry;
+  limits: Pick<Limits, 'max_calls_per_round'>;
+  budget: Budget;
   /** Working directory of the run; catalog-relative paths resolve from the catalog's folder. */
   cwd: string;
   env: Record<string, string | undefined>;
-  /** Answers approval requests; without it, calls that need approval are declined. */
-  approve?: (request: ApprovalRequest) => Promise<boolean>;
+  secrets?: SecretSet;
+  /** Background jobs; the session that owns them closes them. */
+  jobs?: JobStore<Outcome>;
+  /** Answers approval requests unless a turn brings its own; without one, such calls are declined. */
+  approve?: Approver;
   onEvent?: (event: CallEvent) => void;
-  /** Cancels everything running (Ctrl-C). */
+}
+
+export interface TurnOptions {
+  /** Cancels this turn: its running tools, and approvals still waiting. */
   signal?: AbortSignal;
+  approve?: Approver;
+  onEvent?: (event: CallEvent) => void;
 }
 
 /** A call's outcome; `tool` names the tool whose limits apply when another call ran it (invoke_tool). */
-type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: string };
+export type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
+
+/** One call of a turn: what the model sent, and the call it stands for (through invoke_tool). */
+interface PlannedCall {
+  call: ToolCall;
+  target: ToolCall;
+  via?: string;
+  tool?: Tool;
+  refused?: Outcome;
+}
+
+const NEVER = new AbortController().signal;
 
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
  * availability, argument validation, confirmation, run (safe tools in parallel, serial ones behind
  * one lock, each with its timeout), truncate each result and the turn, answer in call order. A
- * tool's failure is an error response, never a thrown exception or a broken turn.
+ * tool's failure is an error response, never a thrown exception or a broken turn. How a tool runs
+ * is its runner's business, found by handler kind.
  */
 export class Executor {
   private readonly lock = new Mutex();
-  private readonly jobs = new JobStore();
   private readonly scratch = new Map<string, Map<string, unknown>>();
-  /** Every secret value filled into a request; scrubbed from all output. */
-  private readonly secrets = new Set<string>();
+  private readonly secrets: SecretSet;
+  private readonly jobs: JobStore<Outcome>;
+  /** Tools the user approved with "always" for the rest of the session. */
+  private readonly alwaysApproved = new Set<string>();
   private approvals: Promise<unknown> = Promise.resolve();
-  /** Tools by name, then by alias: looked up several times per call, so built once. */
-  private readonly byName = new Map<string, Tool>();
 
   constructor(private readonly options: ExecutorOptions) {
-    for (const tool of options.catalog.tools) this.byName.set(tool.name, tool);
-    for (const tool of options.catalog.tools) for (const alias of tool.aliases) if (!this.byName.has(alias)) this.byName.set(alias, tool);
+    this.secrets = options.secrets ?? new SecretSet();
+    this.jobs = options.jobs ?? new JobStore<Outcome>();
   }
 
-  async runTurn(calls: readonly ToolCall[]): Promise<TurnResult> {
-    const { catalog } = this.options;
-    const normalized = calls.map((call) => ({ ...call, arguments: parseArguments(call.arguments) }));
-    const outcomes = new Array<Promise<Outcome> | undefined>(calls.length);
-    const durations = new Array<number>(calls.length).fill(0);
-    const duplicateOf = new Array<number | undefined>(calls.length);
+  async runTurn(calls: readonly ToolCall[], turn: TurnOptions = {}): Promise<TurnResult> {
+    const signal = turn.signal ?? NEVER;
+    const emit = (event: CallEvent) => this.emit(event, turn.onEvent ?? this.options.onEvent);
+    const planned = calls.map((call) => this.plan(call));
 
-    // 1. De-duplicate identical calls (same name, same arguments in any key order).
+    // 1. De-duplicate identical calls (same tool, same arguments in any key order).
+    const duplicateOf = new Array<number | undefined>(planned.length);
     const firstByKey = new Map<string, number>();
-    normalized.forEach((call, i) => {
-      const tool = this.toolNamed(call.name);
-      if (tool && !tool.dedupe) return;
-      const key = `${call.name}\u0000${canonicalJson(call.arguments)}`;
+    planned.forEach((p, i) => {
+      if (p.refused || (p.tool && !p.tool.dedupe)) return;
+      const key = `${p.target.name}\u0000${canonicalJson(p.target.arguments)}`;
       const first = firstByKey.get(key);
       if (first === undefined) firstByKey.set(key, i);
       else duplicateOf[i] = first;
     });
-    const primaries = normalized.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
+    const primaries = planned.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
+    const outcomes = new Map<number, Promise<Outcome>>();
+    const durations = new Map<number, number>();
 
     // 2. Cap the calls run this turn.
-    const cap = catalog.limits.max_calls_per_round;
+    const cap = this.options.limits.max_calls_per_round;
     const running = primaries.slice(0, cap);
     for (const i of primaries.slice(cap)) {
-      outcomes[i] = Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${normalized[i]!.name} again in the next turn if you still need it.`));
+      outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.call.name} again in the next turn if you still need it.`)));
     }
 
-    // 3. A take-control tool must be called alone.
-    const controlling = running.filter((i) => this.toolNamed(normalized[i]!.name)?.takesControl);
+    // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
+    const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
     if (controlling.length && running.length > 1) {
-      const names = [...new Set(controlling.map((i) => normalized[i]!.name))];
+      const names = [...new Set(controlling.map((i) => planned[i]!.target.name))];
       for (const i of running) {
-        const name = normalized[i]!.name;
-        outcomes[i] = Promise.resolve(
-          controlling.includes(i)
-            ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
-            : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
+        const name = planned[i]!.target.name;
+        outcomes.set(
+          i,
+          Promise.resolve(
+            controlling.includes(i)
+              ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
+              : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
+          ),
         );
       }
     } else {
-      for (const i of running) {
-        const call = normalized[i]!;
-        this.emit({ type: 'queued', id: call.id, name: call.name });
-        outcomes[i] = this.callOne(call, (ms) => (durations[i] = ms));
-      }
+      for (const i of running) emit({ type: 'tool_status', id: planned[i]!.call.id, name: planned[i]!.target.name, status: 'queued' });
+      for (const i of running) outcomes.set(i, this.callOne(planned[i]!, signal, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
     }
 
-    const settled = await Promise.all(outcomes.map((o) => o ?? Promise.resolve(undefined)));
-    const responses: ToolResponse[] = normalized.map((call, i) => (duplicateOf[i] === undefined ? this.toResponse(call, settled[i]!, durations[i]!) : (undefined as unknown as ToolResponse)));
-    this.applyTurnBudget(responses.filter(Boolean));
+    const primary = new Map<number, ToolResponse>();
+    for (const i of primaries) primary.set(i, this.toResponse(planned[i]!, await outcomes.get(i)!, durations.get(i) ?? 0));
+    this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
     // Duplicates get the same answer, marked as such, under their own call id.
-    normalized.forEach((call, i) => {
+    const responses = planned.map((p, i) => {
       const source = duplicateOf[i];
-      if (source !== undefined) responses[i] = { ...responses[source]!, id: call.id, deduplicated: true, duration_ms: 0, attempts: 0 };
+      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.call.id, deduplicated: true, duration_ms: 0 };
     });
-    const tookControl = controlling.length === 1 && running.length === 1 && responses[controlling[0]!]!.ok ? normalized[controlling[0]!]!.name : null;
-    return { responses, took_control: tookControl };
+    const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
+    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.target.name : null };
   }
 
-  /** Steps 4 to 7 for one call: availability, validation, confirmation, run. */
-  private async callOne(call: { id: string; name: string; arguments: unknown }, setDuration: (ms: number) => void, viaInvoke = false): Promise<Outcome> {
-    const { session } = this.options;
+  /** Parses the arguments, unwraps invoke_tool and finds the tool, before any turn-wide rule applies. */
+  private plan(raw: ToolCall): PlannedCall {
+    const call = { ...raw, arguments: parseArguments(raw.arguments) };
+    const unwrapped = this.options.scope.unwrap(call);
+    if (unwrapped && 'error' in unwrapped) return { call, target: call, refused: fail('tool_error', unwrapped.error) };
+    const target = unwrapped ? { ...unwrapped.call, arguments: parseArguments(unwrapped.call.arguments) } : call;
+    const tool = this.options.scope.resolve(target.name);
+    return { call, target, ...(unwrapped ? { via: unwrapped.via } : {}), ...(tool ? { tool } : {}) };
+  }
+
+  /** Availability, validation, confirmation and the run, for one call. */
+  private async callOne(planned: PlannedCall, signal: AbortSignal, approve: Approver | undefined, emit: (event: CallEvent) => void, setDuration: (ms: number) => void): Promise<Outcome> {
+    const { call, target, via, tool } = planned;
     const started = performance.now();
     const finish = (outcome: Outcome): Outcome => {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       setDuration(ms);
-      if (outcome.ok) this.emit({ type: 'done', id: call.id, name: call.name, duration_ms: ms });
-      else if (outcome.kind === 'cancelled') this.emit({ type: 'cancelled', id: call.id, name: call.name, duration_ms: ms });
-      else this.emit({ type: 'error', id: call.id, name: call.name, duration_ms: ms, error: outcome.message });
-      return outcome;
+      const base = { type: 'tool_status', id: call.id, name: target.name } as const;
+      if (outcome.ok) emit({ ...base, status: 'done', duration_ms: ms });
+      else if (outcome.kind === 'cancelled') emit({ ...base, status: 'cancelled', duration_ms: ms });
+      else emit({ ...base, status: 'error', duration_ms: ms, error: outcome.message, error_kind: outcome.kind });
+      return { ...outcome, ...(tool ? { tool } : {}) };
     };
-    const args = call.arguments;
-
-    // Meta-tools: search and discovery answer from the session; jobs from the store.
-    if (!viaInvoke && (call.name === 'job_status' || call.name === 'job_result') && session.isMetaTool(call.name)) {
-      return finish(this.jobAnswer(call.name, args));
-    }
-    if (!viaInvoke && session.isMetaTool(call.name)) {
-      const outcome = session.callMetaTool(call.name, isRecord(args) ? args : {});
-      if (!outcome.ok) return finish(fail('tool_error', outcome.error));
-      if ('invoke' in outcome) {
-        // The invoked call reports its own events and duration; its result is truncated by its limits.
-        const inner = await this.callOne({ id: call.id, name: outcome.invoke.name, arguments: outcome.invoke.arguments }, setDuration, true);
-        return { ...inner, tool: outcome.invoke.name };
-      }
-      return finish({ ok: true, value: outcome.content });
-    }
+    if (planned.refused) return finish(planned.refused);
+    emit({ type: 'tool_status', id: call.id, name: target.name, status: 'validating' });
 
     // 4. Known and available?
-    const tool = this.toolNamed(call.name);
     if (!tool) {
-      const suggestions = nearest(call.name, [...this.options.catalog.tools.map((t) => t.name), ...session.metaTools().map((t) => t.name)]);
-      return finish(fail('unknown_tool', `there is no tool named "${call.name}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
+      const suggestions = this.options.scope.suggestions(target.name);
+      return finish(fail('unknown_tool', `there is no tool named "${target.name}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
     }
-    if (!viaInvoke && !session.isCallable(tool.name)) return finish(fail('not_available', this.whyUnavailable(tool)));
+    const unavailable = this.options.scope.unavailable(tool, via);
+    if (unavailable) return finish(fail('not_available', unavailable));
     if (tool.native) return finish(fail('native_tool', `${tool.name} is run by the model provider, not by toolman`));
 
     // 5. Arguments.
-    const checked = validateArguments(tool, args);
+    const checked = validateArguments(tool, target.arguments);
     if (!checked.valid) return finish(fail('invalid_arguments', checked.message));
+    const args = target.arguments as Record<string, unknown>;
 
     // 6. Confirmation, asked in call order.
     const needsApproval = tool.confirm === 'always' || (tool.confirm === 'auto' && tool.effect === 'destructive');
-    if (needsApproval) {
-      this.emit({ type: 'awaiting_approval', id: call.id, name: tool.name, arguments: args });
-      const approved = await this.askApproval({ callId: call.id, tool, arguments: args as Record<string, unknown>, reason: tool.effect === 'destructive' ? `${tool.name} is destructive` : `${tool.name} asks for confirmation` });
-      if (!approved) return finish(fail('declined', `the user declined to run ${tool.name}; do not call it again unless they ask for it`));
+    if (needsApproval && !this.alwaysApproved.has(tool.name)) {
+      const reason = tool.effect === 'destructive' ? `${tool.name} is destructive` : `${tool.name} asks for confirmation`;
+      emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
+      const decision = await this.askApproval(approve, { callId: call.id, tool, arguments: args, reason }, signal);
+      emit({ type: 'tool_approval', id: call.id, name: tool.name, decision });
+      if (signal.aborted) return finish(fail('cancelled', `${tool.name} was cancelled`));
+      if (decision === 'decline') return finish(fail('declined', `the user declined to run ${tool.name}; do not call it again unless they ask for it`));
+      if (decision === 'always') this.alwaysApproved.add(tool.name);
     }
 
     // 7. Run.
     if (tool.mode === 'background') {
-      const jobId = this.jobs.start(tool.name, (signal) => this.runHandler(tool, args as Record<string, unknown>, call.id, signal));
+      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, call.id, jobSignal, emit));
       return finish({ ok: true, value: { job_id: jobId, status: 'running', note: 'Call job_status or job_result with this job_id to collect the result.' }, jobId });
     }
     const run = () => {
       // Emitted once the call really starts: a serial tool may have waited for the lock.
-      this.emit({ type: 'running', id: call.id, name: tool.name });
-      return this.runHandler(tool, args as Record<string, unknown>, call.id, this.options.signal);
+      emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
+      return this.runTool(tool, args, call.id, signal, emit);
     };
     return finish(tool.concurrency === 'serial' ? await this.lock.run(run) : await run());
   }
 
-  /** Runs a tool's handler with its timeout and an AbortSignal; every failure becomes a value. */
-  private async runHandler(tool: Tool, args: Record<string, unknown>, callId: string, outer?: AbortSignal): Promise<Outcome> {
+  /** Runs a tool through its runner, with its timeout and the turn's signal; every failure becomes a value. */
+  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: (event: CallEvent) => void): Promise<Outcome> {
     if (!tool.handler) return fail('tool_error', `${tool.name} has no handler, so toolman cannot run it`);
+    const runner = this.options.runners.get(tool.handler.kind);
+    if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
+    if (outer.aborted) return fail('cancelled', `${tool.name} was cancelled`);
     const controller = new AbortController();
     const onOuter = () => controller.abort(new CancelledError());
-    outer?.addEventListener('abort', onOuter, { once: true });
-    if (outer?.aborted) controller.abort(new CancelledError());
-    const timer = setTimeout(() => controller.abort(new TimeoutError(tool.timeoutMs)), tool.timeoutMs);
-    const context: HandlerContext = {
+    outer.addEventListener('abort', onOuter, { once: true });
+    const timer = setTimeout(() => controller.abort(new TimeoutError()), tool.timeoutMs);
+    const context: RunContext = {
+      callId,
       tool,
+      signal: controller.signal,
+      progress: (message, detail) => emit({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
+      scratch: this.scratchFor(tool.name),
       baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
       cwd: this.options.cwd,
       env: this.options.env,
-      signal: controller.signal,
-      progress: (message) => this.emit({ type: 'progress', id: callId, name: tool.name, message }),
-      scratch: this.scratchFor(tool.name),
+      secrets: this.secrets,
     };
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
-      const handler = tool.handler;
-      const work =
-        handler.kind === 'mock'
-          ? runMock(handler.cases, args, context)
-          : handler.kind === 'exec'
-            ? runExec(handler.exec, args, context, this.secrets)
-            : handler.kind === 'http'
-              ? runHttp(handler.http, args, context, this.secrets)
-              : runModule(handler.file, handler.exportName, args, context);
-      const value = await Promise.race([work, aborted]);
+      const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof TimeoutError) return fail('timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms and was stopped`);
       if (error instanceof CancelledError) return fail('cancelled', `${tool.name} was cancelled`);
+      if (error instanceof ToolFailure) return fail('tool_error', error.message);
       return fail('tool_error', `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuter);
+      outer.removeEventListener('abort', onOuter);
     }
   }
 
-  private askApproval(request: ApprovalRequest): Promise<boolean> {
-    const approve = this.options.approve;
-    const answer = this.approvals.then(() => (approve ? approve(request).catch(() => false) : false));
+  /** One question at a time, in call order; a cancelled turn stops waiting and declines. */
+  private askApproval(approve: Approver | undefined, request: Parameters<Approver>[0], signal: AbortSignal): Promise<ApprovalDecision> {
+    const answer = this.approvals.then(async (): Promise<ApprovalDecision> => {
+      if (!approve || signal.aborted) return 'decline';
+      const cancelled = new Promise<ApprovalDecision>((resolvePromise) => signal.addEventListener('abort', () => resolvePromise('decline'), { once: true }));
+      return Promise.race([approve(request, signal).catch((): ApprovalDecision => 'decline'), cancelled]);
+    });
     this.approvals = answer;
     return answer;
   }
 
-  private jobAnswer(name: string, args: unknown): Outcome {
-    const id = isRecord(args) && typeof args.job_id === 'string' ? args.job_id : '';
+  /** A background job's status or result: the session's job tools answer through this. */
+  job(id: string): { tool: string; status: string; running_ms: number; outcome?: Outcome } | undefined {
     const job = this.jobs.get(id);
-    if (!job) return fail('tool_error', `no job with id ${JSON.stringify(id)}`);
-    const status = { job_id: id, tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt) };
-    if (name === 'job_status' || job.status === 'running') return { ok: true, value: status };
-    const outcome = job.outcome as Outcome;
-    return outcome.ok ? { ok: true, value: outcome.value } : outcome;
+    if (!job) return undefined;
+    return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 
-  private toResponse(call: { id: string; name: string; arguments: unknown }, outcome: Outcome, duration: number): ToolResponse {
-    const tool = this.toolNamed(outcome.tool ?? call.name);
+  private toResponse(planned: PlannedCall, outcome: Outcome, duration: number): ToolResponse {
+    const { call } = planned;
     let content: string;
     let error: string | null = null;
     let kind: ErrorKind | null = null;
@@ -239,7 +268,7 @@ export class Executor {
       const serialised = serialise(outcome.value);
       if (serialised.ok) content = serialised.text;
       else {
-        content = `${call.name} returned a value that is not JSON: ${serialised.reason}`;
+        content = `${planned.target.name} returned a value that is not JSON: ${serialised.reason}`;
         error = content;
         kind = 'tool_error';
       }
@@ -248,12 +277,13 @@ export class Executor {
       error = outcome.message;
       kind = outcome.kind;
     }
-    content = redact(content, this.secrets);
-    if (error) error = redact(error, this.secrets);
+    content = this.secrets.redact(content);
+    if (error) error = this.secrets.redact(error);
     let truncated = false;
     let original: number | null = null;
+    const tool = outcome.tool;
     if (!error && tool) {
-      const limit = Math.min(tool.maxResultTokens, this.options.catalog.budget.per_result ?? Infinity);
+      const limit = Math.min(tool.maxResultTokens, this.options.budget.per_result ?? Infinity);
       const cut = truncateResult(content, limit, tool.truncation);
       if (cut.truncated) {
         content = cut.text;
@@ -272,22 +302,20 @@ export class Executor {
       truncated,
       original_tokens: original,
       duration_ms: duration,
-      attempts: 1,
       ...(outcome.ok && outcome.jobId ? { job_id: outcome.jobId } : {}),
     };
   }
 
   /** Shares `budget.total_results` among the turn's results: small ones keep all, big ones share the rest. */
-  private applyTurnBudget(responses: ToolResponse[]): void {
-    const total = this.options.catalog.budget.total_results;
+  private applyTurnBudget(results: { response: ToolResponse; tool: Tool | undefined }[]): void {
+    const total = this.options.budget.total_results;
     if (total === undefined) return;
-    const candidates = responses.filter((r) => r.ok).sort((a, b) => estimateTokens(a.content) - estimateTokens(b.content));
+    const candidates = results.filter((r) => r.response.ok).sort((a, b) => estimateTokens(a.response.content) - estimateTokens(b.response.content));
     let remaining = total;
-    candidates.forEach((response, index) => {
+    candidates.forEach(({ response, tool }, index) => {
       const share = Math.floor(remaining / (candidates.length - index));
       const size = estimateTokens(response.content);
       if (size > share) {
-        const tool = this.toolNamed(response.name);
         const cut = truncateResult(response.content, Math.max(1, share), tool?.truncation ?? 'smart');
         response.original_tokens ??= cut.originalTokens;
         response.content = cut.text;
@@ -297,52 +325,30 @@ export class Executor {
     });
   }
 
-  private whyUnavailable(tool: Tool): string {
-    const { session } = this.options;
-    const decision = session.selection.decisions.find((d) => d.tool === tool);
-    if (decision?.state === 'deferred') return `${tool.name} is not loaded yet: find it with tool_search (or discover_tools) first`;
-    if (session.selection.exclusive) return `only ${session.selection.exclusive.name} may run now (it is exclusive)`;
-    const callable = [...session.selection.active, ...session.activated.map((name) => ({ name }))].map((t) => t.name);
-    const close = nearest(tool.name, callable);
-    return `${tool.name} is not available in this session (${decision ? `${decision.step}: ${decision.rule}` : 'not selected'})` + (close.length ? `; available tools with similar names: ${close.join(', ')}` : '');
-  }
-
-  private toolNamed(name: string): Tool | undefined {
-    return this.byName.get(name);
-  }
-
   private scratchFor(tool: string): Map<string, unknown> {
     let store = this.scratch.get(tool);
     if (!store) this.scratch.set(tool, (store = new Map()));
     return store;
   }
 
-  private emit(event: CallEvent): void {
-    if (event.type === 'error') event = { ...event, error: redact(event.error, this.secrets) };
-    if (event.type === 'progress') event = { ...event, message: redact(event.message, this.secrets) };
+  private emit(event: CallEvent, listener: ((event: CallEvent) => void) | undefined): void {
+    if (!listener) return;
+    if (event.type === 'tool_status' && event.status === 'error') event = { ...event, error: this.secrets.redact(event.error) };
+    if (event.type === 'tool_progress') event = { ...event, message: this.secrets.redact(event.message) };
     try {
-      this.options.onEvent?.(event);
+      listener(event);
     } catch {
       // a display's failure must not break the turn
     }
   }
 }
 
-class TimeoutError extends Error {
-  constructor(readonly ms: number) {
-    super(`timed out after ${ms} ms`);
-  }
-}
-class CancelledError extends Error {
-  constructor() {
-    super('cancelled');
-  }
-}
+class TimeoutError extends Error {}
+class CancelledError extends Error {}
 
-function fail(kind: ErrorKind, message: string): Outcome {
+export function fail(kind: ErrorKind, message: string): Outcome {
   return { ok: false, kind, message };
 }
-
 
 /** Models sometimes send arguments as a JSON string; anything else stays as sent for validation to judge. */
 function parseArguments(value: unknown): unknown {

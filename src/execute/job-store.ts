@@ -1,23 +1,27 @@
 import { randomUUID } from 'node:crypto';
 
-export interface Job {
+export interface Job<T> {
   id: string;
   tool: string;
   status: 'running' | 'done' | 'failed';
   startedAt: number;
   finishedAt?: number;
-  outcome?: { ok: boolean };
+  outcome?: T;
 }
 
-/** `mode: background` calls: started at once, collected later through job_status / job_result. */
-export class JobStore {
-  private readonly jobs = new Map<string, Job>();
+/**
+ * `mode: background` calls: started at once, collected later through job_status / job_result.
+ * Jobs belong to a session, not to the turn that started them; `close()` stops those still running.
+ */
+export class JobStore<T extends { ok: boolean }> {
+  private readonly jobs = new Map<string, Job<T>>();
+  private readonly controller = new AbortController();
 
-  start(tool: string, run: (signal: AbortSignal) => Promise<{ ok: boolean }>): string {
+  start(tool: string, run: (signal: AbortSignal) => Promise<T>): string {
     const id = `job_${randomUUID().slice(0, 8)}`;
-    const job: Job = { id, tool, status: 'running', startedAt: performance.now() };
+    const job: Job<T> = { id, tool, status: 'running', startedAt: performance.now() };
     this.jobs.set(id, job);
-    void run(new AbortController().signal).then((outcome) => {
+    void run(this.controller.signal).then((outcome) => {
       job.outcome = outcome;
       job.status = outcome.ok ? 'done' : 'failed';
       job.finishedAt = performance.now();
@@ -25,12 +29,11 @@ export class JobStore {
     return id;
   }
 
-  get(id: string): Job | undefined {
+  get(id: string): Job<T> | undefined {
     return this.jobs.get(id);
   }
 
-  /** Resolves when every job has finished (for one-shot drivers that must not exit early). */
-  async settled(): Promise<void> {
-    while ([...this.jobs.values()].some((j) => j.status === 'running')) await new Promise((r) => setTimeout(r, 10));
+  close(): void {
+    this.controller.abort(new Error('the session ended'));
   }
 }

@@ -1,3 +1,5 @@
+import type { SecretSet } from '../shared/secrets.js';
+
 /** `{{name}}`, `{{args.name}}`, `{{args}}` and nested `{{args.a.b}}` in handler templates. */
 const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
 
@@ -30,18 +32,11 @@ export function fillValue(value: unknown, args: Record<string, unknown>): unknow
 }
 
 /** `${env:NAME}` secrets: filled at run time, and every filled value is remembered for redaction. */
-export function fillSecrets(text: string, env: Record<string, string | undefined>, secrets: Set<string>): string {
+export function fillSecrets(text: string, env: Record<string, string | undefined>, secrets: SecretSet): string {
   return text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const value = env[name];
     if (value === undefined) throw new Error(`environment variable ${name} is not set`);
-    if (value.length >= 4) secrets.add(value);
+    secrets.add(value);
     return value;
   });
-}
-
-/** Replaces every known secret value in `text` with a placeholder. */
-export function redact(text: string, secrets: ReadonlySet<string>): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
-  return out;
 }

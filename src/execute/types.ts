@@ -10,6 +10,7 @@ export interface ToolCall {
 /** The answer to one call, in call order; tool failures are values, never throws. */
 export interface ToolResponse {
   id: string;
+  /** The name the model called (for invoke_tool, invoke_tool). */
   name: string;
   ok: boolean;
   /** What the model gets back (the result, or the error text for the model). */
@@ -22,7 +23,6 @@ export interface ToolResponse {
   /** Estimated tokens before truncation, when truncated. */
   original_tokens: number | null;
   duration_ms: number;
-  attempts: number;
   /** Set on a background call's immediate answer. */
   job_id?: string;
 }
@@ -45,15 +45,17 @@ export interface TurnResult {
   took_control: string | null;
 }
 
-/** A call's progress, for displays (the REPL's spinner, `call`'s log). */
+/** A call's life, in order; it ends in done, error or cancelled. */
+export type CallStatus = 'queued' | 'validating' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'cancelled';
+
+/** What the executor tells drivers while a turn runs (the REPL's panels, `call --verbose`, the loop's events). */
 export type CallEvent =
-  | { type: 'queued'; id: string; name: string }
-  | { type: 'awaiting_approval'; id: string; name: string; arguments: unknown }
-  | { type: 'running'; id: string; name: string }
-  | { type: 'progress'; id: string; name: string; message: string }
-  | { type: 'done'; id: string; name: string; duration_ms: number }
-  | { type: 'error'; id: string; name: string; duration_ms: number; error: string }
-  | { type: 'cancelled'; id: string; name: string; duration_ms: number };
+  | { type: 'tool_status'; id: string; name: string; status: 'queued' | 'validating' | 'running' }
+  | { type: 'tool_status'; id: string; name: string; status: 'awaiting_approval'; arguments: unknown; reason: string }
+  | { type: 'tool_status'; id: string; name: string; status: 'done' | 'cancelled'; duration_ms: number }
+  | { type: 'tool_status'; id: string; name: string; status: 'error'; duration_ms: number; error: string; error_kind: ErrorKind }
+  | { type: 'tool_approval'; id: string; name: string; decision: ApprovalDecision }
+  | { type: 'tool_progress'; id: string; name: string; message: string; progress?: number; total?: number };
 
 /** Asked before a destructive (or confirm: always) tool runs; answered by whichever driver runs. */
 export interface ApprovalRequest {
@@ -63,18 +65,11 @@ export interface ApprovalRequest {
   reason: string;
 }
 
-/** What a handler gets besides the arguments. */
-export interface HandlerContext {
-  tool: Tool;
-  /** The catalog file's folder: relative paths in handlers resolve from here. */
-  baseDir: string;
-  cwd: string;
-  env: Record<string, string | undefined>;
-  signal: AbortSignal;
-  progress(message: string): void;
-  /** Per-session storage shared by a tool's calls. */
-  scratch: Map<string, unknown>;
-}
+/** `always`: approve, and do not ask again for this tool in this session. */
+export type ApprovalDecision = 'approve' | 'decline' | 'always';
 
-/** A handler's result: any JSON value or text; throwing means the tool failed. */
-export type HandlerResult = unknown;
+/**
+ * Answers approval requests. The turn's signal is passed so a driver can stop waiting for the
+ * user when the turn is cancelled.
+ */
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;

@@ -1,4 +1,4 @@
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../shared/is-record.js';
 
 /** Where tool definitions come from; `import` detects it or takes `--from`. */
 export const IMPORT_FORMATS = ['openai', 'openai-responses', 'openai-functions', 'anthropic', 'gemini', 'mcp', 'bfcl'] as const;

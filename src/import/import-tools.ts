@@ -1,9 +1,9 @@
 import { detectFormat, IMPORT_FORMATS, toolEntries, type ImportFormat } from './detect-format.js';
 import { normalizeParameters } from './normalize-schema.js';
-import { isProviderSafe, providerSafeName, renameReason } from './tool-names.js';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { isProviderSafe, providerSafeName, renameReason } from '../providers/tool-names.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { META_TOOL_NAMES } from '../catalog/types.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../shared/is-record.js';
 
 type Raw = Record<string, unknown>;
 

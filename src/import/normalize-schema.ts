@@ -1,5 +1,5 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../shared/is-record.js';
 
 /**
  * Tool definitions in the wild use several JSON Schema dialects: BFCL's Python, Java and

@@ -1,28 +1,121 @@
-import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import { loadCatalog, type LoadedCatalog } from '../catalog/load-catalog.js';
+import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
+import { budgetedSelection, budgetReport, type BudgetReport, type BudgetRequest } from '../budget/budget-report.js';
+import type { RunnerRegistry } from '../execute/runner.js';
+import { defaultRunners } from '../execute/runners/default-runners.js';
+import type { Approver, CallEvent } from '../execute/types.js';
+import { exactCounter } from '../providers/exact-count.js';
+import { formatTools } from '../providers/format-tools.js';
+import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import { ToolSearch } from '../search/tool-search.js';
+import { resolveProfile, defaultProfileName } from '../select/resolve-profile.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
-import { ToolSession, type SessionOptions } from './tool-session.js';
+import { ToolSession, type SearchMode } from '../session/tool-session.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { SecretSet } from '../shared/secrets.js';
+import { DEFAULT_MODELS } from '../tokens/count-payload.js';
+import { checkLoadedCatalog } from '../validate/validate-catalog.js';
+
+export interface OpenOptions {
+  /** Root catalog files, merged as if one included the others. */
+  catalogs: readonly string[];
+  /** Base for relative paths; default: the process's working directory. */
+  cwd?: string;
+  /** Where `${env:NAME}` values come from; default: none. */
+  env?: Record<string, string | undefined>;
+  /** Refuse a catalog whose YAML or schema is broken (every command but `validate`); default true. */
+  requireValid?: boolean;
+}
+
+/** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
+export interface SessionRequest {
+  profile?: string;
+  force?: readonly string[];
+  searchMode?: SearchMode;
+  /** Defer the costliest tools until the definitions budget fits, as `defer: auto` does. */
+  deferAuto?: boolean;
+  /** The provider (and model) whose token costs drive automatic deferral; default openai. */
+  provider?: ProviderName;
+  model?: string;
+  format?: FormatOptions;
+  approve?: Approver;
+  onEvent?: (event: CallEvent) => void;
+}
 
 /**
- * The facade the CLI, the REPL and the test runner drive: one catalog, and the selection, search
- * and sessions over it. Search indexes are built on first use and kept per tool set.
+ * The facade every driver goes through: the CLI's commands, the chat loop and REPL, `serve` and
+ * the test runner. It owns the catalog, selection, search, the runners that run tools, sessions,
+ * formatting and budgets; `close()` stops whatever it started (sessions' jobs now, MCP servers and
+ * agents as they arrive).
  */
 export class ToolManager {
   private readonly searches = new Map<string, ToolSearch>();
+  private readonly sessions = new Set<ToolSession>();
+  private diagnostics: Promise<Diagnostic[]> | undefined;
 
-  constructor(readonly catalog: Catalog) {}
+  private constructor(
+    readonly loaded: LoadedCatalog,
+    readonly cwd: string,
+    readonly env: Record<string, string | undefined>,
+    readonly runners: RunnerRegistry,
+    readonly secrets: SecretSet,
+  ) {}
 
-  static load(paths: readonly string[], options: LoadOptions = {}): { manager: ToolManager; loaded: LoadedCatalog } {
-    const loaded = loadCatalog(paths, options);
-    return { manager: new ToolManager(loaded.catalog), loaded };
+  get catalog(): Catalog {
+    return this.loaded.catalog;
+  }
+
+  /** Loads the catalog (and, as they arrive, starts what it needs) and returns the manager over it. */
+  static async open(options: OpenOptions): Promise<ToolManager> {
+    const cwd = options.cwd ?? process.cwd();
+    const loaded = loadCatalog(options.catalogs, { cwd });
+    const manager = new ToolManager(loaded, cwd, options.env ?? {}, defaultRunners(), new SecretSet());
+    if (options.requireValid !== false) {
+      const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+      if (errors.length > 0) {
+        const first = errors[0]!;
+        throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
+          hint: `run \`toolman validate ${loaded.catalog.files[0] ?? ''}\` to see them all`.replace(/ `$/, '`'),
+        });
+      }
+    }
+    return manager;
+  }
+
+  /** Every finding `validate` reports for this catalog (computed once). */
+  validate(): Promise<Diagnostic[]> {
+    this.diagnostics ??= checkLoadedCatalog(this.loaded);
+    return this.diagnostics;
+  }
+
+  /** A tool by name or alias; an UNKNOWN_TOOL error with suggestions when there is none. */
+  tool(name: string): Tool {
+    return toolIndex(this.catalog).require(name);
   }
 
   select(request: SelectionRequest = {}): Selection {
     return selectTools(this.catalog, request);
   }
 
-  /** A search engine over `tools` (default: every enabled tool). */
+  /**
+   * The selection a session would get: with `defer: auto` (or `deferAuto`) and a definitions
+   * budget, the costliest tools for the provider are deferred until the budget fits.
+   */
+  async selection(request: Omit<SessionRequest, 'approve' | 'onEvent' | 'searchMode'> = {}): Promise<{ request: SelectionRequest; selection: Selection }> {
+    const base: SelectionRequest = { ...(request.profile ? { profile: request.profile } : {}), force: request.force ?? [] };
+    const profile = resolveProfile(this.catalog, request.profile ?? defaultProfileName(this.catalog));
+    if ((profile.deferAuto || request.deferAuto) && this.catalog.budget.definitions !== undefined) {
+      // Automatic deferral needs each tool's cost: the tokenizer loads only in this case.
+      const provider = request.provider ?? 'openai';
+      const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) });
+      return { request: budgeted.selection, selection: selectTools(this.catalog, budgeted.selection) };
+    }
+    return { request: base, selection: selectTools(this.catalog, base) };
+  }
+
+  /** A search engine over `tools` (default: every enabled tool), built on first use and kept. */
   search(tools: readonly Tool[] = this.catalog.tools.filter((t) => t.enabled)): ToolSearch {
     const key = tools.length === this.catalog.tools.length ? '*' : tools.map((t) => t.name).join('\n');
     let engine = this.searches.get(key);
@@ -30,7 +123,35 @@ export class ToolManager {
     return engine;
   }
 
-  session(options: SessionOptions = {}): ToolSession {
-    return new ToolSession(this.catalog, options);
+  /** A conversation over the catalog: its selection, the tools it finds, the executor for its calls. */
+  async session(request: SessionRequest = {}): Promise<ToolSession> {
+    const { request: selection } = await this.selection(request);
+    const session = new ToolSession(this.catalog, { ...selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
+      runners: this.runners,
+      cwd: this.cwd,
+      env: this.env,
+      secrets: this.secrets,
+      ...(request.approve ? { approve: request.approve } : {}),
+      ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Named tools formatted on their own, outside any session (`format --tool`). */
+  formatTools(provider: ProviderName, names: readonly string[], options: FormatOptions = {}): FormatResult {
+    return formatTools(provider, { tools: names.map((name) => this.tool(name)), deferred: [], toolChoice: { type: 'auto' }, options });
+  }
+
+  /** What the definitions cost a provider, eager and with deferral; `exact` also asks the provider (needs its key). */
+  budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
+    const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env) : undefined;
+    return budgetReport(this.catalog, request, counter);
+  }
+
+  /** Stops everything the manager started. */
+  async close(): Promise<void> {
+    for (const session of this.sessions) session.close();
+    this.sessions.clear();
   }
 }

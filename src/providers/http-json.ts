@@ -1,4 +1,4 @@
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
 export interface ApiCredentials {
   apiKey: string;

@@ -1,5 +1,5 @@
 import type { JsonSchema, Tool } from '../catalog/types.js';
-import type { ToolChoice } from '../manager/tool-session.js';
+import type { ToolChoice } from '../select/tool-choice.js';
 import type { PromptContributions } from './prompt-contributions.js';
 
 export const PROVIDERS = ['openai', 'openai-responses', 'anthropic', 'gemini'] as const;

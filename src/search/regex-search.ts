@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
 /** Longest pattern accepted; a model (or a user) sending more is almost certainly wrong. */
 export const MAX_PATTERN_LENGTH = 200;

@@ -1,6 +1,6 @@
-import { nearest } from '../catalog/did-you-mean.js';
+import { nearest } from '../shared/did-you-mean.js';
 import type { Catalog, Profile } from '../catalog/types.js';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
 /** A profile with everything it inherits through `extends`, ready to apply. */
 export interface ResolvedProfile {

@@ -1,6 +1,6 @@
-import { nearest } from '../catalog/did-you-mean.js';
+import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
-import { ErrorCode, ToolmanError } from '../errors.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { matchesPattern, parsePattern, type ParsedPattern } from './patterns.js';
 import { defaultProfileName, resolveProfile, type ResolvedProfile } from './resolve-profile.js';
 
@@ -92,16 +92,11 @@ export function selectTools(catalog: Catalog, request: SelectionRequest = {}): S
     return { tool, state: 'active', step: 'profile', rule: `include: ${included}` };
   });
 
-  const byName = new Map(decisions.map((d) => [d.tool.name, d]));
-  const forcedNames = [...(request.force ?? [])];
+  const byTool = new Map(decisions.map((d) => [d.tool, d]));
   const forcedByProfile = compile(profile.forced);
   const forced: ToolDecision[] = [];
-  for (const name of forcedNames) {
-    const decision = byName.get(name) ?? decisions.find((d) => d.tool.aliases.includes(name));
-    if (!decision) {
-      const suggestions = nearest(name, catalog.tools.map((t) => t.name));
-      throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `cannot force "${name}": no such tool` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''));
-    }
+  for (const name of request.force ?? []) {
+    const decision = byTool.get(toolIndex(catalog).require(name, `cannot force "${name}": no such tool`))!;
     // Forcing overrides the profile, never a policy or `enabled: false`.
     const blocked = !decision.tool.enabled ? 'enabled: false' : policyVerdict(decision.tool);
     if (blocked) {

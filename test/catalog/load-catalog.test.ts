@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
-import { ErrorCode } from '../../src/errors.js';
+import { ErrorCode } from '../../src/shared/errors.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 
 const layered = 'test/fixtures/catalogs/layered/root.yaml';

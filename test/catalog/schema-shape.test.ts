@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathFromShape, schemaShape } from '../../src/catalog/checks/schema-shape.js';
+import { pathFromShape, schemaShape } from '../../src/validate/schema-shape.js';
 
 describe('schemaShape', () => {
   it('gives schemas that differ only in names and annotations one shape', () => {

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { catalogSchema } from '../../src/catalog/catalog-schema.js';
-import { validateCatalog } from '../../src/catalog/validate-catalog.js';
+import { validateCatalog } from '../../src/validate/validate-catalog.js';
 import { CATALOGS, ROOT } from '../helpers/paths.js';
 
 const SHIPPED = ['assistant', 'coding', 'enterprise', 'large'];

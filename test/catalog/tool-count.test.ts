@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog } from '../../src/catalog/validate-catalog.js';
+import { validateCatalog } from '../../src/validate/validate-catalog.js';
 import { FIXTURES } from '../helpers/paths.js';
 
 describe('TM0405 per profile', () => {

@@ -3,31 +3,41 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
-import { Executor, type ExecutorOptions } from '../../src/execute/executor.js';
 import { estimateTokens, truncateResult } from '../../src/execute/truncate.js';
-import type { ApprovalRequest, CallEvent, ToolCall } from '../../src/execute/types.js';
-import { ToolSession } from '../../src/manager/tool-session.js';
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, ToolCall } from '../../src/execute/types.js';
+import { ToolSession, type SessionOptions } from '../../src/session/tool-session.js';
 import { ROOT } from '../helpers/paths.js';
 
 const { catalog } = loadCatalog(['test/fixtures/catalogs/executor.yaml'], { cwd: ROOT });
 
-function executor(overrides: Partial<ExecutorOptions> = {}) {
-  const events: (CallEvent & { at: number })[] = [];
+/** A call's life as one word: its status, or progress / approval. */
+const kindOf = (event: CallEvent) => (event.type === 'tool_status' ? event.status : event.type === 'tool_progress' ? 'progress' : 'approval');
+
+interface Harness {
+  session?: SessionOptions;
+  env?: Record<string, string | undefined>;
+  approve?: Approver | undefined;
+  onEvent?: (event: CallEvent) => void;
+  signal?: AbortSignal;
+}
+
+function executor(overrides: Harness = {}) {
+  const events: (CallEvent & { kind: string; at: number })[] = [];
   const approvals: ApprovalRequest[] = [];
-  const session = overrides.session ?? new ToolSession(catalog);
-  const instance = new Executor({
-    catalog,
-    session,
+  const approve: Approver | undefined =
+    'approve' in overrides
+      ? overrides.approve
+      : async (request): Promise<ApprovalDecision> => {
+          approvals.push(request);
+          return 'approve';
+        };
+  const session = new ToolSession(catalog, overrides.session ?? {}, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH },
-    onEvent: (event) => events.push({ ...event, at: performance.now() }),
-    approve: async (request) => {
-      approvals.push(request);
-      return true;
-    },
-    ...overrides,
+    env: overrides.env ?? { PATH: process.env.PATH },
+    ...(approve ? { approve } : {}),
+    onEvent: overrides.onEvent ?? ((event) => events.push({ ...event, kind: kindOf(event), at: performance.now() })),
   });
-  return { run: (calls: ToolCall[]) => instance.runTurn(calls), events, approvals, session };
+  return { run: (calls: ToolCall[]) => session.runTurn(calls, overrides.signal ? { signal: overrides.signal } : {}), events, approvals, session };
 }
 const call = (name: string, args: unknown = {}, id = name): ToolCall => ({ id, name, arguments: args });
 
@@ -37,7 +47,7 @@ describe('1. de-duplication', () => {
     const turn = await run([call('lookup', { key: 'a', limit: 2 }, 'c1'), call('lookup', { limit: 2, key: 'a' }, 'c2'), call('lookup', { key: 'b' }, 'c3')]);
     expect(turn.responses.map((r) => [r.id, r.deduplicated])).toEqual([['c1', false], ['c2', true], ['c3', false]]);
     expect(turn.responses[1]!.content).toBe(turn.responses[0]!.content);
-    expect(events.filter((e) => e.type === 'running').length).toBe(2);
+    expect(events.filter((e) => e.kind === 'running').length).toBe(2);
   });
 
   it('lets a tool opt out (dedupe: false)', async () => {
@@ -65,7 +75,7 @@ describe('3. take-control guard', () => {
     expect(turn.responses.map((r) => r.error_kind)).toEqual(['must_run_alone', 'must_run_alone']);
     expect(turn.responses[0]!.error).toMatch(/takeover takes control and must be called alone/);
     expect(turn.responses[1]!.error).toMatch(/must be the only tool call in its turn/);
-    expect(events.some((e) => e.type === 'running')).toBe(false);
+    expect(events.some((e) => e.kind === 'running')).toBe(false);
     expect(turn.took_control).toBeNull();
   });
 
@@ -92,9 +102,8 @@ describe('4. unknown and unavailable tools', () => {
 
   it('lets only the exclusive tool run while one is forced', async () => {
     const forcedCatalog = { ...catalog, tools: catalog.tools.map((t) => (t.name === 'lookup' ? { ...t, exclusive: true } : t)) };
-    const session = new ToolSession(forcedCatalog, { force: ['lookup'] });
-    const instance = new Executor({ catalog: forcedCatalog, session, cwd: ROOT, env: {} });
-    const turn = await instance.runTurn([call('fast_safe')]);
+    const session = new ToolSession(forcedCatalog, { force: ['lookup'] }, { cwd: ROOT });
+    const turn = await session.runTurn([call('fast_safe')]);
     expect(turn.responses[0]!.error).toMatch(/only lookup may run now/);
   });
 });
@@ -113,9 +122,9 @@ describe('6. confirmation', () => {
     const { run, approvals } = executor({
       approve: async (request) => {
         order.push(`ask ${request.tool.name}`);
-        return request.tool.name !== 'always_ask';
+        return request.tool.name !== 'always_ask' ? 'approve' : 'decline';
       },
-      onEvent: (event) => event.type === 'running' && order.push(`run ${event.name}`),
+      onEvent: (event) => void (kindOf(event) === 'running' && order.push(`run ${event.name}`)),
     });
     void approvals;
     const turn = await run([call('remove_record', { key: 'a' }), call('always_ask')]);
@@ -133,7 +142,7 @@ describe('7. running', () => {
   it('runs safe tools in parallel and serial tools one at a time (timestamps)', async () => {
     const { run, events } = executor();
     await run([call('fast_safe', { n: 1 }, 's1'), call('fast_safe', { n: 2 }, 's2'), call('slow_serial', { n: 1 }, 'x1'), call('slow_serial', { n: 2 }, 'x2'), call('slow_serial', { n: 3 }, 'x3')]);
-    const span = (id: string) => ({ start: events.find((e) => e.id === id && e.type === 'running')!.at, end: events.find((e) => e.id === id && e.type === 'done')!.at });
+    const span = (id: string) => ({ start: events.find((e) => e.id === id && e.kind === 'running')!.at, end: events.find((e) => e.id === id && e.kind === 'done')!.at });
     const [s1, s2] = [span('s1'), span('s2')];
     expect(s1.start < s2.end && s2.start < s1.end).toBe(true); // safe ones overlap
     const serial = ['x1', 'x2', 'x3'].map(span).sort((a, b) => a.start - b.start);
@@ -218,8 +227,9 @@ describe('9. events and debug info', () => {
   it('emits queued, running and done with durations; responses carry debug info', async () => {
     const { run, events } = executor();
     const turn = await run([call('counter')]);
-    expect(events.map((e) => e.type)).toEqual(['queued', 'running', 'progress', 'done']);
-    expect(turn.responses[0]).toMatchObject({ attempts: 1, deduplicated: false, truncated: false, duration_ms: expect.any(Number) });
+    expect(events.map((e) => e.kind)).toEqual(['queued', 'validating', 'running', 'progress', 'done']);
+    expect(turn.responses[0]).toMatchObject({ deduplicated: false, truncated: false, duration_ms: expect.any(Number) });
+    expect(turn.responses[0]).not.toHaveProperty('attempts');
   });
 });
 
@@ -303,11 +313,10 @@ describe('http handler and secrets', () => {
 
 describe('invoke_tool (discover mode)', () => {
   it('runs the invoked call through validation, confirmation and truncation', async () => {
-    const session = new ToolSession(catalog, { searchMode: 'discover' });
     const approvals: string[] = [];
     const events: CallEvent[] = [];
-    const instance = new Executor({ catalog, session, cwd: ROOT, env: {}, approve: async (r) => (approvals.push(r.tool.name), false), onEvent: (e) => events.push(e) });
-    const turn = await instance.runTurn([
+    const session = new ToolSession(catalog, { searchMode: 'discover' }, { cwd: ROOT, approve: async (r) => (approvals.push(r.tool.name), 'decline'), onEvent: (e) => events.push(e) });
+    const turn = await session.runTurn([
       call('invoke_tool', { name: 'hidden', arguments: {} }, 'i1'),
       call('invoke_tool', { name: 'lookup', arguments: { limit: 3 } }, 'i2'),
       call('invoke_tool', { name: 'remove_record', arguments: { key: 'a' } }, 'i3'),
@@ -316,6 +325,6 @@ describe('invoke_tool (discover mode)', () => {
     expect(turn.responses[1]!.error).toMatch(/missing required argument "key"/);
     expect(turn.responses[2]!.error_kind).toBe('declined');
     expect(approvals).toEqual(['remove_record']);
-    expect(events.filter((e) => e.id === 'i1' && (e.type === 'done' || e.type === 'error'))).toHaveLength(1);
+    expect(events.filter((e) => e.id === 'i1' && ['done', 'error'].includes(kindOf(e)))).toHaveLength(1);
   });
 });

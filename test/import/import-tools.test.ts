@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/import/detect-format.js';
 import { importTools } from '../../src/import/import-tools.js';
-import { providerSafeName } from '../../src/import/tool-names.js';
+import { providerSafeName } from '../../src/providers/tool-names.js';
 import { FIXTURES } from '../helpers/paths.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, 'import', name), 'utf8'));

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
 import type { Tool } from '../../src/catalog/types.js';
 import { importTools } from '../../src/import/import-tools.js';
-import { ToolSession } from '../../src/manager/tool-session.js';
+import { ToolSession } from '../../src/session/tool-session.js';
 import { toGeminiSchema } from '../../src/providers/gemini/gemini-schema.js';
-import { formatSession, formatTools } from '../../src/providers/format-tools.js';
+import { formatTools } from '../../src/providers/format-tools.js';
 import { toOpenAiStrict } from '../../src/providers/openai/openai-strict-schema.js';
 import { PROVIDERS, type FormatOptions } from '../../src/providers/types.js';
 import { CHECKERS } from './checkers.js';
@@ -76,18 +76,18 @@ describe('formatters', () => {
 
   it('openai: function tools, the meta-tool, and forced tools as tool_choice', () => {
     const forced = new ToolSession(large, { profile: 'coding', force: ['git_log'] });
-    const result = formatSession('openai', forced, 1);
+    const result = forced.format('openai', 1);
     expect(result.payload.tool_choice).toEqual({ type: 'function', function: { name: 'git_log' } });
-    expect(formatSession('openai', forced, 2).payload.tool_choice).toBeUndefined();
+    expect(forced.format('openai', 2).payload.tool_choice).toBeUndefined();
     const names = (result.payload.tools as { function: { name: string } }[]).map((t) => t.function.name);
     expect(names).toContain('tool_search');
     expect(result.payload.messages).toEqual([{ role: 'system', content: expect.stringContaining('Commands run without a shell') }]);
-    const two = formatSession('openai-responses', new ToolSession(large, { profile: 'coding', force: ['git_log', 'git_diff'] }), 1);
+    const two = new ToolSession(large, { profile: 'coding', force: ['git_log', 'git_diff'] }).format('openai-responses', 1);
     expect(two.payload.tool_choice).toEqual({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'git_log' }, { type: 'function', name: 'git_diff' }] });
   });
 
   it('openai-responses: native deferral sends deferred tools with defer_loading and a tool_search tool', () => {
-    const result = formatSession('openai-responses', session, 1, { nativeToolSearch: 'bm25' });
+    const result = session.format('openai-responses', 1, { nativeToolSearch: 'bm25' });
     const tools = result.payload.tools as Record<string, unknown>[];
     expect(tools.filter((t) => t.defer_loading === true).map((t) => t.name)).toEqual(session.selection.deferred.map((t) => t.name));
     expect(tools).toContainEqual({ type: 'tool_search' });
@@ -96,7 +96,7 @@ describe('formatters', () => {
   });
 
   it('anthropic: native deferral with the BM25 search tool, cache_control last, examples as input_examples', () => {
-    const result = formatSession('anthropic', session, 1, { nativeToolSearch: 'bm25', cacheControl: true });
+    const result = session.format('anthropic', 1, { nativeToolSearch: 'bm25', cacheControl: true });
     const tools = result.payload.tools as Record<string, unknown>[];
     expect(tools).toContainEqual({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
     expect(tools[tools.length - 1]!.cache_control).toEqual({ type: 'ephemeral' });
@@ -116,7 +116,7 @@ describe('formatters', () => {
 
   it('gemini: declarations in the subset, forced tools as functionCallingConfig, system instruction', () => {
     const forced = new ToolSession(large, { profile: 'coding', force: ['git_log'] });
-    const result = formatSession('gemini', forced, 1);
+    const result = forced.format('gemini', 1);
     expect(result.payload.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['git_log'] } });
     expect(result.payload.systemInstruction).toEqual({ parts: [{ text: expect.stringContaining('Commands run without a shell') }] });
     expect(CHECKERS.gemini(result.payload)).toEqual([]);

@@ -1,12 +1,11 @@
-import { budgetReport } from '../../manager/budget-report.js';
-import type { SearchMode } from '../../manager/tool-session.js';
+import type { SearchMode } from '../../session/tool-session.js';
+import type { BudgetReport } from '../../budget/budget-report.js';
 import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { formatOptions, type FormatFlags } from '../format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 import { createTable } from '../output/table.js';
-import { exactDefinitionTotals } from './exact-counts.js';
 
 export interface BudgetCommandOptions extends FormatFlags {
   catalog?: string[];
@@ -25,21 +24,28 @@ export interface BudgetCommandOptions extends FormatFlags {
  * the saving, and the catalog's definitions budget; exits 1 when it is exceeded (for CI).
  */
 export async function budgetCommand(options: BudgetCommandOptions, io: CliIO): Promise<ExitCode> {
-  const { catalog } = openCatalog(io, options.catalog);
-  const provider = options.provider ?? 'openai';
-  const report = await budgetReport(catalog, {
-    provider,
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.profile ? { profile: options.profile } : {}),
-    force: options.force ?? [],
-    deferAuto: options.deferAuto ?? false,
-    ...(options.searchMode ? { searchMode: options.searchMode } : {}),
-    format: formatOptions(catalog.format, options),
+  return withManager(io, options.catalog, async (manager) => {
+    const provider = options.provider ?? 'openai';
+    const report = await manager.budget(
+      {
+        provider,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.profile ? { profile: options.profile } : {}),
+        force: options.force ?? [],
+        deferAuto: options.deferAuto ?? false,
+        ...(options.searchMode ? { searchMode: options.searchMode } : {}),
+        format: formatOptions(manager.catalog.format, options),
+      },
+      { exact: options.exact ?? false },
+    );
+    return printBudget(report, provider, options, io);
   });
-  const exact = options.exact ? await exactDefinitionTotals(catalog, report, options, io) : undefined;
+}
 
+async function printBudget(report: BudgetReport, provider: ProviderName, options: BudgetCommandOptions, io: CliIO): Promise<ExitCode> {
+  const exact = report.exact;
   if (options.json) {
-    io.stdout.write(JSON.stringify({ ...report, ...(exact ? { exact } : {}) }, null, 2) + '\n');
+    io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     return report.budget.ok ? EXIT.OK : EXIT.FAILURE;
   }
   const c = palette(colorEnabled(io, io.stdout));

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
-import { describeFsError } from '../../catalog/load-catalog.js';
-import { ErrorCode, ToolmanError } from '../../errors.js';
-import { Executor } from '../../execute/executor.js';
-import type { ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
-import { ToolSession } from '../../manager/tool-session.js';
+import { describeFsError } from '../../shared/fs-errors.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import type { ApprovalDecision, ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 
 export interface CallOptions {
   tool?: string;
@@ -65,46 +63,53 @@ function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
  * on the terminal; `--yes` approves; without a terminal and without `--yes` they are declined.
  */
 export async function callCommand(options: CallOptions, io: CliIO): Promise<ExitCode> {
-  const { catalog } = openCatalog(io, options.catalog);
-  const calls = callsFrom(options, io.cwd);
-  const session = new ToolSession(catalog, options.profile ? { profile: options.profile } : {});
-  // The user names the tools, so deferred ones count as found.
-  session.activate(calls.map((c) => c.name));
-  const c = palette(colorEnabled(io, io.stderr));
-  const approve = async (request: ApprovalRequest): Promise<boolean> => {
-    if (options.yes) return true;
-    if (!options.ask) {
-      io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
-      return false;
+  return withManager(io, options.catalog, async (manager) => {
+    const calls = callsFrom(options, io.cwd);
+    // A tool named on the command line must exist: that is a usage error, as for `show`.
+    if (options.tool) manager.tool(options.tool);
+    const c = palette(colorEnabled(io, io.stderr));
+    const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      if (options.yes) return 'approve';
+      if (!options.ask) {
+        io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
+        return 'decline';
+      }
+      const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
+      return /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'decline';
+    };
+    const onEvent = (event: CallEvent) => {
+      if (!options.verbose) return;
+      const detail = event.type === 'tool_progress' ? ` progress ${event.message}` : event.type === 'tool_approval' ? ` approval ${event.decision}` : ` ${event.status}${'duration_ms' in event ? ` ${event.duration_ms} ms` : ''}`;
+      io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
+    };
+    const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
+    // The user names the tools, so deferred ones count as found.
+    session.activate(calls.map((call) => call.name));
+    const turn = await session.runTurn(calls, options.signal ? { signal: options.signal } : {});
+    if (options.signal?.aborted) {
+      if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+      io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);
+      return EXIT.INTERRUPTED;
     }
-    const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  };
-  const onEvent = (event: CallEvent) => {
-    if (!options.verbose) return;
-    const detail = event.type === 'done' || event.type === 'error' || event.type === 'cancelled' ? ` ${event.duration_ms} ms` : event.type === 'progress' ? ` ${event.message}` : '';
-    io.stderr.write(c.dim(`[${event.id}] ${event.name}: ${event.type}${detail}\n`));
-  };
-  const executor = new Executor({ catalog, session, cwd: io.cwd, env: io.env, approve, onEvent, ...(options.signal ? { signal: options.signal } : {}) });
-  const turn = await executor.runTurn(calls);
-  const failed = turn.responses.some((r) => !r.ok);
+    const failed = turn.responses.some((r) => !r.ok);
 
-  if (options.json) {
-    io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
-    return failed ? EXIT.FAILURE : EXIT.OK;
-  }
-  for (const response of turn.responses) {
-    const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
-    if (response.ok) {
-      io.stdout.write(head + pretty(response.content) + '\n');
-      if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
-    } else {
-      if (head) io.stdout.write(head);
-      io.stderr.write(`${c.red('error:')} ${response.error}\n`);
+    if (options.json) {
+      io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+      return failed ? EXIT.FAILURE : EXIT.OK;
     }
-  }
-  if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
-  return failed ? EXIT.FAILURE : EXIT.OK;
+    for (const response of turn.responses) {
+      const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
+      if (response.ok) {
+        io.stdout.write(head + pretty(response.content) + '\n');
+        if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
+      } else {
+        if (head) io.stdout.write(head);
+        io.stderr.write(`${c.red('error:')} ${response.error}\n`);
+      }
+    }
+    if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
+    return failed ? EXIT.FAILURE : EXIT.OK;
+  });
 }
 
 function pretty(content: string): string {

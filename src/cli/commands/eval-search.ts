@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeFsError } from '../../catalog/load-catalog.js';
-import { ErrorCode, ToolmanError } from '../../errors.js';
+import { describeFsError } from '../../shared/fs-errors.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { SearchCase, SearchMetrics } from '../../search/search-metrics.js';
 import { evaluateSearch } from '../../search/evaluate-search.js';
+import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 
 export interface EvalSearchOptions {
   cases: string;
@@ -55,18 +56,20 @@ const COLUMNS: [keyof SearchMetrics, string][] = [
 /** `toolman eval search --cases FILE.jsonl`: search quality on a labelled set. */
 export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
   const cases = readCases(options.cases, io.cwd);
-  const loaded = openCatalog(io, options.catalog);
-  const tools = loaded.catalog.tools.filter((t) => t.enabled);
+  return withManager(io, options.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));
+}
+
+async function printEvaluation(catalogName: string, tools: Tool[], cases: SearchCase[], options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
   const evaluation = evaluateSearch(tools, cases, { regex: options.regex ?? false });
   if (options.json) {
-    io.stdout.write(JSON.stringify({ catalog: loaded.catalog.name, tools: tools.length, ...evaluation }, null, 2) + '\n');
+    io.stdout.write(JSON.stringify({ catalog: catalogName, tools: tools.length, ...evaluation }, null, 2) + '\n');
     return EXIT.OK;
   }
   const table = await createTable(['', ...COLUMNS.map(([, label]) => label)], io);
   const row = (label: string, m: SearchMetrics) => [label, ...COLUMNS.map(([key]) => (key === 'cases' ? String(m.cases) : m[key].toFixed(1)))];
   table.push(row('all', evaluation.metrics));
   for (const [category, metrics] of Object.entries(evaluation.by_category)) table.push(row(category, metrics));
-  io.stdout.write(`${cases.length} cases over ${tools.length} tools (${loaded.catalog.name})\n${table.toString()}\n`);
+  io.stdout.write(`${cases.length} cases over ${tools.length} tools (${catalogName})\n${table.toString()}\n`);
   io.stdout.write(`index built in ${evaluation.timing.index_ms} ms; median query ${evaluation.timing.query_median_ms} ms\n`);
   if (evaluation.unknown_gold.length) {
     io.stderr.write(`warning: ${evaluation.unknown_gold.length} gold names are not in the catalog (counted as misses): ${evaluation.unknown_gold.slice(0, 5).join(', ')}${evaluation.unknown_gold.length > 5 ? ', …' : ''}\n`);

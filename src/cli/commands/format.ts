@@ -1,12 +1,10 @@
-import { ErrorCode, ToolmanError } from '../../errors.js';
-import { ToolSession, type SearchMode } from '../../manager/tool-session.js';
-import { formatSession, formatTools } from '../../providers/format-tools.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import type { SearchMode } from '../../session/tool-session.js';
 import { PROVIDERS, type FormatResult, type ProviderName } from '../../providers/types.js';
-import { findTool } from './show.js';
 import { colorEnabled, palette } from '../color.js';
 import { formatOptions, type FormatFlags } from '../format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 import { createTable } from '../output/table.js';
 
 export interface FormatCommandOptions extends FormatFlags {
@@ -26,19 +24,18 @@ export interface FormatCommandOptions extends FormatFlags {
  * warnings on stderr; `--all-providers` shows side by side what each provider changes per tool.
  */
 export async function formatCommand(options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
-  const { catalog } = openCatalog(io, options.catalog);
-  const formatting = formatOptions(catalog.format, options);
   const round = options.round === undefined ? 1 : Number(options.round);
   if (!Number.isInteger(round) || round < 1) throw new ToolmanError(ErrorCode.USAGE, `--round must be a whole number from 1, not ${JSON.stringify(options.round)}`);
-  const session = new ToolSession(catalog, { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], ...(options.searchMode ? { searchMode: options.searchMode } : {}) });
-  const run = (provider: ProviderName): FormatResult => {
-    if (options.tool?.length) {
-      const tools = options.tool.map((name) => findTool(catalog.tools, name));
-      return formatTools(provider, { tools, deferred: [], toolChoice: { type: 'auto' }, options: formatting });
-    }
-    return formatSession(provider, session, round, formatting);
-  };
+  if (!options.allProviders && !options.provider) throw new ToolmanError(ErrorCode.USAGE, 'name a provider with --provider, or use --all-providers', { hint: `providers: ${PROVIDERS.join(', ')}` });
+  return withManager(io, options.catalog, async (manager) => {
+    const formatting = formatOptions(manager.catalog.format, options);
+    const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], ...(options.searchMode ? { searchMode: options.searchMode } : {}), ...(options.provider ? { provider: options.provider } : {}), format: formatting });
+    const run = (provider: ProviderName): FormatResult => (options.tool?.length ? manager.formatTools(provider, options.tool, formatting) : session.format(provider, round, formatting));
+    return printFormat(run, options, io);
+  });
+}
 
+async function printFormat(run: (provider: ProviderName) => FormatResult, options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
   if (options.allProviders) {
     const results = PROVIDERS.map(run);
     const names = [...new Set(results.flatMap((r) => [...Object.keys(r.sent), ...Object.keys(r.changes)]))];
@@ -54,8 +51,7 @@ export async function formatCommand(options: FormatCommandOptions, io: CliIO): P
     return EXIT.OK;
   }
 
-  if (!options.provider) throw new ToolmanError(ErrorCode.USAGE, 'name a provider with --provider, or use --all-providers', { hint: `providers: ${PROVIDERS.join(', ')}` });
-  const result = run(options.provider);
+  const result = run(options.provider!);
   io.stdout.write(JSON.stringify(options.json ? result : result.payload, null, 2) + '\n');
   if (!options.json) {
     const c = palette(colorEnabled(io, io.stderr));

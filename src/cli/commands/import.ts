@@ -1,16 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { describeFsError } from '../../catalog/load-catalog.js';
-import { validateCatalog } from '../../catalog/validate-catalog.js';
+import { describeFsError } from '../../shared/fs-errors.js';
 import { summarize } from '../../catalog/diagnostic.js';
-import { ErrorCode, ToolmanError } from '../../errors.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../import/detect-format.js';
 import { importTools } from '../../import/import-tools.js';
 import { catalogText } from '../../import/write-catalog.js';
-import { packageRoot } from '../../package-root.js';
+import { packageRoot } from '../../shared/package-root.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { withManager } from '../open-manager.js';
 
 export interface ImportOptions {
   file: string;
@@ -67,7 +67,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
 
   // Check what was written, as `validate` would.
   let summary;
-  if (output) summary = summarize((await validateCatalog([output], { cwd: io.cwd })).diagnostics);
+  if (output) summary = summarize(await withManager(io, [output], (manager) => manager.validate(), { requireValid: false }));
 
   const renamed = result.tools.filter((t) => t.entry.name !== t.original).length;
   const kinds = new Map<string, number>();

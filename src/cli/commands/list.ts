@@ -1,11 +1,11 @@
 import type { LoadedCatalog } from '../../catalog/load-catalog.js';
 import type { Tool } from '../../catalog/types.js';
 import type { ProviderName } from '../../providers/types.js';
-import { selectTools, type ToolDecision } from '../../select/select-tools.js';
+import type { Selection, ToolDecision } from '../../select/select-tools.js';
 import { colorEnabled, palette, type Palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 
 export interface ListOptions {
   catalog?: string[];
@@ -46,16 +46,15 @@ function stateLabel(decision: ToolDecision, c: Palette): string {
  * profile, and with --explain the step and rule that decided each tool.
  */
 export async function listCommand(options: ListOptions, io: CliIO): Promise<ExitCode> {
-  const loaded = openCatalog(io, options.catalog);
-  const selecting = options.profile !== undefined || (options.force?.length ?? 0) > 0 || options.explain === true || options.deferAuto === true;
-  const request = { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [] };
-  let selection = selecting ? selectTools(loaded.catalog, request) : undefined;
-  if (selection && (selection.profile.deferAuto || options.deferAuto) && loaded.catalog.budget.definitions !== undefined) {
-    // Automatic deferral needs each tool's cost: load the tokenizer only in this case.
-    const { budgetedSelection } = await import('../../manager/budget-report.js');
-    const budgeted = await budgetedSelection(loaded.catalog, { provider: options.provider ?? 'openai', ...request, deferAuto: options.deferAuto ?? false });
-    selection = selectTools(loaded.catalog, budgeted.selection);
-  }
+  return withManager(io, options.catalog, async (manager) => {
+    const selecting = options.profile !== undefined || (options.force?.length ?? 0) > 0 || options.explain === true || options.deferAuto === true;
+    const request = { ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], deferAuto: options.deferAuto ?? false, ...(options.provider ? { provider: options.provider } : {}) };
+    const selection = selecting ? (await manager.selection(request)).selection : undefined;
+    return printList(manager.loaded, selection, options, io);
+  });
+}
+
+async function printList(loaded: LoadedCatalog, selection: Selection | undefined, options: ListOptions, io: CliIO): Promise<ExitCode> {
   const decisions = selection ? selection.decisions.filter((d) => options.explain || d.state !== 'removed') : undefined;
 
   if (options.json) {

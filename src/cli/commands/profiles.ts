@@ -1,9 +1,7 @@
-import { profileNames, resolveProfile } from '../../select/resolve-profile.js';
-import { selectTools } from '../../select/select-tools.js';
+import { defaultProfileName, profileNames, resolveProfile } from '../../select/resolve-profile.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
-import { openCatalog } from '../open-catalog.js';
-import { defaultProfileName } from '../../select/resolve-profile.js';
+import { withManager } from '../open-manager.js';
 
 export interface ProfilesOptions {
   catalog?: string[];
@@ -12,22 +10,23 @@ export interface ProfilesOptions {
 
 /** `toolman profiles`: each profile with what it offers (active, deferred, removed). */
 export async function profilesCommand(options: ProfilesOptions, io: CliIO): Promise<ExitCode> {
-  const { catalog } = openCatalog(io, options.catalog);
-  const fallback = defaultProfileName(catalog);
-  const rows = profileNames(catalog).map((name) => {
-    const profile = resolveProfile(catalog, name);
-    const selection = selectTools(catalog, { profile: name });
-    return {
-      name,
-      description: profile.description ?? null,
-      extends: profile.chain.slice(1),
-      builtin: profile.builtin,
-      default: name === fallback,
-      active: selection.active.length,
-      deferred: selection.deferred.length,
-      removed: selection.decisions.length - selection.active.length - selection.deferred.length,
-      forced: selection.forced.map((t) => t.name),
-    };
+  return withManager(io, options.catalog, async (manager) => {
+    const catalog = manager.catalog;
+    const fallback = defaultProfileName(catalog);
+    const rows = profileNames(catalog).map((name) => {
+      const profile = resolveProfile(catalog, name);
+      const selection = manager.select({ profile: name });
+      return {
+        name,
+        description: profile.description ?? null,
+        extends: profile.chain.slice(1),
+        builtin: profile.builtin,
+        default: name === fallback,
+        active: selection.active.length,
+        deferred: selection.deferred.length,
+        removed: selection.decisions.length - selection.active.length - selection.deferred.length,
+        forced: selection.forced.map((t) => t.name),
+      };
   });
   if (options.json) {
     io.stdout.write(JSON.stringify({ catalog: catalog.name, profiles: rows }, null, 2) + '\n');
@@ -39,4 +38,5 @@ export async function profilesCommand(options: ProfilesOptions, io: CliIO): Prom
   }
   io.stdout.write(`${table.toString()}\n* built in\n`);
   return EXIT.OK;
+  });
 }

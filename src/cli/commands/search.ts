@@ -1,8 +1,8 @@
-import { ErrorCode, ToolmanError } from '../../errors.js';
-import { ToolManager } from '../../manager/tool-manager.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { toolSummary } from '../../catalog/tool-summary.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 
 export interface SearchCommandOptions {
   query: string;
@@ -17,26 +17,26 @@ export interface SearchCommandOptions {
 export async function searchCommand(options: SearchCommandOptions, io: CliIO): Promise<ExitCode> {
   if (options.query.trim() === '') throw new ToolmanError(ErrorCode.USAGE, 'the search query is empty', { hint: 'say what the tool should do, e.g. toolman search "refund a payment"' });
   const limit = parseLimit(options.limit);
-  const manager = new ToolManager(openCatalog(io, options.catalog).catalog);
-  // With a profile, search what that profile can reach (active and deferred tools).
-  const within = options.profile ? (({ active, deferred }) => new Set([...active, ...deferred].map((t) => t.name)))(manager.select({ profile: options.profile })) : undefined;
-  const results = manager.search().search(options.query, { limit, ...(options.regex ? { regex: true } : {}), ...(within ? { within } : {}) });
-  if (options.json) {
-    const doc = { query: options.query, mode: options.regex ? 'regex' : 'bm25', results: results.map((r) => ({ name: r.tool.name, score: r.score, matched: r.matched, summary: r.tool.summary ?? null })) };
-    io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  return withManager(io, options.catalog, async (manager) => {
+    // With a profile, search what that profile can reach (active and deferred tools).
+    const within = options.profile ? (({ active, deferred }) => new Set([...active, ...deferred].map((t) => t.name)))(manager.select({ profile: options.profile })) : undefined;
+    const results = manager.search().search(options.query, { limit, ...(options.regex ? { regex: true } : {}), ...(within ? { within } : {}) });
+    if (options.json) {
+      const doc = { query: options.query, mode: options.regex ? 'regex' : 'bm25', results: results.map((r) => ({ name: r.tool.name, score: r.score, matched: r.matched, summary: r.tool.summary ?? null })) };
+      io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+      return EXIT.OK;
+    }
+    const c = palette(colorEnabled(io, io.stdout));
+    if (results.length === 0) {
+      io.stdout.write(`no tools match ${JSON.stringify(options.query)}\n`);
+      return EXIT.OK;
+    }
+    const width = Math.max(...results.map((r) => r.tool.name.length));
+    results.forEach((r, i) => {
+      io.stdout.write(`${String(i + 1).padStart(2)}. ${c.bold(r.tool.name.padEnd(width))}  ${r.score.toFixed(2).padStart(6)}  ${c.dim(r.matched.join(','))}\n    ${(toolSummary(r.tool) ?? '').slice(0, 110)}\n`);
+    });
     return EXIT.OK;
-  }
-  const c = palette(colorEnabled(io, io.stdout));
-  if (results.length === 0) {
-    io.stdout.write(`no tools match ${JSON.stringify(options.query)}\n`);
-    return EXIT.OK;
-  }
-  const width = Math.max(...results.map((r) => r.tool.name.length));
-  results.forEach((r, i) => {
-    const summary = r.tool.summary ?? r.tool.description?.split(/(?<=[.!?])\s/)[0] ?? '';
-    io.stdout.write(`${String(i + 1).padStart(2)}. ${c.bold(r.tool.name.padEnd(width))}  ${r.score.toFixed(2).padStart(6)}  ${c.dim(r.matched.join(','))}\n    ${summary.slice(0, 110)}\n`);
   });
-  return EXIT.OK;
 }
 
 export function parseLimit(value: string | undefined, fallback = 10): number {

@@ -1,9 +1,7 @@
-import { nearest } from '../../catalog/did-you-mean.js';
-import type { Tool } from '../../catalog/types.js';
-import { ErrorCode, ToolmanError } from '../../errors.js';
 import { colorEnabled, palette } from '../color.js';
+import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { openCatalog } from '../open-catalog.js';
+import { withManager } from '../open-manager.js';
 import { renderSchemaTree } from '../output/schema-tree.js';
 import { sourceLocation, toolFlags } from './list.js';
 
@@ -13,19 +11,14 @@ export interface ShowOptions {
   json?: boolean;
 }
 
-export function findTool(tools: readonly Tool[], name: string): Tool {
-  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases.includes(name));
-  if (tool) return tool;
-  const suggestions = nearest(name, tools.map((t) => t.name), 3);
-  throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `no tool named "${name}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''), {
-    hint: '`toolman list` shows every tool',
+export async function showCommand(options: ShowOptions, io: CliIO): Promise<ExitCode> {
+  return withManager(io, options.catalog, async (manager) => {
+    const tool = manager.tool(options.name);
+    return printTool(tool, sourceLocation(manager.loaded, tool), options, io);
   });
 }
 
-export async function showCommand(options: ShowOptions, io: CliIO): Promise<ExitCode> {
-  const loaded = openCatalog(io, options.catalog);
-  const tool = findTool(loaded.catalog.tools, options.name);
-  const where = sourceLocation(loaded, tool);
+function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, options: ShowOptions, io: CliIO): ExitCode {
   if (options.json) {
     io.stdout.write(JSON.stringify({ ...tool, flags: toolFlags(tool), location: where ?? null }, null, 2) + '\n');
     return EXIT.OK;

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeFsError } from '../../catalog/load-catalog.js';
-import { ErrorCode, ToolmanError } from '../../errors.js';
-import { anthropicCountTokens } from '../../providers/anthropic/anthropic-count-tokens.js';
-import { geminiCountTokens } from '../../providers/gemini/gemini-count-tokens.js';
+import { describeFsError } from '../../shared/fs-errors.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { exactCounter } from '../../providers/exact-count.js';
 import type { ProviderName } from '../../providers/types.js';
 import { countRequest } from '../../tokens/count-request.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { credentials } from './exact-counts.js';
 
 export interface TokensCommandOptions {
   file: string;
@@ -28,10 +26,9 @@ export async function tokensCommand(options: TokensCommandOptions, io: CliIO): P
   }
   const provider = options.provider ?? 'openai';
   const result = await countRequest(provider, body, options.model);
-  if (options.exact && (provider === 'anthropic' || provider === 'gemini')) {
-    const creds = credentials(provider, io.env);
-    const request = body as Record<string, unknown>;
-    result.tokens = provider === 'anthropic' ? await anthropicCountTokens({ ...request, model: result.model }, creds) : await geminiCountTokens(result.model, request, creds);
+  const counter = options.exact ? exactCounter(provider, result.model, io.env) : undefined;
+  if (counter) {
+    result.tokens = await counter(body as Record<string, unknown>);
     result.estimate = false;
     result.method = `${provider === 'anthropic' ? 'Anthropic count_tokens' : 'Gemini countTokens'} endpoint`;
     result.breakdown = { total: result.tokens };

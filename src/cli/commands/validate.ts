@@ -1,10 +1,10 @@
 import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
 import type { SourceFile } from '../../catalog/source-file.js';
-import { validateCatalog } from '../../catalog/validate-catalog.js';
-import { isToolmanError } from '../../errors.js';
+import { isToolmanError } from '../../shared/errors.js';
 import { catalogPaths } from '../catalog-paths.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { withManager } from '../open-manager.js';
 import { formatDiagnosticsText, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
 
@@ -34,11 +34,12 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   let unreadable: { file: string; message: string; hint?: string } | undefined;
   for (const root of roots) {
     try {
-      const result = await validateCatalog(root, { cwd: io.cwd });
-      diagnostics.push(...result.diagnostics);
-      for (const file of result.loaded.catalog.files) if (!files.includes(file)) files.push(file);
-      for (const [path, source] of result.loaded.sources) sources.set(path, source);
-      tools += result.loaded.catalog.tools.length;
+      await withManager(io, root, async (manager) => {
+        diagnostics.push(...(await manager.validate()));
+        for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
+        for (const [path, source] of manager.loaded.sources) sources.set(path, source);
+        tools += manager.catalog.tools.length;
+      }, { requireValid: false });
     } catch (error) {
       if (!isToolmanError(error)) throw error;
       unreadable ??= { file: root.join(', '), message: error.message, ...(error.hint ? { hint: error.hint } : {}) };

@@ -3,20 +3,7 @@ import { walkSchema } from '../../catalog/json-schema.js';
 import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
-
-/**
- * Anthropic strict tool use limits per request (structured outputs for tools): at most 20 strict
- * tools, 24 optional parameters and 16 parameters with union types across them. Keywords it does
- * not support make a tool non-strict. Source: Anthropic docs, "Structured outputs"; see
- * docs/providers.md.
- */
-export const ANTHROPIC_STRICT_LIMITS = { tools: 20, optionalParameters: 24, unions: 16 } as const;
-const ANTHROPIC_STRICT_UNSUPPORTED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems', 'uniqueItems', 'allOf', 'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'minProperties', 'maxProperties', 'contains'];
-
-export const ANTHROPIC_TOOL_SEARCH = {
-  bm25: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
-  regex: { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
-} as const;
+import { ANTHROPIC_STRICT_LIMITS, ANTHROPIC_STRICT_UNSUPPORTED, ANTHROPIC_TOOL_SEARCH } from './anthropic-facts.js';
 
 /** Why a schema cannot be strict for Anthropic, or its optional-parameter and union counts. */
 function strictProfile(schema: JsonSchema): { reason?: string; optional: number; unions: number } {

@@ -1,4 +1,4 @@
-import { ErrorCode, ToolmanError } from '../../errors.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { postJson, type ApiCredentials } from '../http-json.js';
 
 /** Gemini's countTokens (POST /v1beta/models/{model}:countTokens); needs GEMINI_API_KEY. */

@@ -3,12 +3,8 @@ import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
 import { toGeminiSchema } from './gemini-schema.js';
+import { geminiName } from './gemini-facts.js';
 
-/** Gemini function names: a letter or `_` first, then letters, digits, `_ . : -`, 64 at most. */
-export function geminiName(name: string): string {
-  const cleaned = name.replace(/[^a-zA-Z0-9_.:-]/g, '_');
-  return (/^[a-zA-Z_]/.test(cleaned) ? cleaned : `_${cleaned}`).slice(0, 64);
-}
 
 /**
  * Gemini `tools: [{functionDeclarations: [{name, description, parameters}]}]` with parameters in

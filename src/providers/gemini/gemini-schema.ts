@@ -1,17 +1,22 @@
 import type { JsonSchema } from '../../catalog/types.js';
 import { resolveLocalRef } from '../../catalog/json-schema.js';
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../shared/is-record.js';
+import { GEMINI_FORMATS, GEMINI_SCHEMA_KEYS } from './gemini-facts.js';
 
-/**
- * Fields of Gemini's `Schema` object (an OpenAPI 3.0 subset; Gemini API reference, "Schema").
- * Anything else is removed.
- */
-const GEMINI_KEYS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'items', 'properties', 'required', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'minProperties', 'maxProperties', 'propertyOrdering']);
-/** Formats Gemini accepts, by type (Gemini API reference: "enum" and "date-time" for strings). */
-const GEMINI_FORMATS: Record<string, string[]> = { STRING: ['enum', 'date-time'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
 const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT', null: 'NULL' };
+/** Keys removed without a word in the description: annotations, or handled elsewhere. */
+const SILENTLY_REMOVED = ['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated'];
 
-export type GeminiConversion = { ok: true; schema: JsonSchema; changes: string[] } | { ok: false; reason: string };
+/** An enum whose values lose their type when sent as Gemini's string enum. */
+export interface LossyEnum {
+  /** Where it is in the source schema. */
+  path: string[];
+  kinds: string[];
+}
+
+export type GeminiConversion =
+  | { ok: true; schema: JsonSchema; changes: string[]; lossyEnums: LossyEnum[] }
+  | { ok: false; reason: string; path: string[] };
 
 type Node = Record<string, unknown>;
 
@@ -20,19 +25,22 @@ type Node = Record<string, unknown>;
  * fails), `const` -> a one-value `enum`, type unions and null branches -> `nullable` (or `anyOf`
  * of the remaining types), non-string enums -> strings, `anyOf` alone on its node, unsupported
  * formats and keys removed (restated in the description where they constrain values), and a
- * `type` on every node.
+ * `type` on every node. This one function decides what `format` sends Gemini and what `validate`
+ * reports (TM0403, TM0404). Paths in the result point into the source schema.
  */
 export function toGeminiSchema(root: JsonSchema): GeminiConversion {
   const changes = new Set<string>();
-  const convert = (input: Node, refs: string[]): Node => {
+  const lossyEnums: LossyEnum[] = [];
+  const convert = (input: Node, refs: string[], path: string[]): Node => {
     if (typeof input.$ref === 'string') {
       const ref = input.$ref;
-      if (refs.includes(ref)) throw new Recursion(ref);
+      if (refs.includes(ref)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} is recursive; Gemini's schema subset has no references`, [...path, '$ref']);
       const target = resolveLocalRef(root, ref);
-      if (!isRecord(target)) throw new Recursion(ref, 'points at nothing');
+      if (!isRecord(target)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} points at nothing`, [...path, '$ref']);
       changes.add('local $ref inlined');
       const { $ref: _r, ...siblings } = input;
-      return convert({ ...target, ...siblings }, [...refs, ref]);
+      const targetPath = ref === '#' ? [] : ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+      return convert({ ...target, ...siblings }, [...refs, ref], targetPath);
     }
     let node: Node = { ...input };
     if ('const' in node) {
@@ -40,12 +48,10 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       delete node.const;
       changes.add('const became a one-value enum');
     }
-    for (const union of ['oneOf'] as const) {
-      if (Array.isArray(node[union])) {
-        node.anyOf = node[union];
-        delete node[union];
-        changes.add('oneOf became anyOf');
-      }
+    if (Array.isArray(node.oneOf)) {
+      node.anyOf = node.oneOf;
+      delete node.oneOf;
+      changes.add('oneOf became anyOf');
     }
     // Type unions: null -> nullable; several other types -> anyOf.
     if (Array.isArray(node.type)) {
@@ -75,24 +81,24 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
         // anyOf stands alone on its node: other keys move into each branch.
         const { anyOf: _a, description, nullable, ...rest } = node;
         if (Object.keys(rest).length) changes.add('keys beside anyOf moved into its branches');
-        const converted = nonNull.map((b) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs));
+        const converted = nonNull.map((b, i) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs, [...path, 'anyOf', String(i)]));
         return { anyOf: converted.map((b) => (nullable ? { ...b, nullable: true } : b)) };
       }
     }
     const restated: string[] = [];
     const out: Node = {};
     for (const [key, value] of Object.entries(node)) {
-      if (GEMINI_KEYS.has(key)) out[key] = value;
+      if (GEMINI_SCHEMA_KEYS.has(key)) out[key] = value;
       else if (key === '$defs' || key === 'definitions') changes.add('$defs removed after inlining');
       else {
-        if (!['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated'].includes(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
+        if (!SILENTLY_REMOVED.includes(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
         if (key === 'default') restated.push(`default: ${JSON.stringify(value)}`);
         changes.add(`removed ${key}`);
       }
     }
-    // A type on every node.
+    // A type on every node: objects and arrays by their keywords, anything else as a string.
     if (typeof out.type !== 'string') {
-      out.type = isRecord(out.properties) ? 'object' : out.items !== undefined ? 'array' : Array.isArray(out.enum) ? 'string' : 'string';
+      out.type = isRecord(out.properties) ? 'object' : out.items !== undefined ? 'array' : 'string';
       if (!isRecord(node.properties) && node.items === undefined && !Array.isArray(node.enum)) {
         changes.add('untyped values sent as strings');
         restated.push('any JSON value, written as a string');
@@ -101,6 +107,8 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     const type = TYPES[out.type as string] ?? 'STRING';
     out.type = type;
     if (Array.isArray(out.enum)) {
+      const kinds = [...new Set(out.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))];
+      if (kinds.length > 1 || (kinds[0] !== 'string' && kinds[0] !== 'number')) lossyEnums.push({ path: [...path, 'enum'], kinds });
       if (out.enum.some((v) => typeof v !== 'string')) changes.add('non-string enum values sent as strings');
       out.enum = [...new Set(out.enum.filter((v) => v !== null).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))))];
       if (type !== 'STRING') {
@@ -114,8 +122,8 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       changes.add('unsupported formats removed');
     }
     if (restated.length) out.description = [out.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
-    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs)]));
-    if (isRecord(out.items)) out.items = convert(out.items, refs);
+    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs, [...path, 'properties', k])]));
+    if (isRecord(out.items)) out.items = convert(out.items, refs, [...path, 'items']);
     else if (Array.isArray(out.items)) delete out.items;
     if (type === 'ARRAY' && out.items === undefined) {
       out.items = { type: 'STRING' };
@@ -124,15 +132,18 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     return out;
   };
   try {
-    return { ok: true, schema: convert(root, []), changes: [...changes] };
+    return { ok: true, schema: convert(root, [], []), changes: [...changes], lossyEnums };
   } catch (error) {
-    if (error instanceof Recursion) return { ok: false, reason: error.message };
+    if (error instanceof Unconvertible) return { ok: false, reason: error.message, path: error.path };
     throw error;
   }
 }
 
-class Recursion extends Error {
-  constructor(ref: string, why = 'is recursive') {
-    super(`$ref ${JSON.stringify(ref)} ${why}; Gemini's schema subset has no references`);
+class Unconvertible extends Error {
+  constructor(
+    message: string,
+    readonly path: string[],
+  ) {
+    super(message);
   }
 }

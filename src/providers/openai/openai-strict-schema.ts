@@ -1,13 +1,20 @@
 import type { JsonSchema } from '../../catalog/types.js';
-import { OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from '../../catalog/checks/check-providers.js';
-import { isRecord } from '../../is-record.js';
+import { isRecord } from '../../shared/is-record.js';
+import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from './openai-facts.js';
 
-/** String formats OpenAI strict mode accepts (Structured Outputs guide, "Supported schemas"). */
-export const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 /** Annotation-like keywords strict mode rejects; their content moves into the description. */
 const RESTATED_ANNOTATIONS = ['default', 'examples'] as const;
 
-export type StrictConversion = { strict: true; schema: JsonSchema; changes: string[] } | { strict: false; reason: string };
+/** A constraint strict mode cannot express, removed from the schema and restated in its description. */
+export interface RestatedKeyword {
+  keyword: string;
+  /** Where it was, from the schema root. */
+  path: string[];
+}
+
+export type StrictConversion =
+  | { strict: true; schema: JsonSchema; changes: string[]; restated: RestatedKeyword[] }
+  | { strict: false; reason: string; path: string[] };
 
 type Node = Record<string, unknown>;
 
@@ -15,18 +22,22 @@ type Node = Record<string, unknown>;
  * Rewrites a tool's parameters for OpenAI strict mode: every object closed
  * (`additionalProperties: false`) with every property required, optional ones made nullable;
  * keywords strict mode does not support are removed and restated in the description. Schemas
- * that cannot be made strict (open maps, a root union, over the size limits) are refused with
- * the reason, and the formatter sends them non-strict.
+ * that cannot be made strict (open maps, a root union, untyped values, over the size limits) are
+ * refused with the reason and where. This one function decides both what `format --strict` sends
+ * and what `validate` reports (TM0401, TM0402).
  */
 export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
-  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return { strict: false, reason: 'the root is a union; strict mode needs one object' };
+  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return { strict: false, reason: 'the root is a union; strict mode needs one object', path: [] };
   const changes = new Set<string>();
+  const restatedKeywords: RestatedKeyword[] = [];
   let properties = 0;
   let enumValues = 0;
   let deepest = 0;
-  let failure: string | undefined;
+  let deepestPath: string[] = [];
+  let failure: { reason: string; path: string[] } | undefined;
+  const fail = (reason: string, path: string[]) => void (failure ??= { reason, path });
 
-  const convert = (input: Node, depth: number): Node => {
+  const convert = (input: Node, depth: number, path: string[]): Node => {
     const node: Node = { ...input };
     const restated: string[] = [];
     for (const keyword of OPENAI_STRICT_UNSUPPORTED) {
@@ -38,6 +49,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
         continue;
       }
       restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
+      restatedKeywords.push({ keyword, path: [...path, keyword] });
       delete node[keyword];
       changes.add(`removed ${keyword} (restated in the description)`);
     }
@@ -55,26 +67,26 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
     if (restated.length) node.description = [node.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
     if (Array.isArray(node.enum)) enumValues += node.enum.length;
     if (!('type' in node) && !('anyOf' in node) && !('$ref' in node) && !('enum' in node) && !('const' in node) && !isRecord(node.properties)) {
-      failure ??= 'a value accepts anything (no type); strict mode needs a type on every schema';
+      fail('a value accepts anything (no type); strict mode needs a type on every schema', path);
     }
 
     const isObject = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || isRecord(node.properties);
     const here = isObject ? depth + 1 : depth;
-    deepest = Math.max(deepest, here);
+    if (here > deepest) {
+      deepest = here;
+      deepestPath = path;
+    }
     if (isObject) {
       const ap = node.additionalProperties;
-      if (ap === true || isRecord(ap)) {
-        failure ??= 'an object allows arbitrary keys (additionalProperties); strict mode needs every key declared';
-      }
+      if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', [...path, 'additionalProperties']);
       if (ap !== false) changes.add('objects closed with additionalProperties: false');
       node.additionalProperties = false;
       const props = isRecord(node.properties) ? node.properties : {};
-      node.properties = props;
       const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
       const converted: Node = {};
       for (const [name, sub] of Object.entries(props)) {
         properties++;
-        let child = isRecord(sub) ? convert(sub, here) : {};
+        let child = isRecord(sub) ? convert(sub, here, [...path, 'properties', name]) : {};
         if (!required.has(name)) {
           child = nullable(child);
           changes.add('optional properties made required and nullable');
@@ -84,20 +96,20 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
       node.properties = converted;
       node.required = Object.keys(converted);
     }
-    if (isRecord(node.items)) node.items = convert(node.items, here);
-    if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s) => (isRecord(s) ? convert(s, here) : s));
+    if (isRecord(node.items)) node.items = convert(node.items, here, [...path, 'items']);
+    if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s, i) => (isRecord(s) ? convert(s, here, [...path, 'anyOf', String(i)]) : s));
     for (const defs of ['$defs', 'definitions'] as const) {
-      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0) : s]));
+      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0, [...path, defs, k]) : s]));
     }
     return node;
   };
 
-  const result = convert(schema, 0);
-  if (failure) return { strict: false, reason: failure };
-  if (properties > OPENAI_STRICT_LIMITS.properties) return { strict: false, reason: `${properties} properties, over ${OPENAI_STRICT_LIMITS.properties}` };
-  if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}` };
-  if (enumValues > OPENAI_STRICT_LIMITS.enumValues) return { strict: false, reason: `${enumValues} enum values, over ${OPENAI_STRICT_LIMITS.enumValues}` };
-  return { strict: true, schema: result, changes: [...changes] };
+  const result = convert(schema, 0, []);
+  if (failure) return { strict: false, ...failure };
+  if (properties > OPENAI_STRICT_LIMITS.properties) return { strict: false, reason: `${properties} properties, over ${OPENAI_STRICT_LIMITS.properties}`, path: [] };
+  if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}`, path: deepestPath };
+  if (enumValues > OPENAI_STRICT_LIMITS.enumValues) return { strict: false, reason: `${enumValues} enum values, over ${OPENAI_STRICT_LIMITS.enumValues}`, path: [] };
+  return { strict: true, schema: result, changes: [...changes], restated: restatedKeywords };
 }
 
 /** Lets a property also be null: a type union, or a null branch for unions and untyped schemas. */

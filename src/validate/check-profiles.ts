@@ -1,10 +1,10 @@
-import { pointerOf, segmentsOf } from '../diagnostic.js';
-import { closest } from '../did-you-mean.js';
-import type { LoadedCatalog } from '../load-catalog.js';
-import type { Reporter } from '../reporter.js';
-import { PATTERN_PREFIXES, matchesPattern, parsePattern } from '../../select/patterns.js';
+import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
+import { closest } from '../shared/did-you-mean.js';
+import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import type { Reporter } from '../catalog/reporter.js';
+import { PATTERN_PREFIXES, matchesPattern, parsePattern } from '../select/patterns.js';
 
-import { BUILTIN_PROFILE_DEFINITIONS } from '../../select/resolve-profile.js';
+import { BUILTIN_PROFILE_DEFINITIONS } from '../select/resolve-profile.js';
 
 /** Profiles every catalog has, even when it does not define them. */
 const BUILTIN_PROFILES = Object.keys(BUILTIN_PROFILE_DEFINITIONS);

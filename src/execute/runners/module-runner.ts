@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { HandlerContext } from '../types.js';
+import type { ToolRunner } from '../runner.js';
 
 type ToolFunction = (args: Record<string, unknown>, context: ModuleContext) => unknown;
 
@@ -36,9 +36,12 @@ async function loadModule(file: string): Promise<Record<string, unknown>> {
 }
 
 /** Calls a module's exported function `(args, context)`; resolved relative to the catalog. */
-export async function runModule(file: string, exportName: string, args: Record<string, unknown>, context: HandlerContext): Promise<unknown> {
-  const module = await loadModule(file);
-  const fn = (exportName === 'default' ? (module.default ?? module) : module[exportName]) as ToolFunction | undefined;
-  if (typeof fn !== 'function') throw new Error(`${file} has no exported function ${JSON.stringify(exportName)}`);
-  return fn(args, { cwd: context.cwd, signal: context.signal, progress: context.progress, scratch: context.scratch, tool: context.tool.name });
-}
+export const moduleRunner: ToolRunner<'module'> = {
+  kind: 'module',
+  async run({ file, exportName }, args, context) {
+    const module = await loadModule(file);
+    const fn = (exportName === 'default' ? (module.default ?? module) : module[exportName]) as ToolFunction | undefined;
+    if (typeof fn !== 'function') throw new Error(`${file} has no exported function ${JSON.stringify(exportName)}`);
+    return fn(args, { cwd: context.cwd, signal: context.signal, progress: (message) => context.progress(message), scratch: context.scratch, tool: context.tool.name });
+  },
+};

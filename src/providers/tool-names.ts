@@ -1,16 +1,26 @@
 import { createHash } from 'node:crypto';
 import { META_TOOL_NAMES } from '../catalog/types.js';
+import { ANTHROPIC_NAME_PATTERN } from './anthropic/anthropic-facts.js';
+import { GEMINI_NAME_PATTERN, geminiName } from './gemini/gemini-facts.js';
+import { OPENAI_NAME_PATTERN } from './openai/openai-facts.js';
 
-const VALID = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+/** Which providers refuse a tool name as written: the rule `validate`, `import` and the formatters share. */
+export function nameProblems(name: string): { openaiOrAnthropic: boolean; gemini: boolean; geminiSentAs: string } {
+  return { openaiOrAnthropic: !OPENAI_NAME_PATTERN.test(name) || !ANTHROPIC_NAME_PATTERN.test(name), gemini: !GEMINI_NAME_PATTERN.test(name), geminiSentAs: geminiName(name) };
+}
+
+/** A name every provider takes as it is. */
+export function isProviderSafe(name: string): boolean {
+  return OPENAI_NAME_PATTERN.test(name) && ANTHROPIC_NAME_PATTERN.test(name) && GEMINI_NAME_PATTERN.test(name);
+}
 
 /**
- * A name every provider accepts (`^[a-zA-Z0-9_-]{1,64}$`, starting with a letter or `_` for
- * Gemini) and unused so far. Dots, spaces and other characters become `_`; names over 64
- * characters keep their start and get a short hash of the whole, so two long names that share a
- * prefix stay distinct.
+ * A name every provider accepts (valid for OpenAI, Anthropic and Gemini alike) and unused so far.
+ * Dots, spaces and other characters become `_`; names over 64 characters keep their start and
+ * get a short hash of the whole, so two long names that share a prefix stay distinct.
  */
 export function providerSafeName(original: string, taken: Set<string>): string {
-  if (VALID.test(original) && !taken.has(original)) {
+  if (isProviderSafe(original) && !taken.has(original)) {
     taken.add(original);
     return original;
   }
@@ -22,10 +32,6 @@ export function providerSafeName(original: string, taken: Set<string>): string {
   for (let n = 2; taken.has(candidate); n++) candidate = `${name.slice(0, 64 - String(n).length - 1)}_${n}`;
   taken.add(candidate);
   return candidate;
-}
-
-export function isProviderSafe(name: string): boolean {
-  return VALID.test(name);
 }
 
 /** Why a name had to change, for the import report. */

@@ -1,8 +1,7 @@
 import { RE2JS } from 're2js';
-import type { MockCase } from '../../catalog/types.js';
-import { canonicalJson } from '../../catalog/json-schema.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
 import { fillValue } from '../templates.js';
-import type { HandlerContext } from '../types.js';
+import type { RunContext, ToolRunner } from '../runner.js';
 
 /**
  * Whether `actual` satisfies `expected`: plain values compare as JSON; objects match as a subset;
@@ -45,13 +44,16 @@ function operator(op: string, actual: unknown, arg: unknown): boolean {
 }
 
 /** Answers from the first case whose `when` matches (a case without `when` is the default). */
-export async function runMock(cases: readonly MockCase[], args: Record<string, unknown>, context: HandlerContext): Promise<unknown> {
-  const chosen = cases.find((c) => c.when === undefined || matches(args, c.when));
-  if (!chosen) throw new Error(`no mock case matches these arguments (${cases.length} cases, none without "when")`);
-  if (chosen.latency_ms) await delay(chosen.latency_ms, context.signal);
-  if (chosen.error !== undefined) throw new Error(String(fillValue(chosen.error, { args, ...args })));
-  return fillValue(chosen.result ?? null, { args, ...args });
-}
+export const mockRunner: ToolRunner<'mock'> = {
+  kind: 'mock',
+  async run(handler, args, context: RunContext) {
+    const chosen = handler.cases.find((c) => c.when === undefined || matches(args, c.when));
+    if (!chosen) throw new Error(`no mock case matches these arguments (${handler.cases.length} cases, none without "when")`);
+    if (chosen.latency_ms) await delay(chosen.latency_ms, context.signal);
+    if (chosen.error !== undefined) throw new Error(String(fillValue(chosen.error, { args, ...args })));
+    return fillValue(chosen.result ?? null, { args, ...args });
+  },
+};
 
 export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

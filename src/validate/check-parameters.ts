@@ -1,10 +1,11 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import generatedMetaValidator from '../../generated/meta-schema-validator.js';
-import { pointerOf } from '../diagnostic.js';
-import { canonicalJson, resolveLocalRef, walkSchema } from '../json-schema.js';
-import type { JsonSchema } from '../types.js';
-import type { Reporter } from '../reporter.js';
-import { dottedPath } from '../reporter.js';
+import generatedMetaValidator from '../generated/meta-schema-validator.js';
+import { pointerOf } from '../catalog/diagnostic.js';
+import { resolveLocalRef, walkSchema } from '../catalog/json-schema.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { JsonSchema } from '../catalog/types.js';
+import type { Reporter } from '../catalog/reporter.js';
+import { dottedPath } from '../catalog/reporter.js';
 
 /** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
 const validateMetaSchema = generatedMetaValidator as unknown as ValidateFunction;

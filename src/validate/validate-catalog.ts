@@ -1,9 +1,9 @@
-import { checkProfiles } from './checks/check-profiles.js';
-import { checkProviders } from './checks/check-providers.js';
-import { checkTools } from './checks/check-tools.js';
-import type { Diagnostic } from './diagnostic.js';
-import { sortDiagnostics } from './diagnostic.js';
-import { loadCatalog, type LoadedCatalog, type LoadOptions } from './load-catalog.js';
+import { checkProfiles } from './check-profiles.js';
+import { checkProviders } from './check-providers.js';
+import { checkTools } from './check-tools.js';
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import { sortDiagnostics } from '../catalog/diagnostic.js';
+import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
 
 export interface ValidationResult {
   loaded: LoadedCatalog;

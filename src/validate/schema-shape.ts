@@ -1,6 +1,6 @@
-import { LIST_SUBSCHEMA_KEYWORDS, MAP_SUBSCHEMA_KEYWORDS, SINGLE_SUBSCHEMA_KEYWORDS } from '../json-schema.js';
-import type { JsonSchema } from '../types.js';
-import { isRecord } from '../../is-record.js';
+import { LIST_SUBSCHEMA_KEYWORDS, MAP_SUBSCHEMA_KEYWORDS, SINGLE_SUBSCHEMA_KEYWORDS } from '../catalog/json-schema.js';
+import type { JsonSchema } from '../catalog/types.js';
+import { isRecord } from '../shared/is-record.js';
 
 /** Keywords that never change what ajv's strict mode says about a schema. */
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);

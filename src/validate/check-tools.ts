@@ -1,18 +1,14 @@
 import { existsSync } from 'node:fs';
-import { pointerOf, segmentsOf } from '../diagnostic.js';
-import type { Reporter } from '../reporter.js';
-import { dottedPath } from '../reporter.js';
-import type { LoadedCatalog } from '../load-catalog.js';
-import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../types.js';
-import { providerSafeName } from '../../import/tool-names.js';
+import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
+import type { Reporter } from '../catalog/reporter.js';
+import { dottedPath } from '../catalog/reporter.js';
+import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../catalog/types.js';
+import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob } from './strict-compile.js';
 
-/** OpenAI and Anthropic accept exactly these names. */
-export const PROVIDER_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-/** Gemini additionally needs a letter or underscore first. */
-export const GEMINI_NAME_START = /^[a-zA-Z_]/;
 /** Below this a description rarely tells a model when to use the tool. */
 export const MIN_DESCRIPTION_CHARS = 20;
 export const MIN_DESCRIPTION_WORDS = 4;
@@ -51,13 +47,14 @@ export function checkTools(loaded: LoadedCatalog): void {
         hint: 'choose another name',
       });
     }
-    if (!PROVIDER_NAME_PATTERN.test(tool.name)) {
+    const names = nameProblems(tool.name);
+    if (names.openaiOrAnthropic) {
       reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {
         part: namePart,
         hint: `use e.g. "${providerSafeName(tool.name, new Set())}" (what toolman import would choose) and keep the old name under aliases`,
       });
-    } else if (!GEMINI_NAME_START.test(tool.name)) {
-      reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "_${tool.name}"`, { part: namePart });
+    } else if (names.gemini) {
+      reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "${names.geminiSentAs}"`, { part: namePart });
     }
 
     checkDescription(tool, reporter, at, isAgent);

@@ -29,6 +29,7 @@ function metaTool(name: MetaToolName, description: string, parameters: JsonSchem
     prompts: {},
     parameters,
     examples: [],
+    handler: { kind: 'meta' },
     source: { kind: 'meta' },
   };
 }

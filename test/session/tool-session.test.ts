@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
-import { ToolSession } from '../../src/manager/tool-session.js';
+import { ToolSession } from '../../src/session/tool-session.js';
 import { ROOT } from '../helpers/paths.js';
 
 const { catalog } = loadCatalog(['test/fixtures/catalogs/selection.yaml'], { cwd: ROOT });
@@ -72,12 +72,15 @@ describe('ToolSession in discover mode', () => {
     expect((byKeyword as { content: { tools: { name: string }[] } }).content.tools[0]!.name).toBe('git_push');
   });
 
-  it('returns a schema on demand and hands invoke_tool calls to the executor', () => {
+  it('returns a schema on demand and unwraps invoke_tool into the call it stands for', () => {
     expect(session.callMetaTool('get_tool_schema', { name: 'git_push' })).toMatchObject({ ok: true, content: { name: 'git_push', parameters: { type: 'object' } } });
-    expect(session.callMetaTool('invoke_tool', { name: 'git_push', arguments: { force: false } })).toEqual({ ok: true, invoke: { name: 'git_push', arguments: { force: false } } });
-    expect(session.callMetaTool('invoke_tool', { name: 'git_pus', arguments: {} })).toEqual({ ok: false, error: expect.stringMatching(/did you mean "git_push"/) });
-    expect(session.callMetaTool('invoke_tool', { name: 'git_push', arguments: 'x' })).toMatchObject({ ok: false });
+    const invoke = (args: unknown) => session.unwrap({ id: 'c1', name: 'invoke_tool', arguments: args });
+    expect(invoke({ name: 'git_push', arguments: { force: false } })).toEqual({ call: { id: 'c1', name: 'git_push', arguments: { force: false } }, via: 'invoke_tool' });
+    expect(invoke({ name: 'git_pus', arguments: {} })).toEqual({ error: expect.stringMatching(/did you mean "git_push"/) });
+    expect(invoke({ name: 'git_push', arguments: 'x' })).toEqual({ error: expect.stringMatching(/arguments must be an object/) });
     // Removed tools stay out of reach.
-    expect(session.callMetaTool('invoke_tool', { name: 'delete_file', arguments: {} })).toMatchObject({ ok: false });
+    expect(invoke({ name: 'delete_file', arguments: {} })).toEqual({ error: expect.stringMatching(/no tool named "delete_file" is available/) });
+    // Any other call is not a wrapper.
+    expect(session.unwrap({ id: 'c2', name: 'git_push', arguments: {} })).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { createAjv, type AjvInstance } from '../json-schema.js';
-import type { JsonSchema } from '../types.js';
+import { createAjv, type AjvInstance } from '../catalog/json-schema.js';
+import type { JsonSchema } from '../catalog/types.js';
 
 /** One schema to compile with ajv in strict mode, with the examples to validate against it. */
 export interface StrictJob {

@@ -1,10 +1,12 @@
 import type { Catalog, Tool } from '../catalog/types.js';
-import { formatSession, formatTools } from '../providers/format-tools.js';
-import type { FormatOptions, ProviderName } from '../providers/types.js';
+import { formatTools } from '../providers/format-tools.js';
+import type { ProviderCounter } from '../providers/exact-count.js';
+import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
+import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
+import { toolChoiceFor } from '../select/tool-choice.js';
+import { toolSearchTool } from '../session/meta-tools.js';
+import { ToolSession, type SearchMode } from '../session/tool-session.js';
 import { countDefinitions, DEFAULT_MODELS, type DefinitionCost } from '../tokens/count-payload.js';
-import { selectTools, type SelectionRequest } from '../select/select-tools.js';
-import { toolSearchTool } from './meta-tools.js';
-import { ToolSession, type SearchMode, type ToolChoice } from './tool-session.js';
 
 export interface BudgetRequest {
   provider: ProviderName;
@@ -49,6 +51,8 @@ export interface BudgetReport {
     /** The meta-tools' own definitions (in the deferred total). */
     meta_tools: number;
   };
+  /** The provider's own count of the same two payloads (`--exact`): the request with tools minus the request without. */
+  exact?: { eager: number; deferred: number };
   /** Time spent formatting and counting every selected tool (the eager set). */
   timing: { count_eager_ms: number };
   budget: {
@@ -62,55 +66,58 @@ export interface BudgetReport {
   };
 }
 
-const choiceOf = (forced: Tool[]): ToolChoice => (forced.length === 1 ? { type: 'tool', name: forced[0]!.name } : forced.length > 1 ? { type: 'required', names: forced.map((t) => t.name) } : { type: 'auto' });
-
 /**
- * What a profile's tool definitions cost one provider: every selected tool sent eagerly, against
- * the active tools plus the meta-tool with deferral; checked against the catalog's definitions
- * budget, with the tools to defer when it does not fit.
- */
-/**
- * The selection request for a budget: with a definitions budget set, automatic deferral is
+ * The selection request a budget implies: with a definitions budget set, automatic deferral is
  * configured with each tool's cost for the provider (applied when the profile says `defer: auto`
- * or `deferAuto` asks for it). Also used by `list --explain`, so it shows the same decisions.
+ * or `deferAuto` asks for it). Sessions, `list --explain` and budgets all select through this, so
+ * they show the same decisions.
  */
-export async function budgetedSelection(catalog: Catalog, request: BudgetRequest): Promise<{ selection: SelectionRequest; eager: DefinitionCost; searchToolCost: number; eagerTools: Tool[]; forced: Tool[]; countMs: number }> {
+export async function budgetedSelection(catalog: Catalog, request: BudgetRequest): Promise<{ selection: SelectionRequest; plain: Selection; eager: FormatResult; eagerCost: DefinitionCost; searchToolCost: number; countMs: number }> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
   const base: SelectionRequest = { ...(request.profile ? { profile: request.profile } : {}), force: request.force ?? [] };
   const plain = selectTools(catalog, base);
-  const eagerTools = [...plain.active, ...plain.deferred];
   await countDefinitions(formatTools(request.provider, { tools: [], deferred: [], toolChoice: { type: 'auto' }, options }), model); // load the tokenizer outside the timing
   const started = performance.now();
-  const eager = await countDefinitions(formatTools(request.provider, { tools: eagerTools, deferred: [], toolChoice: choiceOf(plain.forced), options: { ...options, nativeToolSearch: undefined } }), model);
+  // Eager: every tool the selection reaches, sent up front (no native deferral).
+  const eager = formatTools(request.provider, { tools: [...plain.active, ...plain.deferred], deferred: [], toolChoice: toolChoiceFor(plain.forced), options: { ...options, nativeToolSearch: undefined } });
+  const eagerCost = await countDefinitions(eager, model);
   const countMs = Math.round((performance.now() - started) * 10) / 10;
-  const cost = (tool: Tool) => eager.tools[tool.name] ?? 0;
+  const cost = (tool: Tool) => eagerCost.tools[tool.name] ?? 0;
   const definitions = catalog.budget.definitions;
   const searchTool = await countDefinitions(formatTools(request.provider, { tools: [toolSearchTool(1)], deferred: [], toolChoice: { type: 'auto' }, options }), model);
   const searchToolCost = searchTool.tools.tool_search ?? 0;
-  const reserve = searchToolCost + eager.overhead + eager.system;
+  const reserve = searchToolCost + eagerCost.overhead + eagerCost.system;
   const selection: SelectionRequest = definitions !== undefined ? { ...base, autoDefer: { budget: definitions, cost, reserve, force: request.deferAuto ?? false } } : base;
-  return { selection, eager, searchToolCost, eagerTools, forced: plain.forced, countMs };
+  return { selection, plain, eager, eagerCost, searchToolCost, countMs };
 }
 
-export async function budgetReport(catalog: Catalog, request: BudgetRequest): Promise<BudgetReport> {
+/**
+ * What a profile's tool definitions cost one provider: every selected tool sent eagerly, against
+ * the active tools plus the meta-tool with deferral; checked against the catalog's definitions
+ * budget, with the tools to defer when it does not fit. The two payloads are built once; the
+ * estimate counts them with toolman's tokenizers and, given `exact`, the provider counts the very
+ * same payloads.
+ */
+export async function budgetReport(catalog: Catalog, request: BudgetRequest, exact?: ProviderCounter): Promise<BudgetReport> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
-  const { selection: selectionRequest, eager, searchToolCost, eagerTools, countMs } = await budgetedSelection(catalog, request);
-  const cost = (tool: Tool) => eager.tools[tool.name] ?? 0;
+  const { selection: selectionRequest, plain, eager, eagerCost, searchToolCost, countMs } = await budgetedSelection(catalog, request);
+  const cost = (tool: Tool) => eagerCost.tools[tool.name] ?? 0;
   const definitions = catalog.budget.definitions;
   const session = new ToolSession(catalog, { ...selectionRequest, ...(request.searchMode ? { searchMode: request.searchMode } : {}) });
-  const deferred: DefinitionCost = await countDefinitions(formatSession(request.provider, session, 1, options), model);
+  const deferredPayload = session.format(request.provider, 1, options);
+  const deferred = await countDefinitions(deferredPayload, model);
   const metaTools = session.metaTools().reduce((sum, t) => sum + (deferred.tools[t.name] ?? 0), 0);
 
   const decisions = new Map(session.selection.decisions.map((d) => [d.tool.name, d]));
-  const rows = eagerTools
+  const rows = [...plain.active, ...plain.deferred]
     .map((tool) => {
       const decision = decisions.get(tool.name);
       return { name: tool.name, tokens: cost(tool), share_pct: 0, deferred: decision?.state === 'deferred', step: decision?.step ?? '', rule: decision?.rule ?? '' };
     })
     .sort((a, b) => b.tokens - a.tokens || a.name.localeCompare(b.name));
-  for (const row of rows) row.share_pct = round1((100 * row.tokens) / Math.max(1, eager.total));
+  for (const row of rows) row.share_pct = round1((100 * row.tokens) / Math.max(1, eagerCost.total));
 
   const overBy = definitions === undefined ? 0 : Math.max(0, deferred.total - definitions);
   const suggest: string[] = [];
@@ -123,22 +130,28 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest): Pr
       suggest.push(tool.name);
     }
   }
+  let exactTotals: BudgetReport['exact'];
+  if (exact) {
+    const [base, eagerTotal, deferredTotal] = await Promise.all([exact({}), exact(eager.payload), exact(deferredPayload.payload)]);
+    exactTotals = { eager: eagerTotal - base, deferred: deferredTotal - base };
+  }
   return {
     provider: request.provider,
     model,
-    estimate: eager.estimate || deferred.estimate,
-    method: eager.method,
+    estimate: eagerCost.estimate || deferred.estimate,
+    method: eagerCost.method,
     profile: session.selection.profile.name,
     tools: rows,
     totals: {
-      eager: eager.total,
+      eager: eagerCost.total,
       deferred: deferred.total,
-      saving_pct: round1((100 * (eager.total - deferred.total)) / Math.max(1, eager.total)),
-      overhead: eager.overhead,
-      system_eager: eager.system,
+      saving_pct: round1((100 * (eagerCost.total - deferred.total)) / Math.max(1, eagerCost.total)),
+      overhead: eagerCost.overhead,
+      system_eager: eagerCost.system,
       system_deferred: deferred.system,
       meta_tools: metaTools,
     },
+    ...(exactTotals ? { exact: exactTotals } : {}),
     timing: { count_eager_ms: countMs },
     budget: {
       definitions: definitions ?? null,

@@ -1,0 +1,17 @@
+import { ToolManager, type OpenOptions } from '../manager/tool-manager.js';
+import { catalogPaths } from './catalog-paths.js';
+import type { CliIO } from './io.js';
+
+/**
+ * Opens the catalog a command works on (--catalog files, else ./toolman.yaml) through the facade,
+ * runs the command, and closes what the manager started whatever happens. Commands other than
+ * `validate` refuse a catalog whose YAML or schema is broken.
+ */
+export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid'> = {}): Promise<T> {
+  const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, ...options });
+  try {
+    return await run(manager);
+  } finally {
+    await manager.close();
+  }
+}

@@ -1,0 +1,58 @@
+import type { Handler, HandlerKind, Tool } from '../catalog/types.js';
+import type { SecretSet } from '../shared/secrets.js';
+
+/** What a runner gets besides the handler and the arguments. */
+export interface RunContext {
+  callId: string;
+  tool: Tool;
+  /** Aborted on timeout and when the turn is cancelled. */
+  signal: AbortSignal;
+  progress(message: string, detail?: { progress?: number; total?: number }): void;
+  /** Per-session storage shared by a tool's calls. */
+  scratch: Map<string, unknown>;
+  /** The catalog file's folder: relative paths in handlers resolve from here. */
+  baseDir: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Secret values filled into requests; everything returned is scrubbed of them. */
+  secrets: SecretSet;
+}
+
+/**
+ * One way a tool runs (mock, exec, http, module; MCP servers and agents too), registered by
+ * handler kind. Returns the tool's result as any JSON value or text; a throw means the tool
+ * failed, and the executor turns it into an error for the model.
+ */
+export interface ToolRunner<K extends HandlerKind = HandlerKind> {
+  readonly kind: K;
+  run(handler: Extract<Handler, { kind: K }>, args: Record<string, unknown>, context: RunContext): Promise<unknown>;
+}
+
+/** A runner of any one kind. */
+export type AnyToolRunner = { [K in HandlerKind]: ToolRunner<K> }[HandlerKind];
+
+/** Runners by handler kind. `with()` layers more on top (a session's meta-tools, a manager's MCP servers). */
+export class RunnerRegistry {
+  private readonly runners = new Map<HandlerKind, AnyToolRunner>();
+
+  constructor(runners: readonly AnyToolRunner[] = [], private readonly parent?: RunnerRegistry) {
+    for (const runner of runners) this.register(runner);
+  }
+
+  register(runner: AnyToolRunner): this {
+    this.runners.set(runner.kind, runner);
+    return this;
+  }
+
+  get(kind: HandlerKind): AnyToolRunner | undefined {
+    return this.runners.get(kind) ?? this.parent?.get(kind);
+  }
+
+  /** A registry with these runners added, falling back to this one. */
+  with(...runners: AnyToolRunner[]): RunnerRegistry {
+    return new RunnerRegistry(runners, this);
+  }
+}
+
+/** Thrown by a runner to fail a call with exactly this message for the model (no "X failed:" prefix). */
+export class ToolFailure extends Error {}

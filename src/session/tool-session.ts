@@ -1,0 +1,318 @@
+import { toolIndex, type ToolIndex } from '../catalog/tool-index.js';
+import { toolSummary } from '../catalog/tool-summary.js';
+import type { Catalog, Tool } from '../catalog/types.js';
+import { Executor, type Outcome, type TurnOptions } from '../execute/executor.js';
+import { JobStore } from '../execute/job-store.js';
+import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
+import { defaultRunners } from '../execute/runners/default-runners.js';
+import type { Approver, CallEvent, ToolCall, TurnResult } from '../execute/types.js';
+import { formatTools } from '../providers/format-tools.js';
+import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
+import { ToolSearch } from '../search/tool-search.js';
+import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
+import { toolChoiceFor, type ToolChoice } from '../select/tool-choice.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { nearest } from '../shared/did-you-mean.js';
+import { isToolmanError } from '../shared/errors.js';
+import { isRecord } from '../shared/is-record.js';
+import { SecretSet } from '../shared/secrets.js';
+import { discoverTools, jobTools, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
+
+export type SearchMode = 'tool_search' | 'discover';
+
+export interface SessionOptions extends SelectionRequest {
+  /** How deferred tools are found; default: the catalog's `search.mode`. */
+  searchMode?: SearchMode;
+}
+
+/** What running tools needs from outside: the manager passes its own. */
+export interface SessionServices {
+  runners?: RunnerRegistry;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  secrets?: SecretSet;
+  approve?: Approver;
+  onEvent?: (event: CallEvent) => void;
+}
+
+export interface OfferedTools {
+  tools: Tool[];
+  toolChoice: ToolChoice;
+}
+
+/** A tool's definition as the model gets it back from tool_search or get_tool_schema. */
+export interface ToolCard {
+  name: string;
+  summary?: string;
+  description?: string;
+  parameters: Tool['parameters'];
+}
+
+export type MetaToolOutcome = { ok: true; content: unknown; activated: string[] } | { ok: false; error: string };
+
+/** Something changed in what the model is offered (tools found by search). */
+export interface SessionChange {
+  activated: string[];
+}
+
+/**
+ * One conversation's view of the catalog: the selection, the deferred tools found so far, the
+ * meta-tools that find them, and the executor that runs its calls. The loop, the REPL, `serve`,
+ * `call` and the test runner each drive one; its state is plain, so every mode is tested without
+ * a model.
+ */
+export class ToolSession {
+  readonly selection: Selection;
+  readonly searchMode: SearchMode;
+  readonly executor: Executor;
+  private readonly discovered = new Set<string>();
+  private readonly deferredByName: Map<string, Tool>;
+  private readonly tools: ToolIndex;
+  private readonly listeners = new Set<(change: SessionChange) => void>();
+  private readonly jobs = new JobStore<Outcome>();
+  private search: ToolSearch | undefined;
+  private cachedMeta: { found: number; tools: Tool[] } | undefined;
+  private readonly formatted = new Map<string, FormatResult>();
+
+  constructor(
+    readonly catalog: Catalog,
+    options: SessionOptions = {},
+    services: SessionServices = {},
+  ) {
+    this.selection = selectTools(catalog, options);
+    this.searchMode = options.searchMode ?? catalog.searchMode;
+    this.deferredByName = new Map(this.selection.deferred.map((t) => [t.name, t]));
+    this.tools = toolIndex(catalog);
+    const meta: ToolRunner<'meta'> = {
+      kind: 'meta',
+      run: async (_handler, args, context) => {
+        const outcome = this.callMetaTool(context.tool.name, args);
+        if (!outcome.ok) throw new ToolFailure(outcome.error);
+        return outcome.content;
+      },
+    };
+    this.executor = new Executor({
+      scope: this,
+      runners: (services.runners ?? defaultRunners()).with(meta),
+      limits: catalog.limits,
+      budget: catalog.budget,
+      cwd: services.cwd ?? process.cwd(),
+      env: services.env ?? {},
+      secrets: services.secrets ?? new SecretSet(),
+      jobs: this.jobs,
+      ...(services.approve ? { approve: services.approve } : {}),
+      ...(services.onEvent ? { onEvent: services.onEvent } : {}),
+    });
+  }
+
+  /** Runs one model turn's calls (DESIGN.md §3) with this turn's signal, approver and listener. */
+  runTurn(calls: readonly ToolCall[], options: TurnOptions = {}): Promise<TurnResult> {
+    return this.executor.runTurn(calls, options);
+  }
+
+  /** Stops what the session started (background jobs). */
+  close(): void {
+    this.jobs.close();
+  }
+
+  /** Tells `listener` when tools become available (a driver refreshes its list; `serve` notifies clients). */
+  onChange(listener: (change: SessionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Deferred tools found through tool_search, now offered like active ones. */
+  get activated(): string[] {
+    return [...this.discovered];
+  }
+
+  /** The meta-tools offered alongside the selection: search (when anything is deferred) and jobs. */
+  metaTools(): Tool[] {
+    // Called for every tool call: rebuilt only when what was found changes.
+    if (this.cachedMeta?.found !== this.discovered.size) {
+      const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
+      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs] };
+    }
+    return this.cachedMeta.tools;
+  }
+
+  private searchTools(): Tool[] {
+    if (this.selection.exclusive || this.deferredByName.size === 0) return [];
+    if (this.searchMode === 'discover') {
+      const deferred = [...this.deferredByName.values()];
+      const categories = [...new Set(deferred.map((t) => t.category).filter((c): c is string => !!c))].sort();
+      const tags = [...new Set(deferred.flatMap((t) => t.tags))].sort();
+      return discoverTools(categories, tags);
+    }
+    const remaining = this.deferredByName.size - this.discovered.size;
+    return remaining > 0 ? [toolSearchTool(remaining)] : [];
+  }
+
+  /** Tools for round `round` (1-based): forced tools are the required choice in round 1 only. */
+  offered(round: number): OfferedTools {
+    if (this.selection.exclusive) return { tools: [this.selection.exclusive], toolChoice: toolChoiceFor([this.selection.exclusive], round) };
+    const found = [...this.discovered].map((name) => this.deferredByName.get(name)!);
+    return { tools: [...this.selection.active, ...found, ...this.metaTools()], toolChoice: toolChoiceFor(this.selection.forced, round) };
+  }
+
+  /**
+   * The provider's request fragment for round `round`: what the model is offered, the deferred
+   * tools (for providers' native deferral) and the tool choice. Formatting is pure, so a fragment
+   * is reused until what is offered changes.
+   */
+  format(provider: ProviderName, round: number, options: FormatOptions = {}): FormatResult {
+    const key = `${provider}|${round === 1 ? 1 : 'n'}|${this.discovered.size}|${canonicalJson(options)}`;
+    let result = this.formatted.get(key);
+    if (!result) {
+      const offered = this.offered(round);
+      result = formatTools(provider, { tools: offered.tools, deferred: this.selection.deferred.filter((t) => !this.discovered.has(t.name)), toolChoice: offered.toolChoice, options });
+      this.formatted.set(key, result);
+    }
+    return result;
+  }
+
+  /**
+   * Makes deferred tools callable as if tool_search had found them: for drivers acting for the
+   * user (`toolman call`), who name the tool themselves. Removed tools stay removed.
+   */
+  activate(names: readonly string[]): void {
+    const added = names.map((name) => this.tools.get(name)?.name ?? name).filter((name) => this.deferredByName.has(name) && !this.discovered.has(name));
+    for (const name of added) this.discovered.add(name);
+    if (added.length) this.changed(added);
+  }
+
+  /** Whether the model may call `name` directly now (meta-tools included). */
+  isCallable(name: string): boolean {
+    const tool = this.resolve(name);
+    return tool !== undefined && this.unavailable(tool, undefined) === undefined;
+  }
+
+  // ToolScope: how the executor sees this session.
+
+  resolve(name: string): Tool | undefined {
+    return this.metaTools().find((t) => t.name === name) ?? this.tools.get(name);
+  }
+
+  unwrap(call: ToolCall): { call: ToolCall; via: string } | { error: string } | undefined {
+    if (call.name !== 'invoke_tool' || !this.metaTools().some((t) => t.name === 'invoke_tool')) return undefined;
+    const args = isRecord(call.arguments) ? call.arguments : {};
+    const tool = this.reachable(args.name);
+    if (!tool) return { error: this.unreachable(args.name) };
+    if (!isRecord(args.arguments)) return { error: `arguments must be an object matching ${tool.name}'s schema (see get_tool_schema)` };
+    return { call: { id: call.id, name: tool.name, arguments: args.arguments }, via: 'invoke_tool' };
+  }
+
+  unavailable(tool: Tool, via: string | undefined): string | undefined {
+    if (tool.source.kind === 'meta') return this.metaTools().includes(tool) ? undefined : `${tool.name} is not offered in this session`;
+    if (this.selection.exclusive) return tool === this.selection.exclusive ? undefined : `only ${this.selection.exclusive.name} may run now (it is exclusive)`;
+    if (this.selection.active.includes(tool) || this.discovered.has(tool.name)) return undefined;
+    const decision = this.selection.decisions.find((d) => d.tool === tool);
+    if (decision?.state === 'deferred') return via === 'invoke_tool' ? undefined : `${tool.name} is not loaded yet: find it with ${this.searchMode === 'discover' ? 'discover_tools' : 'tool_search'} first`;
+    const close = nearest(tool.name, [...this.selection.active.map((t) => t.name), ...this.discovered]);
+    return `${tool.name} is not available in this session (${decision ? `${decision.step}: ${decision.rule}` : 'not selected'})` + (close.length ? `; available tools with similar names: ${close.join(', ')}` : '');
+  }
+
+  suggestions(name: string): string[] {
+    return nearest(name, [...this.catalog.tools.map((t) => t.name), ...this.metaTools().map((t) => t.name)]);
+  }
+
+  /** Answers a meta-tool call from the session's state. Never throws: errors go back to the model. */
+  callMetaTool(name: string, args: Record<string, unknown>): MetaToolOutcome {
+    try {
+      switch (name) {
+        case 'tool_search':
+          return this.toolSearch(args);
+        case 'discover_tools':
+          return this.discoverTools(args);
+        case 'get_tool_schema': {
+          const tool = this.reachable(args.name);
+          return tool ? { ok: true, content: card(tool), activated: [] } : { ok: false, error: this.unreachable(args.name) };
+        }
+        case 'job_status':
+        case 'job_result':
+          return this.jobAnswer(name, args);
+        default:
+          return { ok: false, error: `"${name}" is not one of toolman's meta-tools` };
+      }
+    } catch (error) {
+      return { ok: false, error: isToolmanError(error) && error.hint ? `${error.message} (${error.hint})` : error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private changed(activated: string[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ activated });
+      } catch {
+        // a driver's failure must not break the session
+      }
+    }
+  }
+
+  private engine(): ToolSearch {
+    this.search ??= new ToolSearch([...this.deferredByName.values()]);
+    return this.search;
+  }
+
+  private toolSearch(args: Record<string, unknown>): MetaToolOutcome {
+    if (this.searchMode !== 'tool_search' || this.deferredByName.size === 0) return { ok: false, error: 'tool_search is not offered in this session' };
+    const query = typeof args.query === 'string' ? args.query.trim() : '';
+    if (!query) return { ok: false, error: 'query must be a non-empty string: say what the tool should do' };
+    const limit = clampLimit(args.limit, 5, MAX_SEARCH_RESULTS);
+    const results = this.engine().search(query, { limit });
+    if (results.length === 0) return { ok: true, content: { results: [], note: 'No tool matched; try other words.' }, activated: [] };
+    const activated = results.map((r) => r.tool.name).filter((name) => !this.discovered.has(name));
+    for (const name of activated) this.discovered.add(name);
+    if (activated.length) this.changed(activated);
+    return { ok: true, content: { results: results.map((r) => card(r.tool)), note: 'These tools can now be called directly.' }, activated };
+  }
+
+  private discoverTools(args: Record<string, unknown>): MetaToolOutcome {
+    const limit = clampLimit(args.limit, 10, 50);
+    const category = typeof args.category === 'string' ? args.category.toLowerCase() : undefined;
+    const tag = typeof args.tag === 'string' ? args.tag.toLowerCase() : undefined;
+    const keyword = typeof args.keyword === 'string' && args.keyword.trim() ? args.keyword : undefined;
+    const fits = (t: Tool) => (!category || t.category?.toLowerCase() === category) && (!tag || t.tags.some((x) => x.toLowerCase() === tag));
+    const candidates = [...this.deferredByName.values()].filter(fits);
+    const ranked = keyword ? this.engine().search(keyword, { limit, within: new Set(candidates.map((t) => t.name)) }).map((r) => r.tool) : candidates.slice(0, limit);
+    return {
+      ok: true,
+      content: { tools: ranked.map((t) => ({ name: t.name, summary: toolSummary(t) })), total: keyword ? ranked.length : candidates.length },
+      activated: [],
+    };
+  }
+
+  private jobAnswer(name: 'job_status' | 'job_result', args: Record<string, unknown>): MetaToolOutcome {
+    const id = typeof args.job_id === 'string' ? args.job_id : '';
+    const job = this.executor.job(id);
+    if (!job) return { ok: false, error: `no job with id ${JSON.stringify(id)}` };
+    const status = { job_id: id, tool: job.tool, status: job.status, running_ms: job.running_ms };
+    if (name === 'job_status' || !job.outcome) return { ok: true, content: status, activated: [] };
+    return job.outcome.ok ? { ok: true, content: job.outcome.value, activated: [] } : { ok: false, error: job.outcome.message };
+  }
+
+  /** A tool the discovery meta-tools may show or run: deferred or active, never removed. */
+  private reachable(name: unknown): Tool | undefined {
+    const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
+    return tool && (this.deferredByName.has(tool.name) || this.selection.active.includes(tool)) ? tool : undefined;
+  }
+
+  private unreachable(name: unknown): string {
+    const wanted = typeof name === 'string' ? name : '';
+    const suggestions = nearest(wanted, [...this.deferredByName.keys(), ...this.selection.active.map((t) => t.name)]);
+    return `no tool named "${wanted}" is available` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '; use discover_tools to list them');
+  }
+}
+
+function card(tool: Tool): ToolCard {
+  return {
+    name: tool.name,
+    ...(tool.summary ? { summary: tool.summary } : {}),
+    ...(tool.description ? { description: tool.description } : {}),
+    parameters: tool.parameters,
+  };
+}
+
+function clampLimit(value: unknown, fallback: number, max: number): number {
+  return typeof value === 'number' && Number.isInteger(value) ? Math.min(max, Math.max(1, value)) : fallback;
+}
