@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { Executor, loadCatalog, ToolSession } from '../dist/index.js';
+import { ToolManager } from '../dist/index.js';
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
@@ -20,8 +20,9 @@ export async function executorBench({ quick = false } = {}) {
   }));
   tools.push({ name: 'instant', description: 'Answers at once, to measure the executor around it.', effect: 'read', parameters: tools[0].parameters, handler: { mock: [{ result: { ok: true } }] } });
   writeFileSync(join(dir, 'bench.yaml'), dump({ toolman: 1, limits: { max_calls_per_round: 100, max_rounds: 1 }, tools }));
-  const { catalog } = loadCatalog([join(dir, 'bench.yaml')]);
-  const executor = new Executor({ catalog, session: new ToolSession(catalog), cwd: dir, env: {} });
+  // Through the facade, as every driver runs tools.
+  const manager = await ToolManager.open({ catalogs: [join(dir, 'bench.yaml')], cwd: dir });
+  const executor = await manager.session();
 
   // Overhead: one call per turn, after warm-up; the mock itself does no work.
   const runs = quick ? 500 : 3000;
@@ -41,6 +42,7 @@ export async function executorBench({ quick = false } = {}) {
     batches.push(Number(process.hrtime.bigint() - started) / 1e6);
     if (turn.responses.some((x) => !x.ok)) throw new Error('a benchmark call failed');
   }
+  await manager.close();
   return { overhead_ms: median(samples), batch_100x50ms_ms: median(batches) };
 }
 

@@ -6,7 +6,8 @@ import { selectTools, type Selection, type SelectionRequest } from '../select/se
 import { toolChoiceFor } from '../select/tool-choice.js';
 import { toolSearchTool } from '../session/meta-tools.js';
 import { ToolSession, type SearchMode } from '../session/tool-session.js';
-import { countDefinitions, DEFAULT_MODELS, type DefinitionCost } from '../tokens/count-payload.js';
+import { DEFAULT_MODELS } from '../providers/default-models.js';
+import { countDefinitions, type DefinitionCost } from '../tokens/count-payload.js';
 
 export interface BudgetRequest {
   provider: ProviderName;

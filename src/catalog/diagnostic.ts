@@ -1,4 +1,4 @@
-import { DIAGNOSTIC_CODES, type DiagnosticCode, type Severity } from './diagnostic-codes.js';
+import type { DiagnosticCode, Severity } from './diagnostic-codes.js';
 
 /** One finding about a catalog, pointing at the YAML node it concerns. */
 export interface Diagnostic {
@@ -22,10 +22,6 @@ export interface DiagnosticSummary {
   errors: number;
   warnings: number;
   infos: number;
-}
-
-export function defaultSeverity(code: DiagnosticCode): Severity {
-  return DIAGNOSTIC_CODES[code].severity;
 }
 
 export function summarize(diagnostics: readonly Diagnostic[]): DiagnosticSummary {

@@ -69,3 +69,21 @@ export function resolveLocalRef(root: unknown, ref: string): unknown {
   }
   return node;
 }
+
+/**
+ * A path from a schema's root, extended one key at a time without copying; turned into an array
+ * only when a finding is reported. Converters walk every node, and most paths are never reported.
+ */
+export type SchemaPath = { readonly up: SchemaPath; readonly key: string } | null;
+
+export function pathTo(path: SchemaPath, ...keys: string[]): SchemaPath {
+  let out = path;
+  for (const key of keys) out = { up: out, key };
+  return out;
+}
+
+export function pathArray(path: SchemaPath): string[] {
+  const out: string[] = [];
+  for (let p = path; p; p = p.up) out.push(p.key);
+  return out.reverse();
+}

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import type { Budget, Limits, Tool } from '../catalog/types.js';
 import { canonicalJson } from '../shared/canonical-json.js';
@@ -60,6 +61,7 @@ interface PlannedCall {
 }
 
 const NEVER = new AbortController().signal;
+type Emit = ((event: CallEvent) => void) | undefined;
 
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
@@ -82,9 +84,23 @@ export class Executor {
     this.jobs = options.jobs ?? new JobStore<Outcome>();
   }
 
-  async runTurn(calls: readonly ToolCall[], turn: TurnOptions = {}): Promise<TurnResult> {
-    const signal = turn.signal ?? NEVER;
-    const emit = (event: CallEvent) => this.emit(event, turn.onEvent ?? this.options.onEvent);
+  runTurn(calls: readonly ToolCall[], turn: TurnOptions = {}): Promise<TurnResult> {
+    const outer = turn.signal;
+    if (!outer) return this.runCalls(calls, turn, NEVER);
+    // One signal for the turn's calls, linked once to the driver's: a turn may run many calls,
+    // each listening to it, and listeners on the driver's signal must not pile up across turns.
+    const turnAbort = new AbortController();
+    setMaxListeners(0, turnAbort.signal);
+    const onAbort = () => turnAbort.abort(outer.reason);
+    if (outer.aborted) onAbort();
+    else outer.addEventListener('abort', onAbort, { once: true });
+    return this.runCalls(calls, turn, turnAbort.signal).finally(() => outer.removeEventListener('abort', onAbort));
+  }
+
+  private async runCalls(calls: readonly ToolCall[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
+    const listener = turn.onEvent ?? this.options.onEvent;
+    // Optional calls skip building the event when nobody listens (the common case for scripts).
+    const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
     const planned = calls.map((call) => this.plan(call));
 
     // 1. De-duplicate identical calls (same tool, same arguments in any key order).
@@ -124,17 +140,18 @@ export class Executor {
         );
       }
     } else {
-      for (const i of running) emit({ type: 'tool_status', id: planned[i]!.call.id, name: planned[i]!.target.name, status: 'queued' });
+      for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.call.id, name: planned[i]!.target.name, status: 'queued' });
       for (const i of running) outcomes.set(i, this.callOne(planned[i]!, signal, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
     }
 
+    const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
     const primary = new Map<number, ToolResponse>();
-    for (const i of primaries) primary.set(i, this.toResponse(planned[i]!, await outcomes.get(i)!, durations.get(i) ?? 0));
+    primaries.forEach((i, n) => primary.set(i, this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0)));
     this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
     // Duplicates get the same answer, marked as such, under their own call id.
     const responses = planned.map((p, i) => {
       const source = duplicateOf[i];
-      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.call.id, deduplicated: true, duration_ms: 0 };
+      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.call.id, name: p.call.name, deduplicated: true, duration_ms: 0 };
     });
     const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
     return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.target.name : null };
@@ -151,20 +168,24 @@ export class Executor {
   }
 
   /** Availability, validation, confirmation and the run, for one call. */
-  private async callOne(planned: PlannedCall, signal: AbortSignal, approve: Approver | undefined, emit: (event: CallEvent) => void, setDuration: (ms: number) => void): Promise<Outcome> {
+  private async callOne(planned: PlannedCall, signal: AbortSignal, approve: Approver | undefined, emit: Emit, setDuration: (ms: number) => void): Promise<Outcome> {
     const { call, target, via, tool } = planned;
     const started = performance.now();
     const finish = (outcome: Outcome): Outcome => {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       setDuration(ms);
-      const base = { type: 'tool_status', id: call.id, name: target.name } as const;
-      if (outcome.ok) emit({ ...base, status: 'done', duration_ms: ms });
-      else if (outcome.kind === 'cancelled') emit({ ...base, status: 'cancelled', duration_ms: ms });
-      else emit({ ...base, status: 'error', duration_ms: ms, error: outcome.message, error_kind: outcome.kind });
-      return { ...outcome, ...(tool ? { tool } : {}) };
+      if (emit) {
+        const { id } = call;
+        const { name } = target;
+        if (outcome.ok) emit({ type: 'tool_status', id, name, status: 'done', duration_ms: ms });
+        else if (outcome.kind === 'cancelled') emit({ type: 'tool_status', id, name, status: 'cancelled', duration_ms: ms });
+        else emit({ type: 'tool_status', id, name, status: 'error', duration_ms: ms, error: outcome.message, error_kind: outcome.kind });
+      }
+      if (tool) outcome.tool = tool;
+      return outcome;
     };
     if (planned.refused) return finish(planned.refused);
-    emit({ type: 'tool_status', id: call.id, name: target.name, status: 'validating' });
+    emit?.({ type: 'tool_status', id: call.id, name: target.name, status: 'validating' });
 
     // 4. Known and available?
     if (!tool) {
@@ -184,9 +205,9 @@ export class Executor {
     const needsApproval = tool.confirm === 'always' || (tool.confirm === 'auto' && tool.effect === 'destructive');
     if (needsApproval && !this.alwaysApproved.has(tool.name)) {
       const reason = tool.effect === 'destructive' ? `${tool.name} is destructive` : `${tool.name} asks for confirmation`;
-      emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
+      emit?.({ type: 'tool_status', id: call.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
       const decision = await this.askApproval(approve, { callId: call.id, tool, arguments: args, reason }, signal);
-      emit({ type: 'tool_approval', id: call.id, name: tool.name, decision });
+      emit?.({ type: 'tool_approval', id: call.id, name: tool.name, decision });
       if (signal.aborted) return finish(fail('cancelled', `${tool.name} was cancelled`));
       if (decision === 'decline') return finish(fail('declined', `the user declined to run ${tool.name}; do not call it again unless they ask for it`));
       if (decision === 'always') this.alwaysApproved.add(tool.name);
@@ -199,27 +220,27 @@ export class Executor {
     }
     const run = () => {
       // Emitted once the call really starts: a serial tool may have waited for the lock.
-      emit({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
+      emit?.({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
       return this.runTool(tool, args, call.id, signal, emit);
     };
     return finish(tool.concurrency === 'serial' ? await this.lock.run(run) : await run());
   }
 
   /** Runs a tool through its runner, with its timeout and the turn's signal; every failure becomes a value. */
-  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: (event: CallEvent) => void): Promise<Outcome> {
+  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: Emit): Promise<Outcome> {
     if (!tool.handler) return fail('tool_error', `${tool.name} has no handler, so toolman cannot run it`);
     const runner = this.options.runners.get(tool.handler.kind);
     if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
     if (outer.aborted) return fail('cancelled', `${tool.name} was cancelled`);
     const controller = new AbortController();
     const onOuter = () => controller.abort(new CancelledError());
-    outer.addEventListener('abort', onOuter, { once: true });
+    if (outer !== NEVER) outer.addEventListener('abort', onOuter, { once: true });
     const timer = setTimeout(() => controller.abort(new TimeoutError()), tool.timeoutMs);
     const context: RunContext = {
       callId,
       tool,
       signal: controller.signal,
-      progress: (message, detail) => emit({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
+      progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
       scratch: this.scratchFor(tool.name),
       baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
       cwd: this.options.cwd,
@@ -331,8 +352,7 @@ export class Executor {
     return store;
   }
 
-  private emit(event: CallEvent, listener: ((event: CallEvent) => void) | undefined): void {
-    if (!listener) return;
+  private emit(event: CallEvent, listener: (event: CallEvent) => void): void {
     if (event.type === 'tool_status' && event.status === 'error') event = { ...event, error: this.secrets.redact(event.error) };
     if (event.type === 'tool_progress') event = { ...event, message: this.secrets.redact(event.message) };
     try {

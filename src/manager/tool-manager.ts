@@ -2,21 +2,17 @@ import type { Diagnostic } from '../catalog/diagnostic.js';
 import { loadCatalog, type LoadedCatalog } from '../catalog/load-catalog.js';
 import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
-import { budgetedSelection, budgetReport, type BudgetReport, type BudgetRequest } from '../budget/budget-report.js';
+import type { BudgetReport, BudgetRequest } from '../budget/budget-report.js';
 import type { RunnerRegistry } from '../execute/runner.js';
-import { defaultRunners } from '../execute/runners/default-runners.js';
 import type { Approver, CallEvent } from '../execute/types.js';
-import { exactCounter } from '../providers/exact-count.js';
-import { formatTools } from '../providers/format-tools.js';
+import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
-import { ToolSearch } from '../search/tool-search.js';
+import type { ToolSearch } from '../search/tool-search.js';
 import { resolveProfile, defaultProfileName } from '../select/resolve-profile.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
-import { ToolSession, type SearchMode } from '../session/tool-session.js';
+import type { SearchMode, ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { SecretSet } from '../shared/secrets.js';
-import { DEFAULT_MODELS } from '../tokens/count-payload.js';
-import { checkLoadedCatalog } from '../validate/validate-catalog.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -48,18 +44,19 @@ export interface SessionRequest {
  * The facade every driver goes through: the CLI's commands, the chat loop and REPL, `serve` and
  * the test runner. It owns the catalog, selection, search, the runners that run tools, sessions,
  * formatting and budgets; `close()` stops whatever it started (sessions' jobs now, MCP servers and
- * agents as they arrive).
+ * agents as they arrive). What only some commands need (search, sessions and runners, budgets,
+ * the checks) is imported when first used, so `list` or `validate` start without it.
  */
 export class ToolManager {
   private readonly searches = new Map<string, ToolSearch>();
   private readonly sessions = new Set<ToolSession>();
   private diagnostics: Promise<Diagnostic[]> | undefined;
+  private registry: Promise<RunnerRegistry> | undefined;
 
   private constructor(
     readonly loaded: LoadedCatalog,
     readonly cwd: string,
     readonly env: Record<string, string | undefined>,
-    readonly runners: RunnerRegistry,
     readonly secrets: SecretSet,
   ) {}
 
@@ -71,7 +68,7 @@ export class ToolManager {
   static async open(options: OpenOptions): Promise<ToolManager> {
     const cwd = options.cwd ?? process.cwd();
     const loaded = loadCatalog(options.catalogs, { cwd });
-    const manager = new ToolManager(loaded, cwd, options.env ?? {}, defaultRunners(), new SecretSet());
+    const manager = new ToolManager(loaded, cwd, options.env ?? {}, new SecretSet());
     if (options.requireValid !== false) {
       const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
       if (errors.length > 0) {
@@ -86,8 +83,14 @@ export class ToolManager {
 
   /** Every finding `validate` reports for this catalog (computed once). */
   validate(): Promise<Diagnostic[]> {
-    this.diagnostics ??= checkLoadedCatalog(this.loaded);
+    this.diagnostics ??= import('../validate/validate-catalog.js').then(({ checkLoadedCatalog }) => checkLoadedCatalog(this.loaded));
     return this.diagnostics;
+  }
+
+  /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
+  runners(): Promise<RunnerRegistry> {
+    this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners());
+    return this.registry;
   }
 
   /** A tool by name or alias; an UNKNOWN_TOOL error with suggestions when there is none. */
@@ -109,6 +112,7 @@ export class ToolManager {
     if ((profile.deferAuto || request.deferAuto) && this.catalog.budget.definitions !== undefined) {
       // Automatic deferral needs each tool's cost: the tokenizer loads only in this case.
       const provider = request.provider ?? 'openai';
+      const { budgetedSelection } = await import('../budget/budget-report.js');
       const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) });
       return { request: budgeted.selection, selection: selectTools(this.catalog, budgeted.selection) };
     }
@@ -116,18 +120,21 @@ export class ToolManager {
   }
 
   /** A search engine over `tools` (default: every enabled tool), built on first use and kept. */
-  search(tools: readonly Tool[] = this.catalog.tools.filter((t) => t.enabled)): ToolSearch {
+  async search(tools: readonly Tool[] = this.catalog.tools.filter((t) => t.enabled)): Promise<ToolSearch> {
     const key = tools.length === this.catalog.tools.length ? '*' : tools.map((t) => t.name).join('\n');
     let engine = this.searches.get(key);
-    if (!engine) this.searches.set(key, (engine = new ToolSearch(tools)));
+    if (!engine) {
+      const { ToolSearch } = await import('../search/tool-search.js');
+      this.searches.set(key, (engine = new ToolSearch(tools)));
+    }
     return engine;
   }
 
   /** A conversation over the catalog: its selection, the tools it finds, the executor for its calls. */
   async session(request: SessionRequest = {}): Promise<ToolSession> {
-    const { request: selection } = await this.selection(request);
+    const [{ request: selection }, { ToolSession }, runners] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners()]);
     const session = new ToolSession(this.catalog, { ...selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
-      runners: this.runners,
+      runners,
       cwd: this.cwd,
       env: this.env,
       secrets: this.secrets,
@@ -139,12 +146,15 @@ export class ToolManager {
   }
 
   /** Named tools formatted on their own, outside any session (`format --tool`). */
-  formatTools(provider: ProviderName, names: readonly string[], options: FormatOptions = {}): FormatResult {
-    return formatTools(provider, { tools: names.map((name) => this.tool(name)), deferred: [], toolChoice: { type: 'auto' }, options });
+  async formatTools(provider: ProviderName, names: readonly string[], options: FormatOptions = {}): Promise<FormatResult> {
+    const tools = names.map((name) => this.tool(name));
+    const { formatTools } = await import('../providers/format-tools.js');
+    return formatTools(provider, { tools, deferred: [], toolChoice: { type: 'auto' }, options });
   }
 
   /** What the definitions cost a provider, eager and with deferral; `exact` also asks the provider (needs its key). */
-  budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
+  async budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
+    const [{ budgetReport }, { exactCounter }] = await Promise.all([import('../budget/budget-report.js'), import('../providers/exact-count.js')]);
     const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env) : undefined;
     return budgetReport(this.catalog, request, counter);
   }

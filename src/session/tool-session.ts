@@ -67,6 +67,8 @@ export class ToolSession {
   readonly executor: Executor;
   private readonly discovered = new Set<string>();
   private readonly deferredByName: Map<string, Tool>;
+  /** The selection's active tools, for a constant-time check on every call. */
+  private readonly active: ReadonlySet<Tool>;
   private readonly tools: ToolIndex;
   private readonly listeners = new Set<(change: SessionChange) => void>();
   private readonly jobs = new JobStore<Outcome>();
@@ -82,6 +84,7 @@ export class ToolSession {
     this.selection = selectTools(catalog, options);
     this.searchMode = options.searchMode ?? catalog.searchMode;
     this.deferredByName = new Map(this.selection.deferred.map((t) => [t.name, t]));
+    this.active = new Set(this.selection.active);
     this.tools = toolIndex(catalog);
     const meta: ToolRunner<'meta'> = {
       kind: 'meta',
@@ -190,7 +193,8 @@ export class ToolSession {
   // ToolScope: how the executor sees this session.
 
   resolve(name: string): Tool | undefined {
-    return this.metaTools().find((t) => t.name === name) ?? this.tools.get(name);
+    // Catalog tools may not take meta-tool names (TM0209), so the catalog is asked first.
+    return this.tools.get(name) ?? this.metaTools().find((t) => t.name === name);
   }
 
   unwrap(call: ToolCall): { call: ToolCall; via: string } | { error: string } | undefined {
@@ -205,7 +209,7 @@ export class ToolSession {
   unavailable(tool: Tool, via: string | undefined): string | undefined {
     if (tool.source.kind === 'meta') return this.metaTools().includes(tool) ? undefined : `${tool.name} is not offered in this session`;
     if (this.selection.exclusive) return tool === this.selection.exclusive ? undefined : `only ${this.selection.exclusive.name} may run now (it is exclusive)`;
-    if (this.selection.active.includes(tool) || this.discovered.has(tool.name)) return undefined;
+    if (this.active.has(tool) || this.discovered.has(tool.name)) return undefined;
     const decision = this.selection.decisions.find((d) => d.tool === tool);
     if (decision?.state === 'deferred') return via === 'invoke_tool' ? undefined : `${tool.name} is not loaded yet: find it with ${this.searchMode === 'discover' ? 'discover_tools' : 'tool_search'} first`;
     const close = nearest(tool.name, [...this.selection.active.map((t) => t.name), ...this.discovered]);

@@ -1,13 +1,7 @@
+import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { FormatResult, ProviderName } from '../providers/types.js';
 import { anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
 import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAiEncodingFor, type CountText, type OpenAiFunction } from './openai-tokens.js';
-
-export const DEFAULT_MODELS: Record<ProviderName, string> = {
-  openai: 'gpt-4o',
-  'openai-responses': 'gpt-4o',
-  anthropic: 'claude-sonnet-4-5',
-  gemini: 'gemini-2.5-flash',
-};
 
 /** What the tool definitions of one request cost, per tool and in total. */
 export interface DefinitionCost {

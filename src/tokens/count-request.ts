@@ -1,6 +1,7 @@
 import type { ProviderName } from '../providers/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
-import { DEFAULT_MODELS, counterFor } from './count-payload.js';
+import { DEFAULT_MODELS } from '../providers/default-models.js';
+import { counterFor } from './count-payload.js';
 import { ANTHROPIC_ESTIMATE, anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
 import { countOpenAiMessages, countOpenAiTools, openAiEncodingFor, type ChatMessageLike, type OpenAiFunction } from './openai-tokens.js';
 import { isRecord } from '../shared/is-record.js';

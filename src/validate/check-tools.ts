@@ -87,8 +87,10 @@ export function checkTools(loaded: LoadedCatalog): void {
       uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base: [...base, 'parameters'] });
     } else if (compilable) {
       // Strict complaints depend only on each node's shape: compile each distinct piece once.
-      for (const piece of decomposeSchema(compilable) ?? [{ path: [], node: compilable }]) {
-        const { shape, renamed } = schemaShape(piece.node);
+      const pieces = decomposeSchema(compilable);
+      for (const piece of pieces ?? [{ path: [], node: compilable }]) {
+        // A decomposed schema has no references (decomposeSchema refuses those).
+        const { shape, renamed } = pieces ? schemaShape(piece.node, false) : schemaShape(piece.node);
         const key = JSON.stringify(shape);
         let job = jobsByShape.get(key);
         if (job === undefined) {
@@ -120,8 +122,8 @@ function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | n
       });
     }
   } else {
-    const words = text.split(/\s+/).length;
-    if (text.length < MIN_DESCRIPTION_CHARS || words < MIN_DESCRIPTION_WORDS) {
+    if (text.length < MIN_DESCRIPTION_CHARS || wordsUpTo(text, MIN_DESCRIPTION_WORDS) < MIN_DESCRIPTION_WORDS) {
+      const words = text.split(/\s+/).length;
       reporter.report('TM0205', at('description'), `the description is ${words} word${words === 1 ? '' : 's'} (${text.length} characters); too short to tell a model when to use the tool`, {
         hint: 'say what the tool does, when to use it (and when not), and what it returns',
       });
@@ -136,6 +138,14 @@ function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | n
       hint: 'add a one-line summary and a few keywords users would say',
     });
   }
+}
+
+/** How many words `text` has, counting no further than `limit` (long descriptions are common). */
+function wordsUpTo(text: string, limit: number): number {
+  const word = /\S+/g;
+  let count = 0;
+  while (count < limit && word.exec(text)) count++;
+  return count;
 }
 
 function reportExample(i: number, errors: ExampleError[], reporter: Reporter, at: (...p: (string | number)[]) => string): void {

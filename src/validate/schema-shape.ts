@@ -13,10 +13,11 @@ const MAP = new Set<string>(MAP_SUBSCHEMA_KEYWORDS);
  * position (p0, p1...). ajv's strict-mode complaints depend only on the shape (property names
  * matter to strictRequired, which toolman checks itself), so schemas with one shape are compiled
  * once. Real catalogs repeat shapes a lot: BFCL's 1,853 functions have 833 shapes.
- * Schemas with `$ref` keep their names, since a reference may point into `properties`.
+ * Schemas with `$ref` keep their names, since a reference may point into `properties`. Callers
+ * that already know (pieces of a decomposed schema never have one) pass `hasRef`.
  */
-export function schemaShape(schema: JsonSchema): { shape: JsonSchema; renamed: boolean } {
-  const renameProperties = !JSON.stringify(schema).includes('"$ref"');
+export function schemaShape(schema: JsonSchema, hasRef = JSON.stringify(schema).includes('"$ref"')): { shape: JsonSchema; renamed: boolean } {
+  const renameProperties = !hasRef;
   const shape = (node: unknown): unknown => {
     if (node === null || typeof node !== 'object') return node;
     if (Array.isArray(node)) return node.map(shape);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin, runMain } from '../helpers/cli.js';
+import { spawnBin, runBin, runMain } from '../helpers/cli.js';
 
 const executor = ['--catalog', 'test/fixtures/catalogs/executor.yaml'];
 const dir = mkdtempSync(join(tmpdir(), 'toolman-call-'));
@@ -96,8 +96,20 @@ describe('toolman call', () => {
     expect(unknown.stderr).toMatch(/no tool named "lookpu"; did you mean "lookup"/);
   });
 
-  it('shows progress events with --verbose', async () => {
+  it('shows each call\'s status and progress with --verbose', async () => {
     const run = await runBin([...executor, 'call', 'counter', '--verbose']);
-    expect(run.stderr).toMatch(/\[c1\] counter: queued[\s\S]*running[\s\S]*progress call 1[\s\S]*done \d/);
+    expect(run.stderr).toMatch(/\[c1\] counter: queued[\s\S]*validating[\s\S]*running[\s\S]*progress call 1[\s\S]*done \d/);
   });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`exits 130 when interrupted (${signal}) while a tool runs, cancelling it`, async () => {
+      const child = spawnBin([...executor, 'call', 'wait_long', '--verbose']);
+      await child.waitFor(/wait_long: running/);
+      child.kill(signal);
+      const run = await child.done;
+      expect(run.code).toBe(130);
+      expect(run.stderr).toMatch(/wait_long: cancelled/);
+      expect(run.stderr).toMatch(/interrupted: the running calls were cancelled/);
+    });
+  }
 });

@@ -42,8 +42,8 @@ describe('toolman show', () => {
   });
 
   it('finds tools by alias and prints JSON', async () => {
-    const run = await runMain(['--catalog', 'catalogs/coding.yaml', 'show', 'git_status', '--json']);
-    expect(JSON.parse(run.stdout)).toMatchObject({ name: 'git_status', category: 'git', location: { file: 'catalogs/coding.yaml' } });
+    const run = await runMain(['--catalog', 'test/fixtures/catalogs/executor.yaml', 'show', 'find_record', '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ name: 'lookup', aliases: ['find_record'], location: { file: 'test/fixtures/catalogs/executor.yaml', line: 7 } });
   });
 
   it('suggests close names for an unknown tool and exits 2', async () => {

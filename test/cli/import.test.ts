@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin, runMain } from '../helpers/cli.js';
+import { realData, realToolFiles } from '../helpers/real-data.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 
-const SHARED = join(ROOT, '..', 'shared', 'data');
 
 describe('toolman import', () => {
   it('writes a catalog with the changes as comments, validates it, and reports', async () => {
@@ -57,9 +57,9 @@ describe('toolman import', () => {
     expect((await runBin(['import', join(dir, 'empty.json'), '--from', 'xml'])).code).toBe(2);
   });
 
-  it.skipIf(!existsSync(SHARED))('imports every real input into a catalog that validates with no errors', async () => {
+  it('[real data] imports every real input into a catalog that validates with no errors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolman-import-'));
-    const inputs = [...readdirSync(join(SHARED, 'mcp')).filter((f) => f.endsWith('.json')).map((f) => join(SHARED, 'mcp', f)), join(SHARED, 'bfcl', 'functions.json')];
+    const inputs = realToolFiles().map((file) => realData(file));
     for (const input of inputs) {
       const out = join(dir, `${input.split('/').pop()}.yaml`);
       const run = await runMain(['import', input, '-o', out]);

@@ -161,6 +161,25 @@ describe('--exact against the providers\' counting endpoints (local fake server)
     expect(server.requests.some((r) => /\/v1beta\/models\/gemini-2\.5-flash:countTokens$/.test(r.url) && r.headers['x-goog-api-key'] === 'g-key')).toBe(true);
   });
 
+  it('budget --exact counts exactly the payloads the estimate counts (defer: auto, forced choice)', async () => {
+    const before = server.requests.length;
+    const run = await runBin([...budget, 'budget', '-P', 'anthropic', '-p', 'auto', '--force', 'get_order', '--exact', '--json'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url } });
+    expect(run.stderr).toBe('');
+    const doc = JSON.parse(run.stdout);
+    expect(run.code).toBe(doc.budget.ok ? 0 : 1);
+    const bodies = server.requests.slice(before).map((r) => r.body as { tools?: { name: string }[]; tool_choice?: unknown });
+    const sent = bodies.map((b) => (b.tools ?? []).map((t) => t.name).sort());
+    const rows = doc.tools as { name: string; deferred: boolean }[];
+    const eager = rows.map((r) => r.name).sort();
+    const deferred = [...rows.filter((r) => !r.deferred).map((r) => r.name), 'tool_search'].sort();
+    // Three requests: without tools, every tool eagerly, and what the session sends with deferral.
+    expect(sent).toEqual([[], eager, deferred]);
+    expect(rows.some((r) => r.deferred)).toBe(true);
+    // The forced tool is the tool choice in both, as the estimate assumed.
+    expect(bodies.slice(1).map((b) => b.tool_choice)).toEqual([{ type: 'tool', name: 'get_order' }, { type: 'tool', name: 'get_order' }]);
+    expect(doc.exact.eager).toBeGreaterThan(doc.exact.deferred);
+  });
+
   it('needs a key, and reports provider failures clearly', async () => {
     const noKey = await runBin(['tokens', 'test/fixtures/tokens/openai_cookbook_tool_token_examples.json', '-P', 'anthropic', '--exact'], { env: { ANTHROPIC_API_KEY: '' } });
     expect(noKey.code).toBe(2);

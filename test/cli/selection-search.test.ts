@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin, runMain } from '../helpers/cli.js';
+import { realData } from '../helpers/real-data.js';
 import { ROOT } from '../helpers/paths.js';
 
 const selection = ['--catalog', 'test/fixtures/catalogs/selection.yaml'];
@@ -99,11 +100,10 @@ describe('toolman eval search', () => {
     expect(run.stderr).toMatch(/bad.jsonl:2: each line needs "query"/);
   });
 
-  const shared = join(ROOT, '..', 'shared', 'data', 'bfcl');
-  it.skipIf(!existsSync(shared))('on the pooled BFCL catalog stays at or above the measured quality', async () => {
+  it('[real data] on the pooled BFCL catalog stays at or above the measured quality', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolman-bfcl-'));
-    expect((await runMain(['import', join(shared, 'functions.json'), '-o', join(dir, 'bfcl.yaml')])).code).toBe(0);
-    const run = await runMain(['--catalog', join(dir, 'bfcl.yaml'), 'eval', 'search', '--cases', join(shared, 'queries.dev.jsonl'), '--json']);
+    expect((await runMain(['import', realData('bfcl', 'functions.json'), '-o', join(dir, 'bfcl.yaml')])).code).toBe(0);
+    const run = await runMain(['--catalog', join(dir, 'bfcl.yaml'), 'eval', 'search', '--cases', realData('bfcl', 'queries.dev.jsonl'), '--json']);
     const { metrics, unknown_gold } = JSON.parse(run.stdout);
     expect(unknown_gold).toEqual([]);
     expect(metrics.cases).toBe(1251);

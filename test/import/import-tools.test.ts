@@ -5,6 +5,7 @@ import { detectFormat } from '../../src/import/detect-format.js';
 import { importTools } from '../../src/import/import-tools.js';
 import { providerSafeName } from '../../src/providers/tool-names.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { realData, realToolFiles } from '../helpers/real-data.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, 'import', name), 'utf8'));
 
@@ -98,12 +99,11 @@ describe('importTools', () => {
   });
 });
 
-const SHARED = join(FIXTURES, '..', '..', '..', 'shared', 'data');
 
-describe.skipIf(!existsSync(SHARED))('real inputs (../shared/data)', () => {
-  const files = existsSync(SHARED) ? [...readdirSync(join(SHARED, 'mcp')).filter((f) => f.endsWith('.json')).map((f) => join('mcp', f)), join('bfcl', 'functions.json')] : [];
+describe('[real data] real inputs', () => {
+  const files = realToolFiles();
   it.each(files)('%s imports every tool with a unique, provider-safe name', (file) => {
-    const data = JSON.parse(readFileSync(join(SHARED, file), 'utf8'));
+    const data = JSON.parse(readFileSync(realData(file), 'utf8'));
     const result = importTools(data);
     const names = result.tools.map((t) => t.entry.name as string);
     expect(result.skipped).toEqual([]);

@@ -12,6 +12,7 @@ import { toOpenAiStrict } from '../../src/providers/openai/openai-strict-schema.
 import { PROVIDERS, type FormatOptions } from '../../src/providers/types.js';
 import { CHECKERS } from './checkers.js';
 import { ROOT } from '../helpers/paths.js';
+import { realData, realToolFiles } from '../helpers/real-data.js';
 
 const large = loadCatalog(['catalogs/large.yaml'], { cwd: ROOT }).catalog;
 const TMP = mkdtempSync(join(tmpdir(), 'toolman-format-'));
@@ -134,14 +135,13 @@ describe('formatters', () => {
   });
 });
 
-const SHARED = join(ROOT, '..', 'shared', 'data');
-describe.skipIf(!existsSync(SHARED))('real tools (../shared/data) format for every provider', () => {
-  const inputs = existsSync(SHARED) ? [...readdirSync(join(SHARED, 'mcp')).filter((f) => f.endsWith('.json')).map((f) => join('mcp', f)), join('bfcl', 'functions.json')] : [];
+describe('[real data] real tools format for every provider', () => {
+  const inputs = realToolFiles();
   const variants: [string, FormatOptions][] = [['plain', {}], ['strict', { strict: true }]];
   for (const input of inputs) {
     for (const [label, options] of variants) {
       it(`${input} (${label})`, () => {
-        const { tools: imported } = importTools(JSON.parse(readFileSync(join(SHARED, input), 'utf8')));
+        const { tools: imported } = importTools(JSON.parse(readFileSync(realData(input), 'utf8')));
         const yaml = { toolman: 1, tools: imported.map((t) => t.entry) };
         const tools = loadFromObject(yaml);
         for (const provider of PROVIDERS) {

@@ -30,14 +30,14 @@ export async function formatCommand(options: FormatCommandOptions, io: CliIO): P
   return withManager(io, options.catalog, async (manager) => {
     const formatting = formatOptions(manager.catalog.format, options);
     const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], ...(options.searchMode ? { searchMode: options.searchMode } : {}), ...(options.provider ? { provider: options.provider } : {}), format: formatting });
-    const run = (provider: ProviderName): FormatResult => (options.tool?.length ? manager.formatTools(provider, options.tool, formatting) : session.format(provider, round, formatting));
-    return printFormat(run, options, io);
+    const providers = options.allProviders ? [...PROVIDERS] : [options.provider!];
+    const results = await Promise.all(providers.map((provider) => (options.tool?.length ? manager.formatTools(provider, options.tool, formatting) : session.format(provider, round, formatting))));
+    return printFormat(results, options, io);
   });
 }
 
-async function printFormat(run: (provider: ProviderName) => FormatResult, options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
+async function printFormat(results: FormatResult[], options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
   if (options.allProviders) {
-    const results = PROVIDERS.map(run);
     const names = [...new Set(results.flatMap((r) => [...Object.keys(r.sent), ...Object.keys(r.changes)]))];
     if (options.json) {
       io.stdout.write(JSON.stringify({ tools: names.map((name) => ({ name, providers: Object.fromEntries(results.map((r) => [r.provider, { sent: name in r.sent, as: r.sent[name] ?? null, changes: r.changes[name] ?? [] }])) })), warnings: results.flatMap((r) => r.warnings.map((w) => ({ provider: r.provider, ...w }))) }, null, 2) + '\n');
@@ -51,7 +51,7 @@ async function printFormat(run: (provider: ProviderName) => FormatResult, option
     return EXIT.OK;
   }
 
-  const result = run(options.provider!);
+  const result = results[0]!;
   io.stdout.write(JSON.stringify(options.json ? result : result.payload, null, 2) + '\n');
   if (!options.json) {
     const c = palette(colorEnabled(io, io.stderr));

@@ -20,7 +20,7 @@ export async function searchCommand(options: SearchCommandOptions, io: CliIO): P
   return withManager(io, options.catalog, async (manager) => {
     // With a profile, search what that profile can reach (active and deferred tools).
     const within = options.profile ? (({ active, deferred }) => new Set([...active, ...deferred].map((t) => t.name)))(manager.select({ profile: options.profile })) : undefined;
-    const results = manager.search().search(options.query, { limit, ...(options.regex ? { regex: true } : {}), ...(within ? { within } : {}) });
+    const results = (await manager.search()).search(options.query, { limit, ...(options.regex ? { regex: true } : {}), ...(within ? { within } : {}) });
     if (options.json) {
       const doc = { query: options.query, mode: options.regex ? 'regex' : 'bm25', results: results.map((r) => ({ name: r.tool.name, score: r.score, matched: r.matched, summary: r.tool.summary ?? null })) };
       io.stdout.write(JSON.stringify(doc, null, 2) + '\n');

@@ -1,11 +1,11 @@
 import type { JsonSchema } from '../../catalog/types.js';
-import { resolveLocalRef } from '../../catalog/json-schema.js';
+import { pathArray, pathTo, resolveLocalRef, type SchemaPath } from '../../catalog/json-schema.js';
 import { isRecord } from '../../shared/is-record.js';
 import { GEMINI_FORMATS, GEMINI_SCHEMA_KEYS } from './gemini-facts.js';
 
 const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT', null: 'NULL' };
 /** Keys removed without a word in the description: annotations, or handled elsewhere. */
-const SILENTLY_REMOVED = ['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated'];
+const SILENTLY_REMOVED: ReadonlySet<string> = new Set(['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated']);
 
 /** An enum whose values lose their type when sent as Gemini's string enum. */
 export interface LossyEnum {
@@ -31,15 +31,15 @@ type Node = Record<string, unknown>;
 export function toGeminiSchema(root: JsonSchema): GeminiConversion {
   const changes = new Set<string>();
   const lossyEnums: LossyEnum[] = [];
-  const convert = (input: Node, refs: string[], path: string[]): Node => {
+  const convert = (input: Node, refs: string[], path: SchemaPath): Node => {
     if (typeof input.$ref === 'string') {
       const ref = input.$ref;
-      if (refs.includes(ref)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} is recursive; Gemini's schema subset has no references`, [...path, '$ref']);
+      if (refs.includes(ref)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} is recursive; Gemini's schema subset has no references`, pathArray(pathTo(path, '$ref')));
       const target = resolveLocalRef(root, ref);
-      if (!isRecord(target)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} points at nothing`, [...path, '$ref']);
+      if (!isRecord(target)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} points at nothing`, pathArray(pathTo(path, '$ref')));
       changes.add('local $ref inlined');
       const { $ref: _r, ...siblings } = input;
-      const targetPath = ref === '#' ? [] : ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+      const targetPath = ref === '#' ? null : pathTo(null, ...ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')));
       return convert({ ...target, ...siblings }, [...refs, ref], targetPath);
     }
     let node: Node = { ...input };
@@ -81,17 +81,18 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
         // anyOf stands alone on its node: other keys move into each branch.
         const { anyOf: _a, description, nullable, ...rest } = node;
         if (Object.keys(rest).length) changes.add('keys beside anyOf moved into its branches');
-        const converted = nonNull.map((b, i) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs, [...path, 'anyOf', String(i)]));
+        const converted = nonNull.map((b, i) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs, pathTo(path, 'anyOf', String(i))));
         return { anyOf: converted.map((b) => (nullable ? { ...b, nullable: true } : b)) };
       }
     }
     const restated: string[] = [];
     const out: Node = {};
-    for (const [key, value] of Object.entries(node)) {
+    for (const key in node) {
+      const value = node[key];
       if (GEMINI_SCHEMA_KEYS.has(key)) out[key] = value;
       else if (key === '$defs' || key === 'definitions') changes.add('$defs removed after inlining');
       else {
-        if (!SILENTLY_REMOVED.includes(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
+        if (!SILENTLY_REMOVED.has(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
         if (key === 'default') restated.push(`default: ${JSON.stringify(value)}`);
         changes.add(`removed ${key}`);
       }
@@ -107,9 +108,11 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     const type = TYPES[out.type as string] ?? 'STRING';
     out.type = type;
     if (Array.isArray(out.enum)) {
-      const kinds = [...new Set(out.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))];
-      if (kinds.length > 1 || (kinds[0] !== 'string' && kinds[0] !== 'number')) lossyEnums.push({ path: [...path, 'enum'], kinds });
-      if (out.enum.some((v) => typeof v !== 'string')) changes.add('non-string enum values sent as strings');
+      if (out.enum.some((v) => typeof v !== 'string')) {
+        changes.add('non-string enum values sent as strings');
+        const kinds = [...new Set(out.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))];
+        if (kinds.length > 1 || kinds[0] !== 'number') lossyEnums.push({ path: pathArray(pathTo(path, 'enum')), kinds });
+      }
       out.enum = [...new Set(out.enum.filter((v) => v !== null).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))))];
       if (type !== 'STRING') {
         restated.push(`a ${String(node.type)} given as text`);
@@ -122,8 +125,8 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       changes.add('unsupported formats removed');
     }
     if (restated.length) out.description = [out.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
-    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs, [...path, 'properties', k])]));
-    if (isRecord(out.items)) out.items = convert(out.items, refs, [...path, 'items']);
+    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs, pathTo(path, 'properties', k))]));
+    if (isRecord(out.items)) out.items = convert(out.items, refs, pathTo(path, 'items'));
     else if (Array.isArray(out.items)) delete out.items;
     if (type === 'ARRAY' && out.items === undefined) {
       out.items = { type: 'STRING' };
@@ -132,7 +135,7 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     return out;
   };
   try {
-    return { ok: true, schema: convert(root, [], []), changes: [...changes], lossyEnums };
+    return { ok: true, schema: convert(root, [], null), changes: [...changes], lossyEnums };
   } catch (error) {
     if (error instanceof Unconvertible) return { ok: false, reason: error.message, path: error.path };
     throw error;

@@ -1,6 +1,10 @@
+import { pathArray, pathTo, type SchemaPath } from '../../catalog/json-schema.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
 import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from './openai-facts.js';
+
+const UNSUPPORTED: ReadonlySet<string> = new Set(OPENAI_STRICT_UNSUPPORTED);
+const UNSUPPORTED_ORDER = new Map<string, number>(OPENAI_STRICT_UNSUPPORTED.map((k, i) => [k, i]));
 
 /** Annotation-like keywords strict mode rejects; their content moves into the description. */
 const RESTATED_ANNOTATIONS = ['default', 'examples'] as const;
@@ -33,15 +37,19 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   let properties = 0;
   let enumValues = 0;
   let deepest = 0;
-  let deepestPath: string[] = [];
+  let deepestPath: SchemaPath = null;
   let failure: { reason: string; path: string[] } | undefined;
-  const fail = (reason: string, path: string[]) => void (failure ??= { reason, path });
+  const fail = (reason: string, path: SchemaPath) => void (failure ??= { reason, path: pathArray(path) });
 
-  const convert = (input: Node, depth: number, path: string[]): Node => {
+  const convert = (input: Node, depth: number, path: SchemaPath): Node => {
     const node: Node = { ...input };
     const restated: string[] = [];
-    for (const keyword of OPENAI_STRICT_UNSUPPORTED) {
-      if (!(keyword in node)) continue;
+    // Nodes have a few keys and the unsupported list is long: look at the node's own keys, then
+    // handle the ones found in the list's order (so descriptions read the same every time).
+    let found: string[] | undefined;
+    for (const key in node) if (UNSUPPORTED.has(key)) (found ??= []).push(key);
+    if (found && found.length > 1) found.sort((a, b) => UNSUPPORTED_ORDER.get(a)! - UNSUPPORTED_ORDER.get(b)!);
+    for (const keyword of found ?? []) {
       if (keyword === 'oneOf' && Array.isArray(node.oneOf)) {
         node.anyOf = node.oneOf;
         delete node.oneOf;
@@ -49,7 +57,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
         continue;
       }
       restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
-      restatedKeywords.push({ keyword, path: [...path, keyword] });
+      restatedKeywords.push({ keyword, path: pathArray(pathTo(path, keyword)) });
       delete node[keyword];
       changes.add(`removed ${keyword} (restated in the description)`);
     }
@@ -78,7 +86,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
     }
     if (isObject) {
       const ap = node.additionalProperties;
-      if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', [...path, 'additionalProperties']);
+      if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', pathTo(path, 'additionalProperties'));
       if (ap !== false) changes.add('objects closed with additionalProperties: false');
       node.additionalProperties = false;
       const props = isRecord(node.properties) ? node.properties : {};
@@ -86,7 +94,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
       const converted: Node = {};
       for (const [name, sub] of Object.entries(props)) {
         properties++;
-        let child = isRecord(sub) ? convert(sub, here, [...path, 'properties', name]) : {};
+        let child = isRecord(sub) ? convert(sub, here, pathTo(path, 'properties', name)) : {};
         if (!required.has(name)) {
           child = nullable(child);
           changes.add('optional properties made required and nullable');
@@ -96,18 +104,18 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
       node.properties = converted;
       node.required = Object.keys(converted);
     }
-    if (isRecord(node.items)) node.items = convert(node.items, here, [...path, 'items']);
-    if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s, i) => (isRecord(s) ? convert(s, here, [...path, 'anyOf', String(i)]) : s));
+    if (isRecord(node.items)) node.items = convert(node.items, here, pathTo(path, 'items'));
+    if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s, i) => (isRecord(s) ? convert(s, here, pathTo(path, 'anyOf', String(i))) : s));
     for (const defs of ['$defs', 'definitions'] as const) {
-      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0, [...path, defs, k]) : s]));
+      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0, pathTo(path, defs, k)) : s]));
     }
     return node;
   };
 
-  const result = convert(schema, 0, []);
+  const result = convert(schema, 0, null);
   if (failure) return { strict: false, ...failure };
   if (properties > OPENAI_STRICT_LIMITS.properties) return { strict: false, reason: `${properties} properties, over ${OPENAI_STRICT_LIMITS.properties}`, path: [] };
-  if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}`, path: deepestPath };
+  if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}`, path: pathArray(deepestPath) };
   if (enumValues > OPENAI_STRICT_LIMITS.enumValues) return { strict: false, reason: `${enumValues} enum values, over ${OPENAI_STRICT_LIMITS.enumValues}`, path: [] };
   return { strict: true, schema: result, changes: [...changes], restated: restatedKeywords };
 }
