@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { writeValidators } from './build-validators.mjs';
 
 const root = new URL('../', import.meta.url);
-writeValidators();
+await writeValidators();
 rmSync(new URL('dist/', root), { recursive: true, force: true });
 await build({
   absWorkingDir: new URL('.', root).pathname,

@@ -8,6 +8,7 @@ import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob } from './strict-compile.js';
+import CLEAN_SHAPES from '../generated/clean-shapes.js';
 
 /** Below this a description rarely tells a model when to use the tool. */
 export const MIN_DESCRIPTION_CHARS = 20;
@@ -92,6 +93,8 @@ export function checkTools(loaded: LoadedCatalog): void {
         // A decomposed schema has no references (decomposeSchema refuses those).
         const { shape, renamed } = pieces ? schemaShape(piece.node, false) : schemaShape(piece.node);
         const key = JSON.stringify(shape);
+        // Shapes the build found clean need no compile: they have nothing to report.
+        if (CLEAN_SHAPES.has(key)) continue;
         let job = jobsByShape.get(key);
         if (job === undefined) {
           job = jobs.length;

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/paths.js';
 import { pathFromShape, schemaShape } from '../../src/validate/schema-shape.js';
 
 describe('schemaShape', () => {
@@ -27,5 +30,17 @@ describe('schemaShape', () => {
     const schema = { type: 'object', properties: { alpha: { type: 'object', properties: { beta: { minLength: 1 } } } } };
     const { renamed } = schemaShape(schema);
     expect(pathFromShape(schema, ['properties', 'p0', 'properties', 'p0'], renamed)).toEqual(['properties', 'alpha', 'properties', 'beta']);
+  });
+});
+
+describe('the precomputed clean shapes (src/generated/clean-shapes.ts)', () => {
+  it('are exactly the common shapes that strict ajv compiles without a complaint', async () => {
+    const { default: clean } = await import('../../src/generated/clean-shapes.js');
+    const { runStrictJob } = await import('../../src/validate/strict-compile.js');
+    const common: string[] = JSON.parse(readFileSync(join(ROOT, 'scripts', 'common-shapes.json'), 'utf8'));
+    expect(clean.size).toBeGreaterThan(50);
+    for (const key of common) expect(clean.has(key), key).toBe(runStrictJob({ id: 0, schema: JSON.parse(key), examples: [] }).complaints.length === 0);
+    // A shape with a complaint is never skipped.
+    expect(clean.has(JSON.stringify({ type: 'string', minimum: 1 }))).toBe(false);
   });
 });
