@@ -87,3 +87,41 @@ export function pathArray(path: SchemaPath): string[] {
   for (let p = path; p; p = p.up) out.push(p.key);
   return out.reverse();
 }
+
+/** What a schema's references reach from its root (its `$defs` and `definitions` are not roots). */
+export interface SchemaReferences {
+  /** Definitions reached, as `$defs/name` or `definitions/name`. */
+  used: Set<string>;
+  /** The first reference that leads back into itself, and where it is. */
+  recursive?: { ref: string; path: string[] };
+  /** The first reference outside the document. */
+  external?: { ref: string; path: string[] };
+}
+
+/** Follows every `$ref` from the root, transitively: which definitions are in use, and recursion. */
+export function schemaReferences(schema: JsonSchema): SchemaReferences {
+  const out: SchemaReferences = { used: new Set() };
+  const visit = (node: Record<string, unknown>, path: SchemaPath, stack: readonly string[]): void => {
+    if (typeof node.$ref === 'string') {
+      const ref = node.$ref;
+      if (!ref.startsWith('#')) out.external ??= { ref, path: pathArray(pathTo(path, '$ref')) };
+      else if (stack.includes(ref)) out.recursive ??= { ref, path: pathArray(pathTo(path, '$ref')) };
+      else {
+        const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+        if (match) out.used.add(`${match[1]}/${decodeURIComponent(match[2]!).replace(/~1/g, '/').replace(/~0/g, '~')}`);
+        const target = resolveLocalRef(schema, ref);
+        // Inside the target, paths are the target's own (where a finding is in the file).
+        const targetPath = pathTo(null, ...(ref === '#' ? [] : ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))));
+        if (target !== null && typeof target === 'object' && !Array.isArray(target)) visit(target as Record<string, unknown>, targetPath, [...stack, ref]);
+      }
+    }
+    for (const key in node) {
+      if (key === '$defs' || key === 'definitions' || !Object.hasOwn(node, key)) continue;
+      const value = node[key];
+      if (Array.isArray(value)) value.forEach((v, i) => v !== null && typeof v === 'object' && !Array.isArray(v) && visit(v as Record<string, unknown>, pathTo(path, key, String(i)), stack));
+      else if (value !== null && typeof value === 'object') visit(value as Record<string, unknown>, pathTo(path, key), stack);
+    }
+  };
+  visit(schema, null, []);
+  return out;
+}

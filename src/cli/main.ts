@@ -164,6 +164,9 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--batch <file>', 'a JSON list of calls [{"id", "name", "arguments"}], run as one model turn')
     .option('-y, --yes', 'approve tools that need confirmation')
     .option('-p, --profile <name>', 'the profile whose selection applies')
+    .addOption(new Option('-P, --provider <provider>', "the arguments are as this provider's model sends them: undo what its formatter changed (names, strict nulls, Gemini's enums as text)").choices(['openai', 'openai-responses', 'anthropic', 'gemini']))
+    .option('--strict', 'with --provider: the tools were sent in strict mode (null for an optional parameter means absent)')
+    .option('--gemini-json-schema', 'with --provider gemini: the tools were sent as parametersJsonSchema')
     .option('-v, --verbose', 'show each call\'s progress on stderr')
     .option('--json', 'print one JSON document: {responses, took_control}')
     .action(async (tool: string | undefined, opts, command: Command) => {

@@ -3,10 +3,11 @@ import type { SecretSet } from '../shared/secrets.js';
 /** `{{name}}`, `{{args.name}}`, `{{args}}` and nested `{{args.a.b}}` in handler templates. */
 const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
 
+/** `args` is the whole argument object; `args.x` and `x` a parameter; own properties only (never `constructor`). */
 function lookup(args: Record<string, unknown>, path: string): unknown {
   if (path === 'args') return args;
   let value: unknown = args;
-  for (const key of path.replace(/^args\./, '').split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path.replace(/^args\./, '').split('.')) value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }
 

@@ -6,6 +6,7 @@ import { JobStore } from '../execute/job-store.js';
 import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { defaultRunners } from '../execute/runners/default-runners.js';
 import type { Approver, CallEvent, ToolCall, TurnResult } from '../execute/types.js';
+import { decodeArguments, providerToolName } from '../providers/decode-arguments.js';
 import { formatTools } from '../providers/format-tools.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import { ToolSearch } from '../search/tool-search.js';
@@ -19,6 +20,12 @@ import { SecretSet } from '../shared/secrets.js';
 import { discoverTools, jobTools, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
 
 export type SearchMode = 'tool_search' | 'discover';
+
+/** A turn's options, and the provider (with its format options) whose model made the calls. */
+export interface SessionTurnOptions extends TurnOptions {
+  provider?: ProviderName;
+  format?: FormatOptions;
+}
 
 export interface SessionOptions extends SelectionRequest {
   /** How deferred tools are found; default: the catalog's `search.mode`. */
@@ -75,6 +82,7 @@ export class ToolSession {
   private search: ToolSearch | undefined;
   private cachedMeta: { found: number; tools: Tool[] } | undefined;
   private readonly formatted = new Map<string, FormatResult>();
+  private readonly namesByProvider = new Map<ProviderName, Map<string, Tool>>();
 
   constructor(
     readonly catalog: Catalog,
@@ -108,9 +116,33 @@ export class ToolSession {
     });
   }
 
-  /** Runs one model turn's calls (DESIGN.md §3) with this turn's signal, approver and listener. */
-  runTurn(calls: readonly ToolCall[], options: TurnOptions = {}): Promise<TurnResult> {
-    return this.executor.runTurn(calls, options);
+  /**
+   * Runs one model turn's calls (DESIGN.md §3) with this turn's signal, approver and listener.
+   * With `provider` (and the format options the tools were sent with), the calls are first turned
+   * back into the catalog's terms: names the provider saw, and what its formatter changed in the
+   * arguments (strict nulls, Gemini's renames and enums as text).
+   */
+  runTurn(calls: readonly ToolCall[], options: SessionTurnOptions = {}): Promise<TurnResult> {
+    const { provider, format, ...turn } = options;
+    return this.executor.runTurn(provider ? calls.map((call) => this.decodeCall(call, provider, format ?? {})) : calls, turn);
+  }
+
+  /** A call as a provider's model made it, in the catalog's terms (name and arguments). */
+  decodeCall(call: ToolCall, provider: ProviderName, format: FormatOptions): ToolCall {
+    const tool = this.providerNames(provider).get(call.name) ?? this.resolve(call.name);
+    if (!tool) return call;
+    const args = typeof call.arguments === 'string' ? parseJson(call.arguments) : call.arguments;
+    return { ...call, name: tool.name, arguments: decodeArguments(provider, format, tool, args).arguments };
+  }
+
+  private providerNames(provider: ProviderName): Map<string, Tool> {
+    let names = this.namesByProvider.get(provider);
+    if (!names) {
+      names = new Map();
+      for (const tool of [...this.catalog.tools, ...this.metaTools()]) if (!names.has(providerToolName(provider, tool))) names.set(providerToolName(provider, tool), tool);
+      this.namesByProvider.set(provider, names);
+    }
+    return names;
   }
 
   /** Stops what the session started (background jobs). */
@@ -319,4 +351,13 @@ function card(tool: Tool): ToolCard {
 
 function clampLimit(value: unknown, fallback: number, max: number): number {
   return typeof value === 'number' && Number.isInteger(value) ? Math.min(max, Math.max(1, value)) : fallback;
+}
+
+/** Arguments sent as JSON text; anything unparsable is left for validation to report. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

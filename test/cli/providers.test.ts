@@ -52,6 +52,25 @@ describe('toolman format', () => {
     expect(names).not.toContain('tool_search');
   });
 
+  it('warns about requests over a provider\'s tool limit, and about everything validate says of the tools sent', async () => {
+    const over = ['--catalog', 'test/fixtures/diagnostics/TM0405-tool-count-over-limit.yaml', 'format', '-P', 'openai'];
+    const text = await runBin(over);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toMatch(/warning: 130 functions in one request; Chat Completions takes at most 128/);
+    expect(text.stderr).toMatch(/warning: test\/fixtures\/diagnostics\/TM0405-tool-count-over-limit.yaml:2:1 TM0405 profile full sends 130 tools up front/);
+    const json = JSON.parse((await runMain([...over, '--json'])).stdout);
+    expect(json.warnings.map((w: { code?: string }) => w.code)).toContain('TM0405');
+    const gemini = await runMain(['--catalog', 'test/fixtures/catalogs/provider-rules.yaml', 'format', '-P', 'gemini']);
+    expect(gemini.stderr).toMatch(/TM0403 tools\[3\] "build_tree": \$ref "#\/\$defs\/folder" is recursive/);
+  });
+
+  it('anthropic --native-search with --cache-control never puts the breakpoint on a deferred tool', async () => {
+    const run = await runMain(['--catalog', 'catalogs/large.yaml', 'format', '-P', 'anthropic', '-p', 'minimal', '--native-search', 'bm25', '--cache-control']);
+    const tools = JSON.parse(run.stdout).tools as { defer_loading?: boolean; cache_control?: unknown; type?: string }[];
+    expect(tools.filter((tool) => tool.cache_control).map((tool) => tool.type)).toEqual(['tool_search_tool_bm25_20251119']);
+    expect(tools.filter((tool) => tool.defer_loading && tool.cache_control)).toEqual([]);
+  });
+
   it('needs a provider', async () => {
     const run = await runBin([...large, 'format']);
     expect(run.code).toBe(2);

@@ -82,15 +82,18 @@ export function checkOpenAiResponses(payload: Node): string[] {
   return out;
 }
 
-// Anthropic tool use and structured outputs docs.
-const ANTHROPIC_STRICT_FORBIDDEN = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems', 'allOf', 'oneOf', 'not', 'if', 'then', 'else', 'patternProperties'];
+// Anthropic tool use and structured outputs docs ("JSON Schema limitations", read 2026-11-22):
+// no numeric or string-length constraints, no array constraints beyond minItems 0 or 1, allOf only
+// without $ref, no recursion, enums of primitives, a fixed list of string formats.
+const ANTHROPIC_STRICT_FORBIDDEN = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems', 'uniqueItems', 'contains', 'oneOf', 'not', 'if', 'then', 'else', 'patternProperties'];
+const ANTHROPIC_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid']);
 export function checkAnthropic(payload: Node): string[] {
   const out: string[] = [];
   const tools = (payload.tools as Node[] | undefined) ?? [];
   let strictTools = 0;
   let optional = 0;
   let unions = 0;
-  tools.forEach((tool, i) => {
+  tools.forEach((tool) => {
     if (typeof tool.type === 'string' && tool.type.startsWith('tool_search_tool_')) {
       if (tool.defer_loading === true) out.push('the tool search tool must not be deferred');
       return;
@@ -100,11 +103,15 @@ export function checkAnthropic(payload: Node): string[] {
     if (!OPENAI_NAME.test(name)) out.push(`${name}: invalid tool name`);
     const schema = tool.input_schema as Node | undefined;
     if (!isRecord(schema) || schema.type !== 'object') out.push(`${name}: input_schema root must be type object`);
-    if ('cache_control' in tool && i !== tools.length - 1) out.push(`${name}: cache_control only on the last tool`);
     if (tool.strict === true) {
       strictTools++;
       for (const { node, path } of schemaNodes(schema)) {
         for (const key of ANTHROPIC_STRICT_FORBIDDEN) if (key in node) out.push(`${name} ${path}: ${key} not supported with strict`);
+        if (typeof node.minItems === 'number' && node.minItems > 1) out.push(`${name} ${path}: minItems above 1 not supported with strict`);
+        if (Array.isArray(node.allOf) && JSON.stringify(node.allOf).includes('"$ref"')) out.push(`${name} ${path}: allOf with $ref not supported with strict`);
+        if (typeof node.format === 'string' && !ANTHROPIC_STRICT_FORMATS.has(node.format)) out.push(`${name} ${path}: format ${node.format} not supported with strict`);
+        if (Array.isArray(node.enum) && node.enum.some((v) => v !== null && typeof v === 'object')) out.push(`${name} ${path}: enums of objects or arrays not supported with strict`);
+        if (typeof node.$ref === 'string' && (node.$ref === '#' || path.slice(1).startsWith(node.$ref.slice(1)))) out.push(`${name} ${path}: recursive $ref not supported with strict`);
         if ((node.type === 'object' || isRecord(node.properties)) && node.additionalProperties !== false) out.push(`${name} ${path}: strict objects need additionalProperties: false`);
         if (isRecord(node.properties)) optional += Object.keys(node.properties).filter((p) => !(Array.isArray(node.required) && node.required.includes(p))).length;
         if (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1)) unions++;
@@ -118,14 +125,19 @@ export function checkAnthropic(payload: Node): string[] {
   if (tools.some((t) => t.defer_loading === true)) {
     if (!tools.some((t) => typeof t.type === 'string' && t.type.startsWith('tool_search_tool_'))) out.push('deferred tools need a tool search tool');
     if (tools.every((t) => t.defer_loading === true)) out.push('at least one tool must stay loaded');
+    // API error: "Tool '…' cannot have both defer_loading=true and cache_control set."
+    for (const t of tools) if (t.defer_loading === true && t.cache_control) out.push(`${String(t.name)}: a deferred tool cannot have cache_control`);
   }
   const choice = payload.tool_choice as Node | undefined;
   if (isRecord(choice) && choice.type === 'tool' && !tools.some((t) => t.name === choice.name)) out.push('tool_choice names a tool that is not sent');
   return out;
 }
 
-// Gemini API reference, "Schema" (OpenAPI 3.0 subset) and "FunctionDeclaration".
-const GEMINI_KEYS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'items', 'properties', 'required', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'minProperties', 'maxProperties', 'propertyOrdering']);
+// Gemini API reference, "Schema" (OpenAPI 3.0 subset) and "FunctionDeclaration"; the @google/genai
+// Schema type (read 2026-11-22) also has `default` and `example`, and types its int64 fields
+// (minItems, maxItems, minLength, maxLength, minProperties, maxProperties) as strings.
+const GEMINI_KEYS = new Set(['type', 'format', 'title', 'description', 'nullable', 'enum', 'items', 'properties', 'required', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'minProperties', 'maxProperties', 'propertyOrdering', 'default', 'example']);
+const GEMINI_INT64 = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'];
 const GEMINI_TYPES = new Set(['STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT', 'NULL']);
 const GEMINI_FORMATS: Record<string, string[]> = { STRING: ['enum', 'date-time'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
 export function checkGemini(payload: Node): string[] {
@@ -142,6 +154,8 @@ export function checkGemini(payload: Node): string[] {
         continue;
       }
       for (const key of Object.keys(node)) if (!GEMINI_KEYS.has(key)) out.push(`${name} ${path}: "${key}" is not a Gemini schema field`);
+      for (const key of GEMINI_INT64) if (key in node && !/^\d+$/.test(String(node[key])) ) out.push(`${name} ${path}: ${key} must be a whole number`);
+      if (isRecord(node.properties)) for (const key of Object.keys(node.properties)) if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/.test(key)) out.push(`${name} ${path}: parameter name "${key}" is not accepted`);
       if (typeof node.type !== 'string' || !GEMINI_TYPES.has(node.type)) out.push(`${name} ${path}: every node needs a Gemini type`);
       if (Array.isArray(node.enum) && (node.type !== 'STRING' || node.enum.some((v) => typeof v !== 'string'))) out.push(`${name} ${path}: enums are strings`);
       if (typeof node.format === 'string' && !(GEMINI_FORMATS[String(node.type)] ?? []).includes(node.format)) out.push(`${name} ${path}: format ${node.format} not accepted for ${String(node.type)}`);

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { describeFsError } from '../../shared/fs-errors.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { ApprovalDecision, ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
+import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
@@ -18,6 +19,9 @@ export interface CallOptions {
   verbose?: boolean;
   profile?: string;
   catalog?: string[];
+  provider?: ProviderName;
+  strict?: boolean;
+  geminiJsonSchema?: boolean;
   /** Interactive confirmation; absent when stdin is not a terminal. */
   ask?: (question: string) => Promise<string>;
   signal?: AbortSignal;
@@ -65,8 +69,6 @@ function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
 export async function callCommand(options: CallOptions, io: CliIO): Promise<ExitCode> {
   return withManager(io, options.catalog, async (manager) => {
     const calls = callsFrom(options, io.cwd);
-    // A tool named on the command line must exist: that is a usage error, as for `show`.
-    if (options.tool) manager.tool(options.tool);
     const c = palette(colorEnabled(io, io.stderr));
     const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
       if (options.yes) return 'approve';
@@ -83,9 +85,13 @@ export async function callCommand(options: CallOptions, io: CliIO): Promise<Exit
       io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
     };
     const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
+    const decode = options.provider ? { provider: options.provider, format: { strict: options.strict ?? false, geminiJsonSchema: options.geminiJsonSchema ?? false } } : {};
+    const named = calls.map((call) => (decode.provider ? session.decodeCall(call, decode.provider, decode.format).name : call.name));
+    // A tool named on the command line must exist: that is a usage error, as for `show`.
+    if (options.tool) manager.tool(named[0]!);
     // The user names the tools, so deferred ones count as found.
-    session.activate(calls.map((call) => call.name));
-    const turn = await session.runTurn(calls, options.signal ? { signal: options.signal } : {});
+    session.activate(named);
+    const turn = await session.runTurn(calls, { ...(options.signal ? { signal: options.signal } : {}), ...decode });
     if (options.signal?.aborted) {
       if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
       io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);

@@ -18,7 +18,7 @@ export const execRunner: ToolRunner<'exec'> = {
     let argv: string[];
     try {
       // `${env:NAME}` is filled in the catalog's own text only, never in argument values.
-      argv = spec.argv.map((part) => fillTemplate(fillSecrets(part, context.env, context.secrets), { args, ...args }));
+      argv = spec.argv.map((part) => fillTemplate(fillSecrets(part, context.env, context.secrets), args));
     } catch (error) {
       return Promise.reject(error);
     }

@@ -10,15 +10,14 @@ import type { ToolRunner } from '../runner.js';
 export const httpRunner: ToolRunner<'http'> = {
   kind: 'http',
   async run({ http: spec }, args, context) {
-    const scope = { args, ...args };
-    const method = (spec.method ?? 'GET').toUpperCase();
+        const method = (spec.method ?? 'GET').toUpperCase();
     // Secrets first, from the catalog's own text: a `${env:...}` inside an argument value is never expanded.
-    const url = fillTemplate(fillSecrets(spec.url, context.env, context.secrets), scope, encodeURIComponent);
+    const url = fillTemplate(fillSecrets(spec.url, context.env, context.secrets), args, encodeURIComponent);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = fillTemplate(fillSecrets(value, context.env, context.secrets), scope);
+    for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = fillTemplate(fillSecrets(value, context.env, context.secrets), args);
     let body: string | undefined;
     if (method !== 'GET' && method !== 'HEAD') {
-      const value = spec.body === undefined ? args : fillValue(spec.body, scope);
+      const value = spec.body === undefined ? args : fillValue(spec.body, args);
       body = typeof value === 'string' ? value : JSON.stringify(value);
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = typeof value === 'string' ? 'text/plain' : 'application/json';
     }

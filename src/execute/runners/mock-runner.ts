@@ -50,8 +50,8 @@ export const mockRunner: ToolRunner<'mock'> = {
     const chosen = handler.cases.find((c) => c.when === undefined || matches(args, c.when));
     if (!chosen) throw new Error(`no mock case matches these arguments (${handler.cases.length} cases, none without "when")`);
     if (chosen.latency_ms) await delay(chosen.latency_ms, context.signal);
-    if (chosen.error !== undefined) throw new Error(String(fillValue(chosen.error, { args, ...args })));
-    return fillValue(chosen.result ?? null, { args, ...args });
+    if (chosen.error !== undefined) throw new Error(String(fillValue(chosen.error, args)));
+    return fillValue(chosen.result ?? null, args);
   },
 };
 

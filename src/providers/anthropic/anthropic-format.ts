@@ -1,41 +1,14 @@
-import type { JsonSchema, Tool } from '../../catalog/types.js';
-import { walkSchema } from '../../catalog/json-schema.js';
+import type { Tool } from '../../catalog/types.js';
 import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
-import { ANTHROPIC_STRICT_LIMITS, ANTHROPIC_STRICT_UNSUPPORTED, ANTHROPIC_TOOL_SEARCH } from './anthropic-facts.js';
-
-/** Why a schema cannot be strict for Anthropic, or its optional-parameter and union counts. */
-function strictProfile(schema: JsonSchema): { reason?: string; optional: number; unions: number } {
-  let optional = 0;
-  let unions = 0;
-  let reason: string | undefined;
-  walkSchema(schema, ({ node }) => {
-    for (const keyword of ANTHROPIC_STRICT_UNSUPPORTED) if (keyword in node) reason ??= `"${keyword}" is not supported in strict mode`;
-    const ap = node.additionalProperties;
-    if (ap === true || (ap !== null && typeof ap === 'object')) reason ??= 'an object allows arbitrary keys';
-    if (node.properties && typeof node.properties === 'object') {
-      const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
-      optional += Object.keys(node.properties).filter((name) => !required.has(name)).length;
-    }
-    if (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1)) unions++;
-  });
-  return { ...(reason ? { reason } : {}), optional, unions };
-}
-
-/** Closes every object (`additionalProperties: false`), as strict mode requires. */
-function closeObjects(schema: JsonSchema): JsonSchema {
-  const copy = structuredClone(schema);
-  walkSchema(copy, ({ node }) => {
-    if (node.type === 'object' || (node.properties && typeof node.properties === 'object')) node.additionalProperties = false;
-  });
-  return copy;
-}
+import { ANTHROPIC_STRICT_LIMITS, ANTHROPIC_TOOL_SEARCH } from './anthropic-facts.js';
+import { fitsClosedObjects, toAnthropicStrict } from './anthropic-strict-schema.js';
 
 /**
  * Anthropic Messages API tools: `{name, description, input_schema}` plus `input_examples` from the
- * catalog's examples, `strict` within the per-request limits, `cache_control` on the last tool on
- * request, and native deferred loading (`defer_loading` plus the tool-search server tool) when
+ * catalog's examples, `strict` within the per-request limits, `cache_control` on the last loaded
+ * tool on request, and native deferred loading (`defer_loading` plus the tool-search server tool) when
  * asked. The search tool is never deferred, so at least one tool always stays loaded.
  */
 export function formatAnthropic(input: FormatInput): FormatResult {
@@ -58,26 +31,34 @@ export function formatAnthropic(input: FormatInput): FormatResult {
       change(tool, 'examples sent as input_examples');
     }
     if (input.options.strict) {
-      const profile = strictProfile(tool.parameters);
-      const over =
-        budget.tools + 1 > ANTHROPIC_STRICT_LIMITS.tools
+      const converted = toAnthropicStrict(tool.parameters);
+      const over = !converted.strict
+        ? undefined
+        : budget.tools + 1 > ANTHROPIC_STRICT_LIMITS.tools
           ? `more than ${ANTHROPIC_STRICT_LIMITS.tools} strict tools in one request`
-          : budget.optional + profile.optional > ANTHROPIC_STRICT_LIMITS.optionalParameters
+          : budget.optional + converted.optional > ANTHROPIC_STRICT_LIMITS.optionalParameters
             ? `more than ${ANTHROPIC_STRICT_LIMITS.optionalParameters} optional parameters across strict tools`
-            : budget.unions + profile.unions > ANTHROPIC_STRICT_LIMITS.unions
+            : budget.unions + converted.unions > ANTHROPIC_STRICT_LIMITS.unions
               ? `more than ${ANTHROPIC_STRICT_LIMITS.unions} union-typed parameters across strict tools`
               : undefined;
-      const reason = profile.reason ?? over;
-      if (reason) {
+      const reason = converted.strict ? over : converted.reason;
+      if (reason || !converted.strict) {
         warn(`sent non-strict: ${reason}`, tool);
         change(tool, `non-strict: ${reason}`);
       } else {
         budget.tools++;
-        budget.optional += profile.optional;
-        budget.unions += profile.unions;
-        definition.input_schema = closeObjects(tool.parameters);
+        budget.optional += converted.optional;
+        budget.unions += converted.unions;
+        definition.input_schema = converted.schema;
         definition.strict = true;
-        change(tool, 'strict: objects closed with additionalProperties: false');
+        for (const c of converted.changes) change(tool, `strict: ${c}`);
+        // Examples with keys the closed objects no longer allow would contradict the schema.
+        const examples = tool.examples.filter((example) => fitsClosedObjects(example, converted.schema));
+        if (examples.length < tool.examples.length) {
+          change(tool, `strict: ${tool.examples.length - examples.length} of ${tool.examples.length} input_examples dropped (keys the closed schema does not declare)`);
+          if (examples.length) definition.input_examples = examples;
+          else delete definition.input_examples;
+        }
       }
     }
     if (deferred) {
@@ -94,11 +75,13 @@ export function formatAnthropic(input: FormatInput): FormatResult {
     tools.push({ ...ANTHROPIC_TOOL_SEARCH[nativeSearch] });
     for (const tool of input.deferred) add(tool, true);
   }
-  if (input.options.cacheControl && tools.length) {
-    const last = tools[tools.length - 1]!;
+  // The cache breakpoint goes on the last tool that is loaded: a deferred tool with cache_control
+  // is refused ("Tools with defer_loading cannot use prompt caching"; see docs/providers.md).
+  const last = input.options.cacheControl ? tools.findLast((t) => t.defer_loading !== true) : undefined;
+  if (last) {
     last.cache_control = { type: 'ephemeral' };
     const name = typeof last.name === 'string' ? last.name : undefined;
-    if (name) change(name, 'cache_control on the last tool');
+    if (name) change(name, 'cache_control on the last tool that is not deferred');
   }
   if (tools.length) result.payload.tools = tools;
 

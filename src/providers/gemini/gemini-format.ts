@@ -3,7 +3,7 @@ import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
 import { toGeminiSchema } from './gemini-schema.js';
-import { geminiName } from './gemini-facts.js';
+import { GEMINI_MAX_DECLARATIONS, geminiName } from './gemini-facts.js';
 
 
 /**
@@ -38,6 +38,9 @@ export function formatGemini(input: FormatInput): FormatResult {
         change(tool, `not sent: ${converted.reason}`);
         return;
       }
+      for (const at of converted.openMaps) {
+        warn(`${at.length > 1 ? `parameters.${at.slice(0, -1).filter((s) => s !== 'properties').join('.')}` : 'parameters'} allows any key (additionalProperties), which Gemini's schema subset cannot express: only its declared keys are sent (--gemini-json-schema keeps it)`, tool);
+      }
       const props = converted.schema.properties;
       if (!(props && typeof props === 'object' && Object.keys(props).length === 0)) declaration.parameters = converted.schema;
       for (const c of converted.changes) change(tool, c);
@@ -49,6 +52,7 @@ export function formatGemini(input: FormatInput): FormatResult {
   for (const tool of input.tools) add(tool);
   if (input.options.nativeToolSearch && input.deferred.length) warn('Gemini has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
 
+  if (declarations.length > GEMINI_MAX_DECLARATIONS) warn(`${declarations.length} function declarations in one request; Gemini takes at most ${GEMINI_MAX_DECLARATIONS} (defer some tools behind tool_search)`);
   const tools: Record<string, unknown>[] = [];
   if (declarations.length) tools.push({ functionDeclarations: declarations });
   tools.push(...nativeTools);

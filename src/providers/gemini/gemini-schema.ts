@@ -1,11 +1,12 @@
 import type { JsonSchema } from '../../catalog/types.js';
 import { pathArray, pathTo, resolveLocalRef, type SchemaPath } from '../../catalog/json-schema.js';
 import { isRecord } from '../../shared/is-record.js';
-import { GEMINI_FORMATS, GEMINI_SCHEMA_KEYS } from './gemini-facts.js';
+import { restate } from '../restate.js';
+import { GEMINI_FORMATS, GEMINI_INT64_KEYS, GEMINI_SCHEMA_KEYS, geminiPropertyNames } from './gemini-facts.js';
 
 const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT', null: 'NULL' };
-/** Keys removed without a word in the description: annotations, or handled elsewhere. */
-const SILENTLY_REMOVED: ReadonlySet<string> = new Set(['$schema', '$id', '$comment', 'examples', 'default', 'additionalProperties', 'title', 'readOnly', 'writeOnly', 'deprecated']);
+/** Keys removed without a word in the description: annotations, or what a warning says instead. */
+const SILENTLY_REMOVED: ReadonlySet<string> = new Set(['$schema', '$id', '$comment', 'examples', 'additionalProperties', 'readOnly', 'writeOnly', 'deprecated']);
 
 /** An enum whose values lose their type when sent as Gemini's string enum. */
 export interface LossyEnum {
@@ -15,7 +16,8 @@ export interface LossyEnum {
 }
 
 export type GeminiConversion =
-  | { ok: true; schema: JsonSchema; changes: string[]; lossyEnums: LossyEnum[] }
+  /** `openMaps`: objects that allowed any key (additionalProperties), sent as objects with only their declared keys. */
+  | { ok: true; schema: JsonSchema; changes: string[]; lossyEnums: LossyEnum[]; openMaps: string[][] }
   | { ok: false; reason: string; path: string[] };
 
 type Node = Record<string, unknown>;
@@ -31,6 +33,7 @@ type Node = Record<string, unknown>;
 export function toGeminiSchema(root: JsonSchema): GeminiConversion {
   const changes = new Set<string>();
   const lossyEnums: LossyEnum[] = [];
+  const openMaps: string[][] = [];
   const convert = (input: Node, refs: string[], path: SchemaPath): Node => {
     if (typeof input.$ref === 'string') {
       const ref = input.$ref;
@@ -89,11 +92,14 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     const out: Node = {};
     for (const key in node) {
       const value = node[key];
-      if (GEMINI_SCHEMA_KEYS.has(key)) out[key] = value;
+      if (GEMINI_SCHEMA_KEYS.has(key)) out[key] = GEMINI_INT64_KEYS.has(key) && typeof value === 'number' ? String(value) : value;
       else if (key === '$defs' || key === 'definitions') changes.add('$defs removed after inlining');
-      else {
-        if (!SILENTLY_REMOVED.has(key)) restated.push(`${key}: ${JSON.stringify(value)}`);
-        if (key === 'default') restated.push(`default: ${JSON.stringify(value)}`);
+      else if (key === 'examples' && Array.isArray(value) && value.length > 0) {
+        out.example = value[0];
+        changes.add('examples became example (the first one)');
+      } else {
+        if (key === 'additionalProperties' && (value === true || isRecord(value))) openMaps.push(pathArray(pathTo(path, key)));
+        if (!SILENTLY_REMOVED.has(key)) restated.push(restate(key, value));
         changes.add(`removed ${key}`);
       }
     }
@@ -102,7 +108,7 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       out.type = isRecord(out.properties) ? 'object' : out.items !== undefined ? 'array' : 'string';
       if (!isRecord(node.properties) && node.items === undefined && !Array.isArray(node.enum)) {
         changes.add('untyped values sent as strings');
-        restated.push('any JSON value, written as a string');
+        restated.push('any JSON value, written as JSON text');
       }
     }
     const type = TYPES[out.type as string] ?? 'STRING';
@@ -112,20 +118,29 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
         changes.add('non-string enum values sent as strings');
         const kinds = [...new Set(out.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))];
         if (kinds.length > 1 || kinds[0] !== 'number') lossyEnums.push({ path: pathArray(pathTo(path, 'enum')), kinds });
+        if ('default' in out && typeof out.default !== 'string') out.default = JSON.stringify(out.default);
       }
       out.enum = [...new Set(out.enum.filter((v) => v !== null).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))))];
       if (type !== 'STRING') {
-        restated.push(`a ${String(node.type)} given as text`);
+        restated.push(`${type === 'INTEGER' ? 'an integer' : type === 'NUMBER' ? 'a number' : `a ${String(node.type)}`}, given as text`);
         out.type = 'STRING';
       }
       out.format = 'enum';
     } else if (typeof out.format === 'string' && !(GEMINI_FORMATS[type] ?? []).includes(out.format)) {
-      restated.push(`format: ${out.format}`);
+      restated.push(restate('format', out.format));
       delete out.format;
       changes.add('unsupported formats removed');
     }
     if (restated.length) out.description = [out.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
-    if (isRecord(out.properties)) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, convert(isRecord(v) ? v : {}, refs, pathTo(path, 'properties', k))]));
+    if (isRecord(out.properties)) {
+      // Parameter names Gemini refuses are sent renamed; decodeArguments maps them back.
+      const names = geminiPropertyNames(Object.keys(out.properties));
+      const renamed = [...names].filter(([from, to]) => from !== to);
+      if (renamed.length) changes.add(`properties renamed for Gemini (${renamed.map(([from, to]) => `${from} → ${to}`).join(', ')})`);
+      out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [names.get(k)!, convert(isRecord(v) ? v : {}, refs, pathTo(path, 'properties', k))]));
+      if (renamed.length && Array.isArray(out.required)) out.required = out.required.map((name) => (typeof name === 'string' ? (names.get(name) ?? name) : name));
+      if (renamed.length && Array.isArray(out.propertyOrdering)) out.propertyOrdering = out.propertyOrdering.map((name) => (typeof name === 'string' ? (names.get(name) ?? name) : name));
+    }
     if (isRecord(out.items)) out.items = convert(out.items, refs, pathTo(path, 'items'));
     else if (Array.isArray(out.items)) delete out.items;
     if (type === 'ARRAY' && out.items === undefined) {
@@ -135,7 +150,7 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     return out;
   };
   try {
-    return { ok: true, schema: convert(root, [], null), changes: [...changes], lossyEnums };
+    return { ok: true, schema: convert(root, [], null), changes: [...changes], lossyEnums, openMaps };
   } catch (error) {
     if (error instanceof Unconvertible) return { ok: false, reason: error.message, path: error.path };
     throw error;

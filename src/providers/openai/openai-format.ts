@@ -2,14 +2,16 @@ import type { Tool } from '../../catalog/types.js';
 import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
+import { OPENAI_CHAT_MAX_TOOLS } from './openai-facts.js';
 import { toOpenAiStrict } from './openai-strict-schema.js';
 
 type Api = 'openai' | 'openai-responses';
 
 /**
  * OpenAI Chat Completions (`openai`) and Responses (`openai-responses`) tool payloads.
- * Chat: `tools: [{type: "function", function: {name, description, parameters, strict}}]`;
- * Responses: `tools: [{type: "function", name, description, parameters, strict}]`. Forced tools
+ * Chat: `tools: [{type: "function", function: {name, description, parameters, strict?}}]`;
+ * Responses: `tools: [{type: "function", name, description, parameters, strict}]`, with `strict`
+ * always present (false for non-strict tools: Responses would otherwise normalise the schema). Forced tools
  * become `tool_choice` (one: that function; several: `allowed_tools` in required mode).
  * Responses can defer tools natively (`defer_loading` plus a `tool_search` tool, gpt-5.4+).
  */
@@ -38,6 +40,9 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
         change(tool, `non-strict: ${converted.reason}`);
       }
     }
+    // Responses treats a missing `strict` as "make it strict if you can", rewriting optional
+    // parameters as required (function calling guide, "Strict mode"): say false when it is not.
+    if (api === 'openai-responses') strict ??= false;
     const description = describe(tool);
     const fields = { name: tool.name, ...(description ? { description } : {}), parameters, ...(strict !== undefined ? { strict } : {}) };
     const definition: Record<string, unknown> = api === 'openai' ? { type: 'function', function: fields } : { type: 'function', ...fields };
@@ -58,6 +63,8 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
   if (api === 'openai' && input.options.nativeToolSearch && input.deferred.length) {
     warn('Chat Completions has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
   }
+  const functions = tools.filter((t) => t.type === 'function').length;
+  if (api === 'openai' && functions > OPENAI_CHAT_MAX_TOOLS) warn(`${functions} functions in one request; Chat Completions takes at most ${OPENAI_CHAT_MAX_TOOLS} (defer some tools behind tool_search)`);
   if (tools.length) result.payload.tools = tools;
 
   const choice = input.toolChoice;

@@ -1,6 +1,7 @@
-import { pathArray, pathTo, type SchemaPath } from '../../catalog/json-schema.js';
+import { pathArray, pathTo, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
+import { restate } from '../restate.js';
 import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from './openai-facts.js';
 
 const UNSUPPORTED: ReadonlySet<string> = new Set(OPENAI_STRICT_UNSUPPORTED);
@@ -34,8 +35,13 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return { strict: false, reason: 'the root is a union; strict mode needs one object', path: [] };
   const changes = new Set<string>();
   const restatedKeywords: RestatedKeyword[] = [];
+  // Definitions no reference reaches are dropped: they cannot affect what the model sends, and an
+  // unused one strict mode cannot express would otherwise refuse the whole tool.
+  const used = schemaReferences(schema).used;
   let properties = 0;
   let enumValues = 0;
+  /** Property names, definition names, enum and const values, as the size limit counts them. */
+  let stringLength = 0;
   let deepest = 0;
   let deepestPath: SchemaPath = null;
   let failure: { reason: string; path: string[] } | undefined;
@@ -56,24 +62,32 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
         changes.add('oneOf became anyOf');
         continue;
       }
-      restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
+      restated.push(restate(keyword, node[keyword]));
       restatedKeywords.push({ keyword, path: pathArray(pathTo(path, keyword)) });
       delete node[keyword];
       changes.add(`removed ${keyword} (restated in the description)`);
     }
     for (const keyword of RESTATED_ANNOTATIONS) {
       if (!(keyword in node)) continue;
-      restated.push(`${keyword}: ${JSON.stringify(node[keyword])}`);
+      restated.push(restate(keyword, node[keyword]));
       delete node[keyword];
       changes.add(`removed ${keyword} (restated in the description)`);
     }
     if (typeof node.format === 'string' && !OPENAI_STRICT_FORMATS.has(node.format)) {
-      restated.push(`format: ${node.format}`);
+      restated.push(restate('format', node.format));
       delete node.format;
       changes.add('removed unsupported formats (restated in the description)');
     }
     if (restated.length) node.description = [node.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
-    if (Array.isArray(node.enum)) enumValues += node.enum.length;
+    if (Array.isArray(node.enum)) {
+      enumValues += node.enum.length;
+      const length = node.enum.reduce((sum: number, v) => sum + String(v).length, 0);
+      stringLength += length;
+      if (node.enum.length > OPENAI_STRICT_LIMITS.largeEnumValues && node.enum.every((v) => typeof v === 'string') && length > OPENAI_STRICT_LIMITS.largeEnumLength) {
+        fail(`an enum of ${node.enum.length} strings totals ${length} characters; over ${OPENAI_STRICT_LIMITS.largeEnumValues} values, strict mode allows ${OPENAI_STRICT_LIMITS.largeEnumLength}`, pathTo(path, 'enum'));
+      }
+    }
+    if ('const' in node) stringLength += String(node.const).length;
     if (!('type' in node) && !('anyOf' in node) && !('$ref' in node) && !('enum' in node) && !('const' in node) && !isRecord(node.properties)) {
       fail('a value accepts anything (no type); strict mode needs a type on every schema', path);
     }
@@ -94,6 +108,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
       const converted: Node = {};
       for (const [name, sub] of Object.entries(props)) {
         properties++;
+        stringLength += name.length;
         let child = isRecord(sub) ? convert(sub, here, pathTo(path, 'properties', name)) : {};
         if (!required.has(name)) {
           child = nullable(child);
@@ -107,7 +122,19 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
     if (isRecord(node.items)) node.items = convert(node.items, here, pathTo(path, 'items'));
     if (Array.isArray(node.anyOf)) node.anyOf = node.anyOf.map((s, i) => (isRecord(s) ? convert(s, here, pathTo(path, 'anyOf', String(i))) : s));
     for (const defs of ['$defs', 'definitions'] as const) {
-      if (isRecord(node[defs])) node[defs] = Object.fromEntries(Object.entries(node[defs] as Node).map(([k, s]) => [k, isRecord(s) ? convert(s, 0, pathTo(path, defs, k)) : s]));
+      if (!isRecord(node[defs])) continue;
+      const all = Object.entries(node[defs] as Node);
+      // Only the root's definitions are what "#/$defs/name" points at.
+      const kept = path === null ? all.filter(([k]) => used.has(`${defs}/${k}`)) : all;
+      if (kept.length < all.length) changes.add(`unused ${defs} dropped`);
+      if (kept.length === 0) {
+        delete node[defs];
+        continue;
+      }
+      node[defs] = Object.fromEntries(kept.map(([k, s]) => {
+        stringLength += k.length;
+        return [k, isRecord(s) ? convert(s, 0, pathTo(path, defs, k)) : s];
+      }));
     }
     return node;
   };
@@ -117,6 +144,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   if (properties > OPENAI_STRICT_LIMITS.properties) return { strict: false, reason: `${properties} properties, over ${OPENAI_STRICT_LIMITS.properties}`, path: [] };
   if (deepest > OPENAI_STRICT_LIMITS.nesting) return { strict: false, reason: `${deepest} levels of nesting, over ${OPENAI_STRICT_LIMITS.nesting}`, path: pathArray(deepestPath) };
   if (enumValues > OPENAI_STRICT_LIMITS.enumValues) return { strict: false, reason: `${enumValues} enum values, over ${OPENAI_STRICT_LIMITS.enumValues}`, path: [] };
+  if (stringLength > OPENAI_STRICT_LIMITS.stringLength) return { strict: false, reason: `property names, definition names, enum and const values total ${stringLength} characters, over ${OPENAI_STRICT_LIMITS.stringLength}`, path: [] };
   return { strict: true, schema: result, changes: [...changes], restated: restatedKeywords };
 }
 

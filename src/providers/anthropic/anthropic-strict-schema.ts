@@ -1,0 +1,114 @@
+import { pathArray, pathTo, resolveLocalRef, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
+import type { JsonSchema } from '../../catalog/types.js';
+import { isRecord } from '../../shared/is-record.js';
+import { restate } from '../restate.js';
+import { ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_RESTATED } from './anthropic-facts.js';
+
+export type AnthropicStrictConversion =
+  | { strict: true; schema: JsonSchema; changes: string[]; optional: number; unions: number }
+  | { strict: false; reason: string; path: string[] };
+
+type Node = Record<string, unknown>;
+
+/**
+ * Rewrites a tool's input schema for Anthropic's strict tool use ("Structured outputs", JSON
+ * Schema limitations): every object closed with `additionalProperties: false`; constraints strict
+ * mode does not support (numeric and length bounds, `minItems` above 1, `maxItems`, formats it
+ * does not know, conditionals...) removed and restated in the description, so the tool stays strict
+ * with the constraint in words; `oneOf` as `anyOf`; `$defs` no reference reaches dropped. Refused,
+ * with the reason and where: open maps, recursive or external references, `allOf` with a
+ * reference, enums of objects or arrays. Also counts what the per-request limits count: optional
+ * parameters and parameters with union types.
+ */
+export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion {
+  const changes = new Set<string>();
+  let optional = 0;
+  let unions = 0;
+  let failure: { reason: string; path: string[] } | undefined;
+  const fail = (reason: string, path: SchemaPath) => void (failure ??= { reason, path: pathArray(path) });
+  const references = schemaReferences(schema);
+  if (references.external) return { strict: false, reason: `external $ref ${JSON.stringify(references.external.ref)} is not supported in strict mode`, path: references.external.path };
+  if (references.recursive) return { strict: false, reason: `$ref ${JSON.stringify(references.recursive.ref)} is recursive; strict mode does not support recursive schemas`, path: references.recursive.path };
+  const used = references.used;
+
+  const convert = (input: Node, path: SchemaPath, property: boolean): Node => {
+    const node: Node = { ...input };
+    const restated: string[] = [];
+    for (const keyword of ANTHROPIC_STRICT_RESTATED) {
+      if (!(keyword in node)) continue;
+      if (keyword === 'minItems' && (node.minItems === 0 || node.minItems === 1)) continue;
+      restated.push(restate(keyword, node[keyword]));
+      delete node[keyword];
+      changes.add(`removed ${keyword} (restated in the description)`);
+    }
+    if (typeof node.format === 'string' && !ANTHROPIC_STRICT_FORMATS.has(node.format)) {
+      restated.push(restate('format', node.format));
+      delete node.format;
+      changes.add('removed unsupported formats (restated in the description)');
+    }
+    if (restated.length) node.description = [node.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
+    if (Array.isArray(node.oneOf)) {
+      node.anyOf = node.oneOf;
+      delete node.oneOf;
+      changes.add('oneOf became anyOf');
+    }
+    if (Array.isArray(node.enum) && node.enum.some((v) => v !== null && typeof v === 'object')) fail('an enum lists objects or arrays; strict mode takes enums of strings, numbers, booleans and null only', pathTo(path, 'enum'));
+    if (Array.isArray(node.allOf) && JSON.stringify(node.allOf).includes('"$ref"')) fail('allOf with $ref is not supported in strict mode', pathTo(path, 'allOf'));
+    if (property && (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1))) unions++;
+
+    const isObject = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || isRecord(node.properties);
+    if (isObject) {
+      const ap = node.additionalProperties;
+      if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', pathTo(path, 'additionalProperties'));
+      if (ap !== false) changes.add('objects closed with additionalProperties: false');
+      node.additionalProperties = false;
+      if (isRecord(node.properties)) {
+        const required = new Set(Array.isArray(node.required) ? node.required : []);
+        const converted: Node = {};
+        for (const [name, sub] of Object.entries(node.properties)) {
+          if (!required.has(name)) optional++;
+          converted[name] = isRecord(sub) ? convert(sub, pathTo(path, 'properties', name), true) : sub;
+        }
+        node.properties = converted;
+      }
+    }
+    if (isRecord(node.items)) node.items = convert(node.items, pathTo(path, 'items'), false);
+    for (const list of ['anyOf', 'allOf'] as const) {
+      if (Array.isArray(node[list])) node[list] = (node[list] as unknown[]).map((s, i) => (isRecord(s) ? convert(s, pathTo(path, list, String(i)), false) : s));
+    }
+    for (const defs of ['$defs', 'definitions'] as const) {
+      if (!isRecord(node[defs]) || path !== null) continue;
+      const kept = Object.entries(node[defs] as Node).filter(([name]) => used.has(`${defs}/${name}`));
+      if (kept.length < Object.keys(node[defs] as Node).length) changes.add(`unused ${defs} dropped`);
+      if (kept.length) node[defs] = Object.fromEntries(kept.map(([name, s]) => [name, isRecord(s) ? convert(s, pathTo(path, defs, name), false) : s]));
+      else delete node[defs];
+    }
+    return node;
+  };
+  const converted = convert(schema, null, false);
+  if (failure) return { strict: false, ...(failure as { reason: string; path: string[] }) };
+  return { strict: true, schema: converted, changes: [...changes], optional, unions };
+}
+
+/**
+ * Whether `value` still fits a schema once its objects are closed: the only way strict conversion
+ * can make a valid example invalid is a key the schema does not declare (bounds are only loosened).
+ */
+export function fitsClosedObjects(value: unknown, schema: unknown, root: unknown = schema): boolean {
+  if (!isRecord(schema)) return true;
+  if (typeof schema.$ref === 'string') return fitsClosedObjects(value, resolveLocalRef(root, schema.$ref), root);
+  for (const list of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[list]) && !(schema[list] as unknown[]).some((branch) => fitsClosedObjects(value, branch, root))) return false;
+  }
+  if (Array.isArray(schema.allOf) && !(schema.allOf as unknown[]).every((branch) => fitsClosedObjects(value, branch, root))) return false;
+  const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isRecord(schema.properties);
+  if (isRecord(value) && isObject) {
+    const properties = isRecord(schema.properties) ? schema.properties : {};
+    for (const [key, item] of Object.entries(value)) {
+      if (!Object.hasOwn(properties, key)) return false;
+      if (!fitsClosedObjects(item, properties[key], root)) return false;
+    }
+  }
+  if (Array.isArray(value) && isRecord(schema.items)) return value.every((item) => fitsClosedObjects(item, schema.items, root));
+  return true;
+}
