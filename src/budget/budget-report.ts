@@ -36,6 +36,8 @@ export interface BudgetReport {
   model: string;
   estimate: boolean;
   method: string;
+  /** Why the counts are estimates (empty when exact). */
+  estimate_reasons: string[];
   profile: string;
   tools: BudgetToolRow[];
   totals: {
@@ -141,6 +143,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
     model,
     estimate: eagerCost.estimate || deferred.estimate,
     method: eagerCost.method,
+    estimate_reasons: [...new Set([...eagerCost.reasons, ...deferred.reasons])],
     profile: session.selection.profile.name,
     tools: rows,
     totals: {

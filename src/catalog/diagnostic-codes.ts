@@ -59,6 +59,7 @@ export const DIAGNOSTIC_CODES = {
   TM0602: { severity: 'error', name: 'profile-cycle', summary: 'Profiles extend each other in a cycle.' },
   TM0603: { severity: 'warning', name: 'pattern-matches-nothing', summary: 'A pattern in a profile or policy matches no tool.' },
   TM0604: { severity: 'error', name: 'invalid-pattern', summary: 'A pattern has an unknown prefix or is empty.' },
+  TM0605: { severity: 'warning', name: 'override-matches-nothing', summary: 'An `overrides` entry matches no tool, so it changes nothing.' },
   // 07xx: handlers and sources
   TM0701: { severity: 'error', name: 'handler-kind', summary: 'A handler must have exactly one kind: mock, exec, http or module.' },
   TM0702: { severity: 'error', name: 'exec-argv-string', summary: '`exec.argv` must be a list; toolman never runs commands through a shell.' },

@@ -13,12 +13,14 @@ import {
   type Catalog,
   type Handler,
   type McpServerConfig,
+  type Override,
   type Profile,
   type Tool,
   type ToolDefaults,
   type ToolSource,
 } from './types.js';
 import { isRecord } from '../shared/is-record.js';
+import { matchesPattern, parsePattern } from './tool-patterns.js';
 import { describeFsError } from '../shared/fs-errors.js';
 
 export interface LoadOptions {
@@ -73,6 +75,7 @@ class LoadState {
   readonly tools: Tool[] = [];
   readonly profiles = new Map<string, Profile>();
   readonly policies: Catalog['policies'] = [];
+  readonly overrides: Override[] = [];
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
   private readonly loaded = new Set<string>();
@@ -173,6 +176,12 @@ class LoadState {
         }
       }
     }
+    if (Array.isArray(data.overrides)) {
+      data.overrides.forEach((raw, i) => {
+        if (!isRecord(raw) || !isRecord(raw.set)) return;
+        this.overrides.push({ tools: strings(raw.tools) ?? [], set: raw.set, file, pointer: pointerOf(['overrides', i]), absolutePath: absolute, depth: stack.length });
+      });
+    }
     if (Array.isArray(data.policies)) {
       data.policies.forEach((raw, i) => {
         if (!isRecord(raw)) return;
@@ -240,6 +249,7 @@ class LoadState {
   }
 
   finish(paths: readonly string[]): LoadedCatalog {
+    applyOverrides(this.tools, this.overrides);
     const root = this.root ?? {};
     const budget = isRecord(root.budget) ? root.budget : {};
     const limits = isRecord(root.limits) ? root.limits : {};
@@ -252,6 +262,7 @@ class LoadState {
       tools: this.tools,
       profiles: this.profiles,
       policies: this.policies,
+      overrides: this.overrides,
       mcpServers: this.mcpServers,
       agents: this.agents,
       budget: { definitions: num(budget.definitions), per_result: num(budget.per_result), total_results: num(budget.total_results) },
@@ -268,6 +279,51 @@ class LoadState {
       },
     };
     return { catalog, sources: this.sources, diagnostics: this.diagnostics, reporters: this.reporters };
+  }
+}
+
+/**
+ * Applies `overrides:` to tools: deeper files first, so a file's overrides win over those of the
+ * files it includes; within a file, in order. Used at load time, and again when MCP servers' tools
+ * join the catalog.
+ */
+export function applyOverrides(tools: readonly Tool[], overrides: readonly Override[]): void {
+  const ordered = overrides.map((o, i) => ({ o, i })).sort((a, b) => b.o.depth - a.o.depth || a.i - b.i).map(({ o }) => o);
+  for (const override of ordered) {
+    const patterns = override.tools.map(parsePattern).flatMap((p) => (p.ok ? [p.pattern] : []));
+    for (const tool of tools) {
+      if (tool.source.kind === 'meta' || !patterns.some((pattern) => matchesPattern(tool, pattern))) continue;
+      const fields = Object.keys(override.set);
+      setFields(tool, override.set, override.absolutePath);
+      (tool.overriddenBy ??= []).push({ file: override.file, pointer: override.pointer, fields });
+    }
+  }
+}
+
+function setFields(tool: Tool, set: Raw, catalogFile: string): void {
+  const text = (key: string) => (typeof set[key] === 'string' ? (set[key] as string) : undefined);
+  if (text('title') !== undefined) tool.title = text('title');
+  if (text('summary') !== undefined) tool.summary = text('summary');
+  if (text('description') !== undefined) tool.description = text('description');
+  if (text('category') !== undefined) tool.category = text('category');
+  for (const key of ['tags', 'keywords', 'profiles'] as const) if (strings(set[key])) tool[key] = strings(set[key])!;
+  tool.effect = oneOf(set.effect, ['read', 'write', 'destructive'] as const) ?? tool.effect;
+  tool.confirm = oneOf(set.confirm, ['auto', 'always', 'never'] as const) ?? tool.confirm;
+  tool.concurrency = oneOf(set.concurrency, ['safe', 'serial'] as const) ?? tool.concurrency;
+  tool.mode = oneOf(set.mode, ['direct', 'background'] as const) ?? tool.mode;
+  tool.truncation = oneOf(set.truncation, ['head', 'tail', 'smart'] as const) ?? tool.truncation;
+  tool.enabled = bool(set.enabled) ?? tool.enabled;
+  tool.deferLoading = bool(set.defer_loading) ?? tool.deferLoading;
+  tool.alwaysLoad = bool(set.always_load) ?? tool.alwaysLoad;
+  tool.timeoutMs = num(set.timeout_ms) ?? tool.timeoutMs;
+  tool.maxResultTokens = num(set.max_result_tokens) ?? tool.maxResultTokens;
+  if (isRecord(set.prompts)) tool.prompts = { ...tool.prompts, ...(set.prompts as Tool['prompts']) };
+  if (set.handler !== undefined) {
+    const handler = buildHandler(set.handler, catalogFile);
+    if (handler) {
+      tool.handler = handler;
+      tool.timeoutMs = handlerTimeout(set.handler) ?? tool.timeoutMs;
+    }
   }
 }
 

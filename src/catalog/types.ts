@@ -96,6 +96,20 @@ export interface Tool {
    */
   native?: Record<string, Record<string, unknown>>;
   source: ToolSource;
+  /** Overrides that changed this tool, in the order they applied (for `show` and `list --explain`). */
+  overriddenBy?: { file: string; pointer: string; fields: string[] }[];
+}
+
+/** An `overrides:` entry: fields set on every tool the patterns match. */
+export interface Override {
+  tools: string[];
+  set: Record<string, unknown>;
+  file: string;
+  pointer: string;
+  /** The file's absolute path: module handlers in `set` resolve from its folder. */
+  absolutePath: string;
+  /** How many includes deep the file is (the root is 0): deeper files apply first. */
+  depth: number;
 }
 
 export interface ToolDefaults {
@@ -187,6 +201,7 @@ export interface Catalog {
   tools: Tool[];
   profiles: Map<string, Profile>;
   policies: Policy[];
+  overrides: Override[];
   mcpServers: Map<string, McpServerConfig>;
   agents: Map<string, AgentConfig>;
   budget: Budget;

@@ -79,6 +79,59 @@ function schemaOf(source: Raw, format: ImportFormat): unknown {
   }
 }
 
+/** Fields each format's tool entries are read from; any other field is noted as dropped. */
+const COMMON_FIELDS = ['name', 'description', 'title', 'parameters', 'strict', 'type', 'annotations'];
+const CONSUMED_FIELDS: Record<ImportFormat, ReadonlySet<string>> = {
+  openai: new Set([...COMMON_FIELDS, 'function']),
+  'openai-responses': new Set(COMMON_FIELDS),
+  'openai-functions': new Set(COMMON_FIELDS),
+  anthropic: new Set([...COMMON_FIELDS, 'input_schema', 'input_examples']),
+  gemini: new Set([...COMMON_FIELDS, 'parametersJsonSchema']),
+  mcp: new Set([...COMMON_FIELDS, 'inputSchema', 'outputSchema']),
+  bfcl: new Set(COMMON_FIELDS),
+};
+
+/**
+ * MCP's tool annotations as catalog fields, with the specification's defaults (MCP schema,
+ * ToolAnnotations, 2025-06-18: readOnlyHint false; destructiveHint true, meaningful when the tool
+ * is not read-only; idempotentHint false; openWorldHint true). A tool that says nothing may be
+ * destructive, so it asks for confirmation. Each decision is noted with its reason; explicit
+ * idempotent and open-world hints become tags, so profiles and policies can use them.
+ */
+function decideEffect(annotations: Raw | undefined, entry: Raw, changes: Set<string>): void {
+  const readOnly = annotations?.readOnlyHint;
+  const destructive = annotations?.destructiveHint;
+  let effect: 'read' | 'write' | 'destructive';
+  if (readOnly === true) {
+    effect = 'read';
+    changes.add('readOnlyHint: true became effect: read');
+  } else if (destructive === false) {
+    effect = 'write';
+    changes.add('destructiveHint: false became effect: write');
+  } else {
+    effect = 'destructive';
+    changes.add(
+      destructive === true
+        ? 'destructiveHint: true became effect: destructive'
+        : annotations === undefined
+          ? 'no annotations: by MCP\'s defaults (readOnlyHint false, destructiveHint true) it may be destructive, so effect: destructive'
+          : 'no readOnlyHint or destructiveHint: by MCP\'s defaults it may be destructive, so effect: destructive',
+    );
+  }
+  entry.effect = effect;
+  const tags: string[] = [];
+  if (annotations?.idempotentHint === true) tags.push('idempotent');
+  if (annotations?.openWorldHint === true) tags.push('open-world');
+  if (tags.length) {
+    entry.tags = tags;
+    changes.add(`${tags.map((t) => (t === 'idempotent' ? 'idempotentHint' : 'openWorldHint')).join(' and ')} became tags`);
+  }
+  for (const key of Object.keys(annotations ?? {})) {
+    if (!['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].includes(key)) changes.add(`dropped annotation ${JSON.stringify(key)}`);
+    else if ((key === 'idempotentHint' || key === 'openWorldHint') && annotations![key] !== true) changes.add(`${key}: ${JSON.stringify(annotations![key])} noted (nothing to set)`);
+  }
+}
+
 function convert(source: Raw, format: ImportFormat, taken: Set<string>, reserved: Set<string>): ImportedTool {
   const original = (source.name as string).trim();
   const changes = new Set<string>();
@@ -100,20 +153,16 @@ function convert(source: Raw, format: ImportFormat, taken: Set<string>, reserved
   }
   if (typeof source.description === 'string' && source.description.trim() !== '') entry.description = source.description.trim();
   else changes.add('no description in the source');
-  if (annotations) {
-    const effect = annotations.readOnlyHint === true ? 'read' : annotations.destructiveHint === false ? 'write' : 'destructive';
-    entry.effect = effect;
-    changes.add(
-      effect === 'read'
-        ? 'readOnlyHint became effect: read'
-        : effect === 'write'
-          ? 'readOnlyHint: false with destructiveHint: false became effect: write'
-          : `${annotations.destructiveHint === true ? 'destructiveHint' : 'readOnlyHint: false (MCP assumes destructive unless destructiveHint: false)'} became effect: destructive`,
-    );
-  }
+  if (format === 'mcp' || annotations) decideEffect(annotations, entry, changes);
   if (format === 'gemini' && source.parametersJsonSchema !== undefined) changes.add('parametersJsonSchema used as parameters');
   if (source.strict === true) changes.add('strict: true dropped (strict mode is a formatter option: toolman format --strict)');
   if (format === 'mcp' && source.outputSchema !== undefined) changes.add('outputSchema not imported (catalog tools describe inputs only)');
+  if (Array.isArray(source.input_examples) && source.input_examples.length) {
+    entry.examples = source.input_examples.filter(isRecord);
+    changes.add('input_examples became examples');
+  }
+  const used = CONSUMED_FIELDS[format];
+  for (const key of Object.keys(source)) if (!used.has(key)) changes.add(`dropped field ${JSON.stringify(key)} (the catalog has no place for it)`);
   entry.parameters = normalizeParameters(schemaOf(source, format), changes);
   return { entry, original, changes: [...changes] };
 }

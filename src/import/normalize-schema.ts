@@ -83,11 +83,9 @@ function normalizeNode(input: Schema, changes: Set<string>): Schema {
     } else if (LIST_KEYWORDS.has(key) && Array.isArray(value)) {
       out[key] = value.map((sub) => (isRecord(sub) ? normalizeNode(sub, changes) : sub));
     } else if (key === 'items' && Array.isArray(value)) {
-      changes.add('draft-07 tuple `items: [...]` became `prefixItems`');
-      out.prefixItems = value.map((sub) => (isRecord(sub) ? normalizeNode(sub, changes) : sub));
+      Object.assign(out, tuple(value.map((sub) => (isRecord(sub) ? normalizeNode(sub, changes) : sub)), input.additionalItems, changes));
     } else if (key === 'additionalItems') {
-      changes.add('draft-07 `additionalItems` became `items`');
-      out.items = isRecord(value) ? normalizeNode(value, changes) : value;
+      if (!Array.isArray(input.items)) changes.add('removed draft-07 `additionalItems` without a tuple `items`');
     } else if (SINGLE_KEYWORDS.has(key) && isRecord(value)) {
       out[key] = normalizeNode(value, changes);
     } else if (KNOWN_KEYWORDS.has(key) || key === 'description') {
@@ -146,6 +144,20 @@ function normalizeNode(input: Schema, changes: Set<string>): Schema {
     }
   }
   return out;
+}
+
+/**
+ * A draft-07 tuple (`items: [A, B]`) in draft 2020-12 that ajv's strict mode accepts, which takes
+ * a closed tuple: `prefixItems` with `minItems` and `items: false`. With `additionalItems` as a
+ * schema the positions cannot be kept strictly, so every item may match any of the schemas.
+ */
+function tuple(items: unknown[], additional: unknown, changes: Set<string>): Schema {
+  if (isRecord(additional)) {
+    changes.add('draft-07 tuple with additionalItems became an array whose items match any of its schemas (positions are no longer checked)');
+    return { items: { anyOf: [...items, additional] } };
+  }
+  changes.add(`draft-07 tuple \`items: [...]\` became a fixed tuple of ${items.length} (prefixItems, minItems, items: false)${additional === false ? '' : '; it allowed other lengths before'}`);
+  return { prefixItems: items, minItems: items.length, items: false };
 }
 
 /** Keywords that only apply to values of one type (ajv's strictTypes rejects them elsewhere). */

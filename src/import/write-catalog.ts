@@ -21,12 +21,22 @@ export function catalogText(result: ImportResult, options: CatalogTextOptions): 
   };
   const yaml = dump(document, { lineWidth: 120, noRefs: true });
   const notes = new Map(result.tools.map((t) => [t.entry.name as string, t.changes]));
-  const lines: string[] = [`# yaml-language-server: $schema=${options.schemaPath}`, `# Imported by toolman from ${options.source} (${result.format}).`];
+  const lines: string[] = [`# yaml-language-server: $schema=${comment(options.schemaPath)}`, `# Imported by toolman from ${comment(options.source)} (${result.format}).`];
   for (const line of yaml.split('\n')) {
     const match = /^ {2}- name: (?:"([^"]+)"|(\S+))$/.exec(line);
     const changes = match ? notes.get(match[1] ?? match[2]!) : undefined;
-    if (changes?.length) for (const change of changes) lines.push(`  # import: ${change}`);
+    if (changes?.length) for (const change of changes) lines.push(`  # import: ${comment(change)}`);
     lines.push(line);
   }
   return lines.join('\n');
+}
+
+/**
+ * Text from the imported file made safe for one comment line: notes quote names and values from
+ * the input, and a line break there would end the comment and start YAML the input wrote (a whole
+ * tool, say). Control characters and every character YAML 1.1 or 1.2 takes as a line break (NEL,
+ * LS, PS) are written as \u escapes; the rest of a comment is never interpreted.
+ */
+export function comment(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,17 +1,20 @@
 import { anthropicCountTokens } from './anthropic/anthropic-count-tokens.js';
 import { credentialsFor } from './credentials.js';
 import { geminiCountTokens } from './gemini/gemini-count-tokens.js';
+import { openAiResponsesCountTokens } from './openai/openai-count-tokens.js';
 import type { ProviderName } from './types.js';
 
 /** A request body's input tokens as the provider counts them (its counting endpoint). */
 export type ProviderCounter = (payload: Record<string, unknown>) => Promise<number>;
 
 /**
- * The provider's own token counter for `model`, or undefined where toolman's count is already the
- * provider's rule (OpenAI). Needs the provider's key; a missing key is a usage error.
+ * The provider's own token counter for `model`: Anthropic's count_tokens, Gemini's countTokens,
+ * the Responses API's input_tokens. Chat Completions has no counting endpoint (undefined: toolman's
+ * count is what there is). Needs the provider's key; a missing key is a usage error.
  */
 export function exactCounter(provider: ProviderName, model: string, env: Record<string, string | undefined>): ProviderCounter | undefined {
-  if (provider === 'openai' || provider === 'openai-responses') return undefined;
+  if (provider === 'openai') return undefined;
   const credentials = credentialsFor(provider, env, (label) => `--exact asks ${label} for the count`);
+  if (provider === 'openai-responses') return (payload) => openAiResponsesCountTokens(model, payload, credentials);
   return provider === 'anthropic' ? (payload) => anthropicCountTokens({ ...payload, model }, credentials) : (payload) => geminiCountTokens(model, payload, credentials);
 }

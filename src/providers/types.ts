@@ -5,6 +5,14 @@ import type { PromptContributions } from './prompt-contributions.js';
 export const PROVIDERS = ['openai', 'openai-responses', 'anthropic', 'gemini'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
+/** How each provider's API is named to users. */
+export const PROVIDER_LABELS: Record<ProviderName, string> = {
+  openai: 'OpenAI Chat Completions',
+  'openai-responses': 'OpenAI Responses',
+  anthropic: 'Anthropic Messages',
+  gemini: 'Gemini',
+};
+
 /** What a formatter needs: the offered tools, the deferred ones, the tool choice, options. */
 export interface FormatInput {
   /** Tools offered this round (active, found, meta-tools), in order. */

@@ -1,7 +1,7 @@
 import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
-import { matchesPattern, parsePattern, type ParsedPattern } from './patterns.js';
+import { matchesPattern, parsePattern, type ParsedPattern } from '../catalog/tool-patterns.js';
 import { defaultProfileName, resolveProfile, type ResolvedProfile } from './resolve-profile.js';
 
 export type SelectionState = 'active' | 'deferred' | 'removed';

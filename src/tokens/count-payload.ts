@@ -7,9 +7,11 @@ import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAi
 export interface DefinitionCost {
   provider: ProviderName;
   model: string;
-  /** false: exact (a real tokenizer and the provider's documented rules); true: an estimate. */
+  /** false: exact (a real tokenizer and rules measured against the provider's API); true: an estimate. */
   estimate: boolean;
   method: string;
+  /** Why the count is an estimate (empty when exact). */
+  reasons: string[];
   /** Tokens per tool, by catalog name (tools not sent are absent). */
   tools: Record<string, number>;
   /** Fixed cost of sending any tools at all (OpenAI's func_end, Anthropic's tool-use system prompt). */
@@ -36,13 +38,15 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
   const tools: Record<string, number> = {};
   let overhead = 0;
   let system = 0;
-  let estimate = false;
+  const reasons = new Set<string>();
   let method = '';
   const entries = (result.payload.tools as Record<string, unknown>[] | undefined) ?? [];
 
   if (provider === 'openai' || provider === 'openai-responses') {
     const encoding = openAiEncodingFor(model);
     method = `${encoding}, OpenAI cookbook num_tokens_for_tools`;
+    // The cookbook's rules were measured on Chat Completions requests (docs/providers.md).
+    if (provider === 'openai-responses') reasons.add('Responses API: Chat Completions rules applied (--exact asks the API)');
     let functions = 0;
     for (const entry of entries) {
       const fn = (provider === 'openai' ? entry.function : entry.type === 'function' ? entry : undefined) as (OpenAiFunction & { defer_loading?: boolean }) | undefined;
@@ -52,18 +56,24 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
       if (fn && entry.type === 'function') {
         functions++;
         // A natively deferred function shows only its name and description up front.
-        tools[catalogName] = fnDeferred ? count(`${fn.name}:${fn.description ?? ''}`) : countOpenAiFunction(fn, count, encoding);
-        if (fnDeferred) estimate = true;
+        if (fnDeferred) {
+          tools[catalogName] = count(`${fn.name}:${fn.description ?? ''}`);
+          reasons.add('natively deferred functions');
+        } else {
+          const counted = countOpenAiFunction(fn, count, encoding);
+          tools[catalogName] = counted.tokens;
+          for (const reason of counted.reasons) reasons.add(reason);
+        }
       } else {
         tools[catalogName] = count(JSON.stringify(entry));
-        estimate = true;
+        reasons.add('provider-native tools');
       }
     }
     if (functions) overhead = COOKBOOK_TOOL_CONSTANTS[encoding].funcEnd;
     const text = provider === 'openai' ? ((result.payload.messages as { content: string }[] | undefined)?.[0]?.content ?? '') : String(result.payload.instructions ?? '');
     system = text ? count(text) : 0;
   } else if (provider === 'anthropic') {
-    estimate = true;
+    reasons.add('no public tokenizer for current Claude models');
     const choice = (result.payload.tool_choice as { type?: string } | undefined)?.type;
     const tokens = anthropicToolOverhead(model, choice === 'any' || choice === 'tool' ? 'any' : 'auto');
     method = `estimate: o200k_base × 0.79 for definitions + tool-use system prompt (${tokens.label}: ${tokens.tokens})`;
@@ -75,7 +85,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
     if (entries.length) overhead = tokens.tokens;
     system = typeof result.payload.system === 'string' ? estimateAnthropicText(result.payload.system, count, model) : 0;
   } else {
-    estimate = true;
+    reasons.add('no public tokenizer for Gemini models');
     method = 'estimate: 4 characters per token';
     for (const entry of entries) {
       const declarations = entry.functionDeclarations as Record<string, unknown>[] | undefined;
@@ -86,5 +96,5 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
     system = instruction ? estimateGemini(instruction.parts.map((p) => p.text).join('\n')) : 0;
   }
   const total = Object.values(tools).reduce((a, b) => a + b, 0) + overhead + system;
-  return { provider, model, estimate, method, tools, overhead, system, total };
+  return { provider, model, estimate: reasons.size > 0, method, reasons: [...reasons], tools, overhead, system, total };
 }

@@ -3,6 +3,7 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import { counterFor } from './count-payload.js';
 import { ANTHROPIC_ESTIMATE, anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
+import { functionNamespaceText, type FunctionLike } from './openai-function-text.js';
 import { countOpenAiMessages, countOpenAiTools, openAiEncodingFor, type ChatMessageLike, type OpenAiFunction } from './openai-tokens.js';
 import { isRecord } from '../shared/is-record.js';
 
@@ -10,6 +11,8 @@ export interface RequestCount {
   provider: ProviderName;
   model: string;
   estimate: boolean;
+  /** Why the count is an estimate (empty when exact). */
+  reasons: string[];
   tokens: number;
   method: string;
   breakdown: Record<string, number>;
@@ -19,9 +22,10 @@ type Body = Record<string, unknown>;
 
 /**
  * Counts a whole request body as the provider bills its input: messages, system, tools and tool
- * choice. OpenAI Chat Completions is counted exactly (the cookbook's rules with the model's real
- * tokenizer; legacy `functions` on o200k models with gpt-tokenizer's own chat counter, which
- * matches the API); the others are estimates (see docs/providers.md).
+ * choice. OpenAI Chat Completions is exact where every part follows rules measured against the
+ * API's prompt_tokens (docs/providers.md: the cookbook's for messages and tools, hmarr's for
+ * legacy functions on cl100k models), with the model's real tokenizer; everything else is counted
+ * too and marked an estimate, with the reasons. Anthropic and Gemini are estimates.
  */
 export async function countRequest(provider: ProviderName, body: unknown, model?: string): Promise<RequestCount> {
   if (!isRecord(body)) throw new ToolmanError(ErrorCode.USAGE, 'the request must be a JSON object (a request body)');
@@ -31,33 +35,47 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
 
   if (provider === 'openai' || provider === 'openai-responses') {
     const encoding = openAiEncodingFor(chosen);
-    const messages: ChatMessageLike[] = provider === 'openai' ? asMessages(body.messages) : responsesInput(body);
-    if (encoding === 'o200k_base') {
-      // gpt-tokenizer's chat counter matches the API on o200k models, including legacy
-      // `functions`, `function_call` and function-role messages (its recorded cases).
-      const { default: gpt4o } = await import('gpt-tokenizer/model/gpt-4o');
-      const legacy = provider === 'openai' && Array.isArray(body.functions) && body.functions.length > 0;
-      const tokens = gpt4o.countChatCompletionTokens!({
-        messages: messages as never,
-        ...(legacy ? { functions: body.functions as never } : {}),
-        ...(legacy && body.function_call !== undefined ? { function_call: body.function_call as never } : {}),
-      });
-      if (legacy) {
-        return { provider, model: chosen, estimate: false, tokens, method: 'o200k_base, gpt-tokenizer countChatCompletionTokens (legacy functions)', breakdown: { messages_and_functions: tokens } };
-      }
-      breakdown.messages = tokens;
-    } else {
-      breakdown.messages = countOpenAiMessages(messages, count);
+    const messages: ChatMessageLike[] = provider === 'openai' ? rawMessages(body.messages) : responsesInput(body);
+    const reasons = new Set<string>();
+    if (provider === 'openai-responses') reasons.add('Responses API: Chat Completions rules applied (--exact asks the API)');
+    const legacy = Array.isArray(body.functions) && body.functions.length > 0;
+    // With legacy `functions`, the first system message carries the definitions (measured: a
+    // newline is added to it, and 4 tokens are saved when there is one).
+    let padded = false;
+    const counted = countOpenAiMessages(
+      messages.map((m) => {
+        if (!legacy || padded || m.role !== 'system' || typeof m.content !== 'string') return m;
+        padded = true;
+        return { ...m, content: m.content + '\n' };
+      }),
+      count,
+    );
+    breakdown.messages = counted.tokens;
+    for (const reason of counted.reasons) reasons.add(reason);
+    if (legacy) {
+      const functions = (body.functions as unknown[]).filter(isRecord) as unknown as FunctionLike[];
+      breakdown.functions = count(functionNamespaceText(functions)) + LEGACY_FUNCTIONS.perRequest - (messages.some((m) => m.role === 'system') ? LEGACY_FUNCTIONS.withSystem : 0);
+      const choice = body.function_call;
+      if (choice === 'none') breakdown.function_call = LEGACY_FUNCTIONS.callNone;
+      else if (isRecord(choice) && typeof choice.name === 'string') breakdown.function_call = count(choice.name) + LEGACY_FUNCTIONS.callNamed;
+      if (encoding !== 'cl100k_base') reasons.add('legacy functions: rules measured on gpt-3.5-turbo (cl100k_base) only');
     }
-    const functions: OpenAiFunction[] = [];
-    for (const entry of [...(Array.isArray(body.tools) ? body.tools : []), ...(encoding === 'cl100k_base' && Array.isArray(body.functions) ? body.functions : [])]) {
+    const tools: OpenAiFunction[] = [];
+    for (const entry of Array.isArray(body.tools) ? body.tools : []) {
       if (!isRecord(entry)) continue;
       const fn = isRecord(entry.function) ? entry.function : entry.type === 'function' || typeof entry.name === 'string' ? entry : undefined;
-      if (fn && typeof fn.name === 'string') functions.push(fn as unknown as OpenAiFunction);
+      if (fn && typeof fn.name === 'string') tools.push(fn as unknown as OpenAiFunction);
+      else reasons.add('tools other than functions');
     }
-    if (functions.length) breakdown.tools = countOpenAiTools(functions, count, encoding).total;
+    if (tools.length) {
+      const counted = countOpenAiTools(tools, count, encoding);
+      breakdown.tools = counted.total;
+      for (const fn of counted.perFunction) for (const reason of fn.reasons) reasons.add(reason);
+    }
+    if (body.tool_choice !== undefined && body.tool_choice !== 'auto') reasons.add('tool_choice');
     const tokens = Object.values(breakdown).reduce((a, b) => a + b, 0);
-    return { provider, model: chosen, estimate: provider === 'openai-responses', tokens, method: `${encoding}, OpenAI cookbook rules${provider === 'openai-responses' ? ' (Chat Completions rules applied to the Responses input: an estimate)' : ''}`, breakdown };
+    const method = `${encoding}, ${legacy ? 'legacy functions rules (hmarr/openai-chat-tokens)' : 'OpenAI cookbook rules'}`;
+    return { provider, model: chosen, estimate: reasons.size > 0, tokens, method, reasons: [...reasons], breakdown };
   }
 
   if (provider === 'anthropic') {
@@ -70,13 +88,26 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
     breakdown.tools = tools.reduce((sum, t) => sum + (t.defer_loading === true ? 0 : estimateAnthropicDefinition(t, count, chosen)), 0);
     const choice = isRecord(body.tool_choice) ? String(body.tool_choice.type) : 'auto';
     breakdown.tool_use_system_prompt = tools.length ? anthropicToolOverhead(chosen, choice === 'any' || choice === 'tool' ? 'any' : 'auto').tokens : 0;
-    return { provider, model: chosen, estimate: true, tokens: Object.values(breakdown).reduce((a, b) => a + b, 0), method: 'estimate calibrated on Anthropic\'s documented count_tokens examples', breakdown };
+    return { provider, model: chosen, estimate: true, reasons: ['no public tokenizer for current Claude models'], tokens: Object.values(breakdown).reduce((a, b) => a + b, 0), method: 'estimate calibrated on Anthropic\'s documented count_tokens examples', breakdown };
   }
 
   breakdown.contents = estimateGemini(body.contents ?? '');
   breakdown.system = body.systemInstruction ? estimateGemini(body.systemInstruction) : 0;
   breakdown.tools = body.tools ? estimateGemini(body.tools) : 0;
-  return { provider, model: chosen, estimate: true, tokens: Object.values(breakdown).reduce((a, b) => a + b, 0), method: 'estimate: 4 characters per token', breakdown };
+  return { provider, model: chosen, estimate: true, reasons: ['no public tokenizer for Gemini models'], tokens: Object.values(breakdown).reduce((a, b) => a + b, 0), method: 'estimate: 4 characters per token', breakdown };
+}
+
+/**
+ * Legacy function calling's request-level constants, measured against gpt-3.5-turbo's
+ * prompt_tokens by hmarr/openai-chat-tokens (MIT, tests/token-counts.test.ts): the definitions
+ * cost their text plus 9, 4 fewer when there is a system message; `function_call: "none"` adds 1,
+ * naming a function adds its name plus 4.
+ */
+const LEGACY_FUNCTIONS = { perRequest: 9, withSystem: 4, callNone: 1, callNamed: 4 } as const;
+
+/** Chat messages as sent: content kept as it is (parts counted part by part). */
+function rawMessages(value: unknown): ChatMessageLike[] {
+  return Array.isArray(value) ? (value.filter(isRecord) as ChatMessageLike[]) : [];
 }
 
 function asMessages(value: unknown): ChatMessageLike[] {

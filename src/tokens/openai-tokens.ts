@@ -1,4 +1,7 @@
+import { walkSchema } from '../catalog/json-schema.js';
 import type { JsonSchema } from '../catalog/types.js';
+import { isRecord } from '../shared/is-record.js';
+import { typeText } from './openai-function-text.js';
 
 /** A tokenizer: text -> number of tokens. */
 export type CountText = (text: string) => number;
@@ -37,47 +40,75 @@ export interface OpenAiFunction {
 
 const stripPeriod = (text: string) => (text.endsWith('.') ? text.slice(0, -1) : text);
 
-/**
- * One function's tokens by the cookbook's rule: func_init, "name:description", and per top-level
- * property prop_key plus "name:type:description" and its enum items. (The cookbook counts top-level
- * properties only; nested schemas are counted by the same rule one level down, an extension that
- * is not verified against the API.) Returns the function's own share; `funcEnd` is added once per
- * request by `countOpenAiTools`.
- */
-export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encoding: OpenAiEncoding): number {
-  const k = COOKBOOK_TOOL_CONSTANTS[encoding];
-  let tokens = k.funcInit + count(`${fn.name}:${stripPeriod(fn.description ?? '')}`);
-  tokens += countProperties(fn.parameters, count, encoding, 0);
-  return tokens;
+/** A function's tokens, and whether that count follows rules measured against the API. */
+export interface FunctionTokens {
+  tokens: number;
+  exact: boolean;
+  /** Why not exact: the schema constructs no measured rule covers. */
+  reasons: string[];
 }
 
-function countProperties(schema: JsonSchema | undefined, count: CountText, encoding: OpenAiEncoding, depth: number): number {
+/** Keys the cookbook's rule was measured on: a root object of flat properties, each a type, a description, an enum. */
+const MEASURED_ROOT_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties']);
+const MEASURED_PROPERTY_KEYS = new Set(['type', 'description', 'enum']);
+const MEASURED_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
+
+/**
+ * One function's tokens by the cookbook's rule: func_init, "name:description", and per top-level
+ * property prop_key plus "name:type:description" and its enum items. The cookbook's rule (measured
+ * against the API on gpt-4o and gpt-4) covers flat properties with a type, a description and an
+ * enum only. Anything else is counted too, never left out, and the count is then an estimate
+ * with the reason: a property's nested object, array, union or other keywords become its type text
+ * as the model sees it (TypeScript-like, see openai-function-text.ts), with the descriptions and
+ * keywords inside it. Returns the function's own share; `funcEnd` is added once per request.
+ */
+export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encoding: OpenAiEncoding): FunctionTokens {
   const k = COOKBOOK_TOOL_CONSTANTS[encoding];
-  const properties = schema?.properties as Record<string, JsonSchema> | undefined;
-  if (!properties || typeof properties !== 'object' || Object.keys(properties).length === 0) return 0;
-  let tokens = k.propInit;
-  for (const [name, raw] of Object.entries(properties)) {
-    const property = raw && typeof raw === 'object' ? raw : {};
+  const reasons = new Set<string>();
+  let tokens = k.funcInit + count(`${fn.name}:${stripPeriod(fn.description ?? '')}`);
+  const parameters = fn.parameters ?? {};
+  for (const key of Object.keys(parameters)) if (!MEASURED_ROOT_KEYS.has(key)) reasons.add(`"${key}" at the root`);
+  const properties = isRecord(parameters.properties) ? parameters.properties : {};
+  const names = Object.keys(properties);
+  if (names.length) tokens += k.propInit;
+  for (const name of names) {
+    const raw = properties[name];
+    const property = isRecord(raw) ? raw : {};
     tokens += k.propKey;
     if (Array.isArray(property.enum)) {
       tokens += k.enumInit;
       for (const item of property.enum) tokens += k.enumItem + count(String(item));
     }
-    const type = Array.isArray(property.type) ? property.type.join('|') : String(property.type ?? 'any');
-    tokens += count(`${name}:${type}:${stripPeriod(String(property.description ?? ''))}`);
-    if (depth < 4) {
-      tokens += countProperties(property, count, encoding, depth + 1);
-      if (property.items && typeof property.items === 'object') tokens += countProperties(property.items as JsonSchema, count, encoding, depth + 1);
+    const simple = typeof property.type === 'string' && MEASURED_TYPES.has(property.type) && Object.keys(property).every((key) => MEASURED_PROPERTY_KEYS.has(key)) && (!Array.isArray(property.enum) || property.enum.every((v) => typeof v === 'string' || typeof v === 'number'));
+    let type = typeof property.type === 'string' ? property.type : 'any';
+    if (!simple) {
+      for (const key of Object.keys(property)) if (!MEASURED_PROPERTY_KEYS.has(key)) reasons.add(key === 'items' || key === 'properties' || key === 'anyOf' || key === 'oneOf' ? `nested schemas (${key})` : `"${key}"`);
+      if (typeof property.type !== 'string') reasons.add(Array.isArray(property.type) ? 'type unions' : 'properties without a type');
+      else if (!MEASURED_TYPES.has(property.type)) reasons.add(`${property.type} properties`);
+      type = typeText(property, 0) + extraText(property);
     }
+    tokens += count(`${name}:${type}:${stripPeriod(String(property.description ?? ''))}`);
   }
-  return tokens;
+  return { tokens, exact: reasons.size === 0, reasons: [...reasons] };
+}
+
+/** Everything a property says beyond its type text: nested descriptions and other keywords, as text. */
+function extraText(schema: JsonSchema): string {
+  const parts: string[] = [];
+  walkSchema(schema, ({ node, path }) => {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'description' && path.length > 0 && typeof value === 'string') parts.push(value);
+      else if (!['type', 'description', 'enum', 'properties', 'items', 'anyOf', 'oneOf', 'allOf', 'required', 'additionalProperties', '$defs', 'definitions'].includes(key)) parts.push(`${key}: ${JSON.stringify(value)}`);
+    }
+  });
+  return parts.length ? ` ${parts.join(' ')}` : '';
 }
 
 /** All functions of a request: each function's share plus func_end once. */
-export function countOpenAiTools(functions: readonly OpenAiFunction[], count: CountText, encoding: OpenAiEncoding): { total: number; perFunction: number[]; overhead: number } {
+export function countOpenAiTools(functions: readonly OpenAiFunction[], count: CountText, encoding: OpenAiEncoding): { total: number; perFunction: FunctionTokens[]; overhead: number } {
   const perFunction = functions.map((fn) => countOpenAiFunction(fn, count, encoding));
   const overhead = functions.length ? COOKBOOK_TOOL_CONSTANTS[encoding].funcEnd : 0;
-  return { total: perFunction.reduce((a, b) => a + b, 0) + overhead, perFunction, overhead };
+  return { total: perFunction.reduce((a, b) => a + b.tokens, 0) + overhead, perFunction, overhead };
 }
 
 export interface ChatMessageLike {
@@ -87,17 +118,53 @@ export interface ChatMessageLike {
   [key: string]: unknown;
 }
 
-/** Messages by the cookbook's `num_tokens_from_messages`: 3 per message, 1 per name, 3 to prime the reply. */
-export function countOpenAiMessages(messages: readonly ChatMessageLike[], count: CountText): number {
+/**
+ * Chat messages by rules measured against the API: the cookbook's `num_tokens_from_messages` (3
+ * per message, the role, the content, 1 more with a name) and, for the legacy function-calling
+ * fields, hmarr/openai-chat-tokens' (an assistant's `function_call` adds its name, its arguments
+ * and 3; a function result is 2 fewer). Assistant `tool_calls`, `tool` results, content parts other
+ * than text and fields the rules do not know are counted as their text too, and named in
+ * `reasons`: no published rule for them was measured against the API. 3 more prime the reply.
+ */
+export function countOpenAiMessages(messages: readonly ChatMessageLike[], count: CountText): { tokens: number; reasons: string[] } {
   const k = COOKBOOK_MESSAGE_CONSTANTS;
+  const reasons = new Set<string>();
   let tokens = 0;
   for (const message of messages) {
     tokens += k.perMessage;
     for (const [key, value] of Object.entries(message)) {
       if (value === undefined || value === null) continue;
-      tokens += count(typeof value === 'string' ? value : JSON.stringify(value));
-      if (key === 'name') tokens += k.perName;
+      if (key === 'role' || key === 'name') {
+        tokens += count(String(value)) + (key === 'name' ? k.perName : 0);
+      } else if (key === 'content') {
+        if (typeof value === 'string') tokens += count(value);
+        else if (Array.isArray(value)) {
+          for (const part of value) {
+            if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') tokens += count(part.text);
+            else {
+              tokens += count(JSON.stringify(part));
+              reasons.add('content parts other than text');
+            }
+          }
+          if (value.length > 1) reasons.add('content given as several parts');
+        } else tokens += count(JSON.stringify(value));
+      } else if (key === 'function_call' && isRecord(value)) {
+        tokens += count(String(value.name ?? '')) + count(String(value.arguments ?? '')) + 3;
+      } else if (key === 'tool_calls' && Array.isArray(value)) {
+        // Counted like function_call, once per call (the closest measured rule).
+        for (const call of value) {
+          const fn = isRecord(call) && isRecord(call.function) ? call.function : {};
+          tokens += count(String(fn.name ?? '')) + count(String(fn.arguments ?? '')) + 3;
+        }
+        reasons.add('assistant tool_calls');
+      } else if (key === 'tool_call_id') {
+        reasons.add('tool results');
+      } else {
+        tokens += count(typeof value === 'string' ? value : JSON.stringify(value));
+        reasons.add(`message field "${key}"`);
+      }
     }
+    if (message.role === 'function') tokens -= 2;
   }
-  return tokens + k.replyPriming;
+  return { tokens: tokens + k.replyPriming, reasons: [...reasons] };
 }

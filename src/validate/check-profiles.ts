@@ -2,7 +2,7 @@ import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import { closest } from '../shared/did-you-mean.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { Reporter } from '../catalog/reporter.js';
-import { PATTERN_PREFIXES, matchesPattern, parsePattern } from '../select/patterns.js';
+import { PATTERN_PREFIXES, matchesPattern, parsePattern } from '../catalog/tool-patterns.js';
 
 import { BUILTIN_PROFILE_DEFINITIONS } from '../select/resolve-profile.js';
 
@@ -29,6 +29,22 @@ export function checkProfiles(loaded: LoadedCatalog): void {
     }
   }
   reportCycles(loaded);
+  for (const override of catalog.overrides) {
+    const reporter = loaded.reporters.get(override.file);
+    if (!reporter) continue;
+    const base = segmentsOf(override.pointer);
+    const parsed = override.tools.map(parsePattern);
+    const patterns = parsed.flatMap((p) => (p.ok ? [p.pattern] : []));
+    const matchesAny = catalog.tools.some((tool) => patterns.some((pattern) => matchesPattern(tool, pattern))) || patterns.some((pattern) => mayMatchMcpTools(loaded, pattern));
+    // An override that matches nothing is one finding (TM0605), not one more per pattern.
+    override.tools.forEach((pattern, i) => (!parsed[i]!.ok || matchesAny) && checkPattern(loaded, reporter, pointerOf([...base, 'tools', i]), pattern));
+    if (patterns.length && !matchesAny) {
+      reporter.report('TM0605', override.pointer, `this override matches no tool (${override.tools.join(', ')}), so it sets nothing`, {
+        subject: `overrides[${base[1]}]`,
+        hint: 'check the names against `toolman list`; an override of an imported file\'s tools must match their names after import',
+      });
+    }
+  }
   for (const policy of catalog.policies) {
     const reporter = loaded.reporters.get(policy.file);
     if (!reporter) continue;

@@ -52,6 +52,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0602-profile-cycle.yaml', code: 'TM0602', severity: 'error', line: 6, column: 17 },
   { fixture: 'TM0603-pattern-matches-nothing.yaml', code: 'TM0603', severity: 'warning', line: 8, column: 12 },
   { fixture: 'TM0604-invalid-pattern.yaml', code: 'TM0604', severity: 'error', line: 8, column: 15 },
+  { fixture: 'TM0605-override-matches-nothing.yaml', code: 'TM0605', severity: 'warning', line: 6, column: 5 },
   { fixture: 'TM0701-handler-kind.yaml', code: 'TM0701', severity: 'error', line: 6, column: 7 },
   { fixture: 'TM0702-exec-argv-string.yaml', code: 'TM0702', severity: 'error', line: 6, column: 21 },
   { fixture: 'TM0703-module-missing.yaml', code: 'TM0703', severity: 'error', line: 6, column: 15 },

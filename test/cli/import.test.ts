@@ -49,7 +49,7 @@ describe('toolman import', () => {
     writeFileSync(join(dir, 'bad.json'), '{ nope');
     const bad = await runBin(['import', join(dir, 'bad.json')]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/is not valid JSON or YAML/);
+    expect(bad.stderr).toMatch(/is not valid JSON: /);
     writeFileSync(join(dir, 'empty.json'), '{"hello": 1}');
     const empty = await runBin(['import', join(dir, 'empty.json')]);
     expect(empty.code).toBe(2);
@@ -78,6 +78,6 @@ describe('toolman import - (standard input)', () => {
     const code = await importCommand({ file: '-', stdin: async () => readFileSync(join(FIXTURES, 'import', 'anthropic.json'), 'utf8') }, io);
     expect(code).toBe(0);
     expect(out).toContain('# Imported by toolman from stdin (anthropic).');
-    await expect(importCommand({ file: '-', stdin: async () => '' }, io)).rejects.toThrow(/standard input is not valid JSON or YAML/);
+    await expect(importCommand({ file: '-', stdin: async () => '' }, io)).rejects.toThrow(/standard input is empty/);
   });
 });

@@ -9,7 +9,8 @@ export interface RecordedRequest {
 }
 
 /**
- * A loopback HTTP server that answers Anthropic's count_tokens and Gemini's countTokens the way
+ * A loopback HTTP server that answers Anthropic's count_tokens, Gemini's countTokens and OpenAI's
+ * responses/input_tokens the way
  * the real APIs do (same paths, headers and reply shapes), with counts it derives from the body,
  * and records every request. `status` makes it fail instead.
  */
@@ -29,6 +30,7 @@ export async function startFakeProvider(options: { status?: number } = {}): Prom
       const size = JSON.stringify(body).length;
       if (req.url === '/v1/messages/count_tokens') return reply(200, { input_tokens: 10 + Math.round(size / 4) });
       if (/^\/v1beta\/models\/[^/]+:countTokens$/.test(req.url ?? '')) return reply(200, { totalTokens: 7 + Math.round(size / 5) });
+      if (req.url === '/v1/responses/input_tokens') return reply(200, { object: 'response.input_tokens', input_tokens: 5 + Math.round(size / 4) });
       reply(404, { error: { message: `no route ${req.url}` } });
     });
   });

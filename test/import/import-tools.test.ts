@@ -45,13 +45,14 @@ describe('importTools', () => {
     });
   });
 
-  it('maps MCP annotations to effect and keeps titles', () => {
+  it('maps MCP annotations to effect, with MCP\'s defaults where they say nothing, and keeps titles', () => {
     const { tools } = importTools(fixture('mcp-reply.json'));
     expect(tools.map((t) => [t.entry.name, t.entry.effect, t.entry.title])).toEqual([
       ['read_file', 'read', 'Read File'],
       ['write_file', 'write', undefined],
       ['delete_file', 'destructive', undefined],
-      ['echo', undefined, undefined],
+      // No annotations: readOnlyHint false and destructiveHint true by MCP's defaults.
+      ['echo', 'destructive', undefined],
     ]);
     expect(tools[0]!.entry.parameters).not.toHaveProperty('$schema');
     expect(tools[3]!.entry.parameters).toEqual({ type: 'object', properties: {} });

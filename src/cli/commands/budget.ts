@@ -52,7 +52,7 @@ async function printBudget(report: BudgetReport, provider: ProviderName, options
   const table = await createTable(['tool', 'tokens', 'share', 'state'], io);
   for (const row of report.tools) table.push([row.name, String(row.tokens), `${row.share_pct.toFixed(1)}%`, row.deferred ? c.yellow('deferred') : 'active']);
   io.stdout.write(`${table.toString()}\n`);
-  const est = report.estimate ? ' (estimate)' : '';
+  const est = report.estimate ? ` (estimate: ${report.estimate_reasons.join('; ')})` : ' (exact)';
   io.stdout.write(`${provider} ${report.model}${est}, profile ${report.profile}; ${report.method}\n`);
   io.stdout.write(`  eager (every selected tool up front): ${report.totals.eager} tokens\n`);
   io.stdout.write(`  with deferral (active tools + meta-tools): ${report.totals.deferred} tokens, saving ${report.totals.saving_pct}%\n`);

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { load } from 'js-yaml';
 import { describeFsError } from '../../shared/fs-errors.js';
-import { summarize } from '../../catalog/diagnostic.js';
+import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
+import { SourceFile } from '../../catalog/source-file.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../import/detect-format.js';
 import { importTools } from '../../import/import-tools.js';
@@ -30,15 +31,24 @@ function readInput(file: string, io: CliIO): string {
   }
 }
 
+/**
+ * JSON, or YAML through the catalog loader's bounded parser (alias expansion and depth are
+ * limited: a 1 KB alias bomb is refused, not expanded).
+ */
 function parseInput(text: string, file: string): unknown {
   const trimmed = text.trimStart();
-  try {
-    if (extname(file) === '.json' || trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(text);
-    return load(text);
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ToolmanError(ErrorCode.USAGE, `${file} is not valid JSON or YAML: ${message}`);
+  if (trimmed === '') throw new ToolmanError(ErrorCode.USAGE, `${file} is empty`, { hint: 'give a JSON or YAML file of tool definitions' });
+  if (extname(file) === '.json' || trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new ToolmanError(ErrorCode.USAGE, `${file} is not valid JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
   }
+  const { file: parsed, diagnostics } = SourceFile.parse(file, file, text);
+  const problem = diagnostics.find((d) => d.severity === 'error' && d.code !== 'TM0002');
+  if (problem) throw new ToolmanError(ErrorCode.USAGE, `${file}:${problem.line}:${problem.column} is not valid YAML: ${problem.message}`, problem.hint ? { hint: problem.hint } : {});
+  return parsed.data;
 }
 
 /** `toolman import FILE [-o catalog.yaml]`: tool definitions from another format into a catalog. */
@@ -65,9 +75,19 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   });
   if (output) writeFileSync(output, yaml);
 
-  // Check what was written, as `validate` would.
-  let summary;
-  if (output) summary = summarize(await withManager(io, [output], (manager) => manager.validate(), { requireValid: false }));
+  // Check what was written, as `validate` would (for standard output, a copy in a temporary folder).
+  const checked = output ?? join(mkdtempSync(join(tmpdir(), 'toolman-import-')), 'catalog.yaml');
+  if (!output) writeFileSync(checked, yaml);
+  let diagnostics: Diagnostic[];
+  try {
+    diagnostics = await withManager(io, [checked], (manager) => manager.validate(), { requireValid: false });
+  } finally {
+    if (!output) rmSync(dirname(checked), { recursive: true, force: true });
+  }
+  const summary = summarize(diagnostics);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const effects = { read: 0, write: 0, destructive: 0, unset: 0 };
+  for (const tool of result.tools) effects[(tool.entry.effect as 'read' | 'write' | 'destructive' | undefined) ?? 'unset']++;
 
   const renamed = result.tools.filter((t) => t.entry.name !== t.original).length;
   const kinds = new Map<string, number>();
@@ -81,7 +101,9 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
           output: options.output ?? null,
           tools: result.tools.map((t) => ({ name: t.entry.name, original: t.original, changes: t.changes })),
           skipped: result.skipped,
-          ...(summary ? { validation: summary } : { yaml }),
+          effects,
+          validation: { ...summary, errors_found: errors.map((d) => ({ code: d.code, message: d.message, tool: d.tool ?? null, line: d.line, column: d.column })) },
+          ...(output ? {} : { yaml }),
         },
         null,
         2,
@@ -90,13 +112,23 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   } else {
     if (!output) io.stdout.write(yaml);
     const c = palette(colorEnabled(io, io.stderr));
-    io.stderr.write(`${c.green('✔')} imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'} from ${source} (${result.format})${output ? ` into ${options.output}` : ''}; ${renamed} renamed\n`);
+    const mark = errors.length ? c.red('✖') : c.green('✔');
+    io.stderr.write(`${mark} imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'} from ${source} (${result.format})${output ? ` into ${options.output}` : ''}; ${renamed} renamed\n`);
+    const byEffect = Object.entries(effects).filter(([, n]) => n > 0).map(([effect, n]) => `${n} ${effect === 'unset' ? 'with no effect given (write)' : effect}`);
+    io.stderr.write(`  effects: ${byEffect.join(', ')}${effects.destructive ? ' (destructive tools ask for confirmation)' : ''}\n`);
     for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) io.stderr.write(`  ${String(count).padStart(5)} × ${kind}\n`);
     if (result.skipped.length) io.stderr.write(`  skipped ${result.skipped.length} entries that are not tools (items ${result.skipped.map((s) => s.index).join(', ')})\n`);
-    if (summary) io.stderr.write(`  validate: ${summary.errors} errors, ${summary.warnings} warnings, ${summary.infos} infos (run toolman validate ${options.output})\n`);
+    io.stderr.write(`  validate: ${formatCounts(summary)}${output ? ` (run toolman validate ${options.output})` : ''}\n`);
+    for (const error of errors.slice(0, 10)) io.stderr.write(`  ${c.red('error')} ${error.code} ${output ? `${options.output}:${error.line}:${error.column} ` : ''}${error.message}\n`);
+    if (errors.length) io.stderr.write(`  ${c.red('the imported catalog does not validate')}: fix ${output ? options.output : 'the output'} (or the source) before using it\n`);
     if (output) io.stderr.write(c.dim('  each tool\'s changes are recorded as "# import:" comments above it\n'));
   }
-  return summary && summary.errors > 0 ? EXIT.FAILURE : EXIT.OK;
+  return errors.length > 0 ? EXIT.FAILURE : EXIT.OK;
+}
+
+function formatCounts(summary: { errors: number; warnings: number; infos: number }): string {
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `${n(summary.errors, 'error')}, ${n(summary.warnings, 'warning')}, ${n(summary.infos, 'info')}`;
 }
 
 /** Groups change notes by kind for the summary ("renamed from \"a.b\"..." -> "renamed ..."). */

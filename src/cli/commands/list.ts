@@ -37,6 +37,21 @@ export function sourceLocation(loaded: LoadedCatalog, tool: Tool): { file: strin
   return { file: tool.source.file, line: span?.line ?? 0, column: span?.column ?? 0 };
 }
 
+export interface OverrideLocation {
+  file: string;
+  line: number;
+  column: number;
+  fields: string[];
+}
+
+/** Where the overrides that changed a tool are, and what each set. */
+export function overrideLocations(loaded: LoadedCatalog, tool: Tool): OverrideLocation[] {
+  return (tool.overriddenBy ?? []).map((o) => {
+    const span = loaded.sources.get(o.file)?.locate(o.pointer);
+    return { file: o.file, line: span?.line ?? 0, column: span?.column ?? 0, fields: o.fields };
+  });
+}
+
 function stateLabel(decision: ToolDecision, c: Palette): string {
   return decision.state === 'active' ? c.green('active') : decision.state === 'deferred' ? c.yellow('deferred') : c.dim('removed');
 }
@@ -59,7 +74,7 @@ async function printList(loaded: LoadedCatalog, selection: Selection | undefined
 
   if (options.json) {
     if (selection && decisions) {
-      const tools = decisions.map((d) => ({ name: d.tool.name, state: d.state, step: d.step, rule: d.rule }));
+      const tools = decisions.map((d) => ({ name: d.tool.name, state: d.state, step: d.step, rule: d.rule, ...(d.tool.overriddenBy ? { overrides: overrideLocations(loaded, d.tool) } : {}) }));
       io.stdout.write(JSON.stringify({ profile: selection.profile.name, forced: selection.forced.map((t) => t.name), tools }, null, 2) + '\n');
       return EXIT.OK;
     }
@@ -77,10 +92,12 @@ async function printList(loaded: LoadedCatalog, selection: Selection | undefined
 
   const c = palette(colorEnabled(io, io.stdout));
   if (selection && decisions) {
-    const head = options.explain ? ['name', 'state', 'step', 'rule'] : ['name', 'state', 'category', 'effect', 'flags'];
+    const overridden = options.explain && decisions.some((d) => d.tool.overriddenBy);
+    const head = options.explain ? ['name', 'state', 'step', 'rule', ...(overridden ? ['overrides'] : [])] : ['name', 'state', 'category', 'effect', 'flags'];
     const table = await createTable(head, io);
     for (const d of decisions) {
-      table.push(options.explain ? [d.tool.name, stateLabel(d, c), d.step, d.rule] : [d.tool.name, stateLabel(d, c), d.tool.category ?? '', d.tool.effect, toolFlags(d.tool).join(', ')]);
+      const overrides = overrideLocations(loaded, d.tool).map((o) => `${o.fields.join(', ')} (${o.file}:${o.line})`).join('\n');
+      table.push(options.explain ? [d.tool.name, stateLabel(d, c), d.step, d.rule, ...(overridden ? [overrides] : [])] : [d.tool.name, stateLabel(d, c), d.tool.category ?? '', d.tool.effect, toolFlags(d.tool).join(', ')]);
     }
     io.stdout.write(table.toString() + '\n');
     const forced = selection.forced.length ? `; forced in round 1: ${selection.forced.map((t) => t.name).join(', ')}` : '';

@@ -3,7 +3,7 @@ import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { renderSchemaTree } from '../output/schema-tree.js';
-import { sourceLocation, toolFlags } from './list.js';
+import { overrideLocations, sourceLocation, toolFlags, type OverrideLocation } from './list.js';
 
 export interface ShowOptions {
   name: string;
@@ -14,13 +14,14 @@ export interface ShowOptions {
 export async function showCommand(options: ShowOptions, io: CliIO): Promise<ExitCode> {
   return withManager(io, options.catalog, async (manager) => {
     const tool = manager.tool(options.name);
-    return printTool(tool, sourceLocation(manager.loaded, tool), options, io);
+    return printTool(tool, sourceLocation(manager.loaded, tool), overrideLocations(manager.loaded, tool), options, io);
   });
 }
 
-function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, options: ShowOptions, io: CliIO): ExitCode {
+function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrides: OverrideLocation[], options: ShowOptions, io: CliIO): ExitCode {
   if (options.json) {
-    io.stdout.write(JSON.stringify({ ...tool, flags: toolFlags(tool), location: where ?? null }, null, 2) + '\n');
+    const { overriddenBy: _o, ...fields } = tool;
+    io.stdout.write(JSON.stringify({ ...fields, flags: toolFlags(tool), location: where ?? null, overrides }, null, 2) + '\n');
     return EXIT.OK;
   }
   const c = palette(colorEnabled(io, io.stdout));
@@ -49,6 +50,7 @@ function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, options
     ['handler', tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
   ];
   for (const [key, value] of fields) out.push(`${c.bold(key.padEnd(12))} ${value}`);
+  for (const override of overrides) out.push(`${c.bold('overridden'.padEnd(12))} ${override.fields.join(', ')} ${c.dim(`(${override.file}:${override.line}:${override.column})`)}`);
   const prompts = Object.entries(tool.prompts);
   if (prompts.length) {
     out.push(c.bold('prompts'));

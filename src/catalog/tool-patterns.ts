@@ -1,4 +1,4 @@
-import type { Tool } from '../catalog/types.js';
+import type { Tool } from './types.js';
 
 /** Prefixes a pattern may carry; anything else before a colon is a mistake. */
 export const PATTERN_PREFIXES = ['category', 'tag', 'effect', 'profile', 'source'] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/catalog/types.js';
-import { matchesPattern, parsePattern } from '../../src/select/patterns.js';
+import { matchesPattern, parsePattern } from '../../src/catalog/tool-patterns.js';
 
 const tool = (overrides: Partial<Tool>): Tool => ({
   name: 'search_docs',
