@@ -40,6 +40,24 @@ function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
   return out;
 }
 
+/**
+ * What other formats call catalog keys (OpenAI's and Anthropic's tool definitions, MCP's): the
+ * "did you mean" for these is not a matter of spelling.
+ */
+const KEY_ALIASES: Record<string, string> = {
+  input_schema: 'parameters',
+  inputSchema: 'parameters',
+  parametersJsonSchema: 'parameters',
+  params: 'parameters',
+  parameter: 'parameters',
+  args: 'parameters',
+  arguments: 'parameters',
+  schema: 'parameters',
+  desc: 'description',
+  input_examples: 'examples',
+  annotations: 'effect',
+};
+
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
@@ -66,7 +84,8 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
     case 'additionalProperties': {
       const key = String((error.params as { additionalProperty: string }).additionalProperty);
       const known = Object.keys(((error.parentSchema as Record<string, unknown>)?.properties ?? {}) as object);
-      const suggestion = closest(key, known);
+      const alias = Object.hasOwn(KEY_ALIASES, key) ? KEY_ALIASES[key] : undefined;
+      const suggestion = alias && known.includes(alias) ? alias : closest(key, known);
       const keyPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       reporter.report('TM0101', keyPointer, `unknown key "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
         part: 'key',

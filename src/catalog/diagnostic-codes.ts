@@ -67,6 +67,7 @@ export const DIAGNOSTIC_CODES = {
   TM0704: { severity: 'error', name: 'invalid-url', summary: 'An `http` handler or agent URL does not parse.' },
   TM0705: { severity: 'warning', name: 'unknown-template-variable', summary: 'A `{{name}}` template names no parameter of the tool.' },
   TM0706: { severity: 'error', name: 'native-tool-handler', summary: 'A provider-native tool has a handler; the provider runs native tools, toolman never does.' },
+  TM0707: { severity: 'warning', name: 'mock-when-not-parameter', summary: 'A mock case matches on a key that is not a parameter, so it never matches.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

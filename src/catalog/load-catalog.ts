@@ -13,6 +13,7 @@ import {
   type Catalog,
   type Handler,
   type McpServerConfig,
+  type LintSetting,
   type Override,
   type Profile,
   type Tool,
@@ -76,6 +77,7 @@ class LoadState {
   readonly profiles = new Map<string, Profile>();
   readonly policies: Catalog['policies'] = [];
   readonly overrides: Override[] = [];
+  readonly lint: LintSetting[] = [];
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
   private readonly loaded = new Set<string>();
@@ -176,6 +178,11 @@ class LoadState {
         }
       }
     }
+    if (isRecord(data.lint)) {
+      for (const [rule, level] of Object.entries(data.lint)) {
+        if (level === 'off' || level === 'info' || level === 'warning' || level === 'error') this.lint.push({ rule, level, file, pointer: pointerOf(['lint', rule]), depth: stack.length });
+      }
+    }
     if (Array.isArray(data.overrides)) {
       data.overrides.forEach((raw, i) => {
         if (!isRecord(raw) || !isRecord(raw.set)) return;
@@ -263,6 +270,7 @@ class LoadState {
       profiles: this.profiles,
       policies: this.policies,
       overrides: this.overrides,
+      lint: this.lint,
       mcpServers: this.mcpServers,
       agents: this.agents,
       budget: { definitions: num(budget.definitions), per_result: num(budget.per_result), total_results: num(budget.total_results) },

@@ -100,6 +100,16 @@ export interface Tool {
   overriddenBy?: { file: string; pointer: string; fields: string[] }[];
 }
 
+/** One `lint:` setting: a rule (code or name, as written) and its level. */
+export interface LintSetting {
+  rule: string;
+  level: 'off' | 'info' | 'warning' | 'error';
+  file: string;
+  pointer: string;
+  /** How many includes deep the file is: the root's settings win. */
+  depth: number;
+}
+
 /** An `overrides:` entry: fields set on every tool the patterns match. */
 export interface Override {
   tools: string[];
@@ -202,6 +212,7 @@ export interface Catalog {
   profiles: Map<string, Profile>;
   policies: Policy[];
   overrides: Override[];
+  lint: LintSetting[];
   mcpServers: Map<string, McpServerConfig>;
   agents: Map<string, AgentConfig>;
   budget: Budget;

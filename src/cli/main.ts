@@ -26,8 +26,12 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    // Subcommands' --help lists --catalog too: it applies to all of them.
+    .configureHelp({ showGlobalOptions: true });
   const catalogOf = (command: Command): string[] | undefined => command.optsWithGlobals().catalog as string[] | undefined;
+  /** Catalog files given as arguments (`toolman list FILE`) join --catalog, as they would for validate. */
+  const catalogsWith = (files: string[], command: Command): string[] | undefined => (files.length ? [...(catalogOf(command) ?? []), ...files] : catalogOf(command));
 
   program
     .command('validate')
@@ -38,6 +42,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--strict', 'exit 1 on warnings too')
     .option('-q, --quiet', 'text output: show errors only')
     .option('--no-frames', 'text output: no code frames under errors')
+    .addOption(new Option('--rule <CODE=level>', 'set a rule to off, info, warning or error (by code or name; repeatable; wins over the catalog\'s lint:)').argParser(collect))
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));
@@ -46,15 +51,16 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   program
     .command('list')
     .description('list the catalog\'s tools; with --profile, what a profile offers; --explain says why')
+    .argument('[files...]', 'catalog files (the same as --catalog)')
     .option('-p, --profile <name>', 'show the selection for this profile')
     .addOption(new Option('--force <tool>', 'force a tool, as a user would (repeatable)').argParser(collect))
     .option('--explain', 'every tool with its state, the step that decided it, and the rule')
     .option('--defer-auto', 'defer the costliest tools until the definitions budget fits (as defer: auto)')
     .addOption(new Option('-P, --provider <provider>', 'provider whose token costs drive --defer-auto').choices(['openai', 'openai-responses', 'anthropic', 'gemini']))
     .option('--json', 'print one JSON document')
-    .action(async (opts, command: Command) => {
+    .action(async (files: string[], opts, command: Command) => {
       const { listCommand } = await import('./commands/list.js');
-      setCode(await listCommand({ catalog: catalogOf(command), ...opts }, io));
+      setCode(await listCommand({ ...opts, catalog: catalogsWith(files, command) }, io));
     });
 
   program
@@ -70,10 +76,11 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   program
     .command('profiles')
     .description('list profiles with how many tools each offers, defers and removes')
+    .argument('[files...]', 'catalog files (the same as --catalog)')
     .option('--json', 'print one JSON document')
-    .action(async (opts, command: Command) => {
+    .action(async (files: string[], opts, command: Command) => {
       const { profilesCommand } = await import('./commands/profiles.js');
-      setCode(await profilesCommand({ catalog: catalogOf(command), ...opts }, io));
+      setCode(await profilesCommand({ ...opts, catalog: catalogsWith(files, command) }, io));
     });
 
   program
@@ -161,7 +168,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .argument('[tool]', 'the tool to call')
     .option('-a, --args <json>', 'arguments as JSON')
     .option('--args-file <file>', 'arguments from a JSON file')
-    .option('--batch <file>', 'a JSON list of calls [{"id", "name", "arguments"}], run as one model turn')
+    .option('--batch <file>', 'calls run as one model turn: a JSON list [{"id", "name", "arguments"}], or JSONL (one call per line)')
     .option('-y, --yes', 'approve tools that need confirmation')
     .option('-p, --profile <name>', 'the profile whose selection applies')
     .addOption(new Option('-P, --provider <provider>', "the arguments are as this provider's model sends them: undo what its formatter changed (names, strict nulls, Gemini's enums as text)").choices(['openai', 'openai-responses', 'anthropic', 'gemini']))
@@ -196,6 +203,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   program
     .command('schema')
     .description('print the catalog format\'s JSON Schema (draft 2020-12)')
+    .option('--json', 'the schema is JSON already: accepted for consistency')
     .action(async () => {
       const { schemaCommand } = await import('./commands/schema.js');
       setCode(await schemaCommand(io));
@@ -212,30 +220,37 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
     program.outputHelp();
     return EXIT.USAGE;
   }
+  // With --json, a failure is a JSON document on stdout too, so scripts always get one.
+  const json = argv.includes('--json') || argv.some((a, i) => (a === '--format' || a === '-f') && argv[i + 1] === 'json') || argv.includes('--format=json');
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, json);
   }
 }
 
-function reportError(error: unknown, io: CliIO): ExitCode {
+function reportError(error: unknown, io: CliIO, json: boolean): ExitCode {
+  const document = (exit: ExitCode, kind: string, message: string, hint?: string) => {
+    if (json) io.stdout.write(JSON.stringify({ ok: false, error: { code: kind, message, ...(hint ? { hint } : {}), exit } }, null, 2) + '\n');
+    return exit;
+  };
   if (error instanceof CommanderError) {
     // Commander has already printed its message (and help, for usage errors).
-    return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    if (error.exitCode === 0) return EXIT.OK;
+    return document(EXIT.USAGE, 'USAGE', error.message.replace(/^error: /, ''));
   }
   const c = palette(colorEnabled(io, io.stderr));
   if (isToolmanError(error)) {
     io.stderr.write(`${c.red('toolman: error:')} ${error.message}\n`);
     if (error.hint) io.stderr.write(`  ${c.dim('hint:')} ${error.hint}\n`);
-    return exitCodeFor(error);
+    return document(exitCodeFor(error), error.code, error.message, error.hint);
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(`${c.red('toolman: internal error:')} ${message}\n`);
   if (io.env.TOOLMAN_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n');
   else io.stderr.write(`  ${c.dim('hint:')} this is a bug in toolman; set TOOLMAN_DEBUG=1 for details and report it\n`);
-  return EXIT.USAGE;
+  return document(EXIT.USAGE, 'INTERNAL', message);
 }
 
 export { processIO } from './io.js';

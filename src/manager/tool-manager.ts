@@ -1,4 +1,7 @@
 import type { Diagnostic } from '../catalog/diagnostic.js';
+import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
+import type { RuleLevel } from '../validate/rule-settings.js';
+import type { CheckedCatalog } from '../validate/validate-catalog.js';
 import { loadCatalog, type LoadedCatalog } from '../catalog/load-catalog.js';
 import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
@@ -50,7 +53,7 @@ export interface SessionRequest {
 export class ToolManager {
   private readonly searches = new Map<string, ToolSearch>();
   private readonly sessions = new Set<ToolSession>();
-  private diagnostics: Promise<Diagnostic[]> | undefined;
+  private checked: CheckedCatalog | undefined;
   private registry: Promise<RunnerRegistry> | undefined;
 
   private constructor(
@@ -69,8 +72,9 @@ export class ToolManager {
     const cwd = options.cwd ?? process.cwd();
     const loaded = loadCatalog(options.catalogs, { cwd });
     const manager = new ToolManager(loaded, cwd, options.env ?? {}, new SecretSet());
-    if (options.requireValid !== false) {
-      const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+    if (options.requireValid !== false && loaded.diagnostics.some((d) => d.severity === 'error')) {
+      // Refused: count and show what `validate` would, not only what loading found.
+      const errors = (await manager.validate()).filter((d) => d.severity === 'error');
       if (errors.length > 0) {
         const first = errors[0]!;
         throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
@@ -81,10 +85,14 @@ export class ToolManager {
     return manager;
   }
 
-  /** Every finding `validate` reports for this catalog (computed once). */
-  validate(): Promise<Diagnostic[]> {
-    this.diagnostics ??= import('../validate/validate-catalog.js').then(({ checkLoadedCatalog }) => checkLoadedCatalog(this.loaded));
-    return this.diagnostics;
+  /**
+   * Every finding `validate` reports for this catalog: the checks run once, and rule settings
+   * (the catalog's `lint:`, `rules` from `--rule`, disable comments) apply on each call.
+   */
+  async validate(rules?: ReadonlyMap<DiagnosticCode, RuleLevel>): Promise<Diagnostic[]> {
+    const module = await import('../validate/validate-catalog.js');
+    this.checked ??= module.runChecks(this.loaded);
+    return module.withRuleSettings(this.loaded, this.checked, rules);
   }
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */

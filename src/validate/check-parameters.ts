@@ -5,6 +5,9 @@ import { resolveLocalRef, walkSchema } from '../catalog/json-schema.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { JsonSchema } from '../catalog/types.js';
 import type { Reporter } from '../catalog/reporter.js';
+import KNOWN_KEYWORDS from '../generated/known-keywords.js';
+import { closest } from '../shared/did-you-mean.js';
+import { isRecord } from '../shared/is-record.js';
 import { dottedPath } from '../catalog/reporter.js';
 
 /** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
@@ -22,31 +25,27 @@ function withoutDialect(schema: Record<string, unknown>): Record<string, unknown
  * toolman's own rules. Returns the schema to compile with ajv (strict) when it is fit for that:
  * compiling is the expensive part, so the caller compiles each distinct shape once.
  */
-export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): JsonSchema | undefined {
+export function checkParameters(parameters: unknown, base: string[], reporter: Reporter): { compilable: JsonSchema | undefined; explained: Set<string> } {
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);
-  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) return undefined; // the catalog schema reported it
+  /** Schema paths already reported in the author's words: raw ajv messages about them would repeat it. */
+  const explained = new Set<string>();
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) return { compilable: undefined, explained }; // the catalog schema reported it
   const schema = parameters as Record<string, unknown>;
   if (schema.type !== 'object') {
+    const missing = schema.type === undefined;
     reporter.report(
       'TM0302',
-      at(schema.type === undefined ? [] : ['type']),
-      schema.type === undefined ? 'parameters has no `type`; the root must be `type: object`' : `parameters has type ${JSON.stringify(schema.type)}; the root must be \`type: object\``,
-      { hint: 'wrap single values in an object: type: object, properties: { value: {...} }' },
+      at(missing ? [] : ['type']),
+      missing ? 'parameters has no `type`; the root must be `type: object`' : `parameters has type ${JSON.stringify(schema.type)}; the root must be \`type: object\``,
+      { hint: missing && isRecord(schema.properties) ? 'add `type: object` beside `properties`' : 'wrap single values in an object: type: object, properties: { value: {...} }' },
     );
+    explained.add('');
   }
 
   const checked = withoutDialect(schema);
-  let metaValid = true;
-  if (!validateMetaSchema(checked)) {
-    metaValid = false;
-    for (const error of metaErrors(validateMetaSchema.errors ?? [])) {
-      const path = error.instancePath.split('/').slice(1);
-      reporter.report('TM0301', at(path), `parameters${path.length ? '.' + dottedPath(path) : ''} ${error.message ?? 'is not valid JSON Schema'}${allowed(error)}`);
-    }
-  }
-
   let refsResolve = true;
   walkSchema(checked, ({ node, path }) => {
+    explainKeywords(node, path, reporter, at, explained);
     const properties = node.properties && typeof node.properties === 'object' && !Array.isArray(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
     if (Array.isArray(node.required)) {
       node.required.forEach((name, i) => {
@@ -60,9 +59,7 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
     if (properties) {
       for (const [name, prop] of Object.entries(properties)) {
         if (prop === null || typeof prop !== 'object') continue;
-        const p = prop as Record<string, unknown>;
-        const target = typeof p.$ref === 'string' ? (resolveLocalRef(checked, p.$ref) as Record<string, unknown> | undefined) : undefined;
-        if (!p.description && !target?.description && !p.title) {
+        if (!described(prop as Record<string, unknown>, checked)) {
           reporter.report('TM0304', at([...path, 'properties', name]), `property "${dottedPath([...path, 'properties', name]).replace(/^properties\./, '')}" has no description`, {
             part: 'key',
             hint: 'say what the value means and its format; the model reads it to fill the argument',
@@ -91,7 +88,85 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
     }
   });
 
-  return metaValid && refsResolve ? checked : undefined;
+  // The meta-schema's findings, except where the walk above already said it in better words.
+  let metaValid = true;
+  if (!validateMetaSchema(checked)) {
+    metaValid = false;
+    for (const error of metaErrors(validateMetaSchema.errors ?? [])) {
+      const path = error.instancePath.split('/').slice(1);
+      if (explained.has(path.join('/'))) continue;
+      reporter.report('TM0301', at(path), `parameters${path.length ? '.' + dottedPath(path) : ''} ${error.message ?? 'is not valid JSON Schema'}${allowed(error)}`);
+    }
+  }
+  return { compilable: metaValid && refsResolve ? checked : undefined, explained };
+}
+
+/** JSON Schema's type names, and what authors write for them (Python, Java, TypeScript). */
+const TYPE_WORDS: Record<string, string> = { str: 'string', text: 'string', int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', dict: 'object', map: 'object', list: 'array', tuple: 'array', none: 'null', nil: 'null' };
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+/**
+ * Reports what is wrong with one schema node's keys and `type` the way an author thinks of it,
+ * all in one pass: unknown keywords with the closest known one (`descripton`, `maxlength`), type
+ * names from other languages (`str`), and `required: true` on a property. The paths reported go
+ * into `explained`, so ajv's own messages about the same places are not shown as well.
+ */
+function explainKeywords(node: Record<string, unknown>, path: string[], reporter: Reporter, at: (path: readonly string[]) => string, explained: Set<string>): void {
+  const where = `parameters${path.length ? '.' + dottedPath(path) : ''}`;
+  for (const key of Object.keys(node)) {
+    if (KNOWN_KEYWORDS.has(key)) continue;
+    const suggestion = closestKeyword(key);
+    const optional = key === 'optional';
+    reporter.report('TM0301', at([...path, key]), `${where}: unknown keyword "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+      part: 'key',
+      hint: optional ? "JSON Schema has no `optional`: properties are optional unless the parent's `required` lists them" : suggestion ? `rename it to "${suggestion}"` : 'remove it, or move what it says into the description',
+    });
+    explained.add([...path, key].join('/'));
+  }
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
+  types.forEach((type, i) => {
+    if (typeof type !== 'string' || JSON_TYPES.includes(type)) return;
+    const suggestion = TYPE_WORDS[type.toLowerCase()] ?? (JSON_TYPES.includes(type.toLowerCase()) ? type.toLowerCase() : closest(type, JSON_TYPES));
+    reporter.report('TM0301', at(Array.isArray(node.type) ? [...path, 'type', String(i)] : [...path, 'type']), `${where}: type "${type}" is not a JSON Schema type` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+      hint: `types: ${JSON_TYPES.join(', ')}`,
+    });
+    explained.add([...path, 'type'].join('/'));
+    if (Array.isArray(node.type)) explained.add([...path, 'type', String(i)].join('/'));
+  });
+  if (typeof node.required === 'boolean' && path.length >= 2 && path[path.length - 2] === 'properties') {
+    const name = path[path.length - 1]!;
+    reporter.report('TM0301', at([...path, 'required']), `${where}: \`required: ${node.required}\` on a property does nothing in JSON Schema`, {
+      part: 'key',
+      hint: node.required ? `remove it and list "${name}" in the parent's \`required\` instead` : 'remove it: properties are optional unless the parent lists them',
+    });
+    explained.add([...path, 'required'].join('/'));
+  }
+}
+
+/** The known keyword closest to a typo: case differences first (`maxlength`), then edit distance. */
+function closestKeyword(key: string): string | undefined {
+  const lower = key.toLowerCase();
+  for (const known of KNOWN_KEYWORDS) if (known.toLowerCase() === lower) return known;
+  if (lower === 'example') return 'examples';
+  return closest(key, [...KNOWN_KEYWORDS]);
+}
+
+/**
+ * Whether a property tells the model what it is: a description or title on it, on what its
+ * `$ref` points at, or on its union's branches (zod writes `anyOf: [{type, description}, {type: null}]`).
+ */
+function described(property: Record<string, unknown>, root: Record<string, unknown>, depth = 0): boolean {
+  if (property.description || property.title) return true;
+  if (depth > 8) return false;
+  if (typeof property.$ref === 'string') {
+    const target = resolveLocalRef(root, property.$ref);
+    if (isRecord(target) && described(target, root, depth + 1)) return true;
+  }
+  for (const list of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = Array.isArray(property[list]) ? (property[list] as unknown[]).filter(isRecord) : [];
+    if (branches.some((branch) => described(branch, root, depth + 1))) return true;
+  }
+  return false;
 }
 
 /** Reports ajv's strict-mode complaints about `schema` at the nodes they concern. */
@@ -101,11 +176,15 @@ export function reportStrictComplaints(
   base: string[],
   reporter: Reporter,
   mapPath: (path: string[]) => string[] = (path) => path,
+  explained: ReadonlySet<string> = new Set(),
 ): void {
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);
   for (const message of complaints) {
     if (/enum must have non-empty array/.test(message)) continue; // TM0306 says it, with a location
+    // Unknown keywords are reported by checkParameters's own walk, with a suggestion.
+    if (/unknown keyword/.test(message)) continue;
     const path = strictPath(message, schema, mapPath);
+    if (explained.has(path.join('/')) || (explained.has('') && path.length === 0 && /missing type/.test(message))) continue;
     const unknown = /unknown keyword/.test(message);
     const key = path[path.length - 1] ?? '';
     // `{ description: a, b }` makes "b" a key: the usual cause of an unknown keyword with spaces.

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
+import { closest } from '../shared/did-you-mean.js';
+import { isRecord } from '../shared/is-record.js';
 import type { Reporter } from '../catalog/reporter.js';
 import { dottedPath } from '../catalog/reporter.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
@@ -20,7 +22,7 @@ export const MAX_DESCRIPTION_CHARS = 2000;
 export function checkTools(loaded: LoadedCatalog): void {
   const seen = new Map<string, Tool>();
   const jobs: StrictJob[] = [];
-  const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[] }[] = [];
+  const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[]; explained: ReadonlySet<string>; path: string[] }[] = [];
   const jobsByShape = new Map<string, number>();
   for (const tool of loaded.catalog.tools) {
     if (tool.source.kind === 'mcp' || tool.source.kind === 'meta') continue;
@@ -58,7 +60,7 @@ export function checkTools(loaded: LoadedCatalog): void {
       reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "${names.geminiSentAs}"`, { part: namePart });
     }
 
-    checkDescription(tool, reporter, at, isAgent);
+    checkDescription(tool, reporter, at, isAgent || misspelledDescription(loaded, tool));
     if (tool.exclusive && tool.deferLoading) {
       reporter.report('TM0501', at('defer_loading'), 'an exclusive tool cannot be deferred: when forced it must be the one tool offered', {
         hint: 'remove defer_loading, or drop exclusive',
@@ -81,11 +83,11 @@ export function checkTools(loaded: LoadedCatalog): void {
         reporter.report('TM0704', at('a2a', 'url'), `"${url}" is not a URL`, { hint: 'write the agent\'s base URL, e.g. http://127.0.0.1:4100' });
       }
     }
-    const compilable = isAgent ? undefined : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
+    const { compilable, explained } = isAgent ? { compilable: undefined, explained: new Set<string>() } : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
     if (compilable && tool.examples.length > 0) {
       // Examples are validated against the real schema, so it is compiled as it is.
       jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });
-      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base: [...base, 'parameters'] });
+      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base: [...base, 'parameters'], explained, path: [] });
     } else if (compilable) {
       // Strict complaints depend only on each node's shape: compile each distinct piece once.
       const pieces = decomposeSchema(compilable);
@@ -101,7 +103,7 @@ export function checkTools(loaded: LoadedCatalog): void {
           jobs.push({ id: job, schema: shape, examples: [] });
           jobsByShape.set(key, job);
         }
-        uses.push({ job, schema: piece.node, renamed, reporter, base: [...base, 'parameters', ...piece.path] });
+        uses.push({ job, schema: piece.node, renamed, reporter, base: [...base, 'parameters', ...piece.path], explained, path: piece.path });
       }
     }
     checkHandler(tool, reporter, at);
@@ -111,15 +113,34 @@ export function checkTools(loaded: LoadedCatalog): void {
   for (const use of uses) {
     const result = results[use.job]!;
     const mapPath = use.renamed === undefined ? undefined : (path: string[]) => pathFromShape(use.schema, path, use.renamed!);
-    reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath);
+    // Paths in a piece are relative to where the piece sits in the whole schema.
+    const prefix = use.path.join('/');
+    const explained = prefix ? new Set([...use.explained].filter((p) => p === prefix || p.startsWith(prefix + '/')).map((p) => p.slice(prefix.length + 1))) : use.explained;
+    reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath, explained);
     for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base.slice(0, -1), ...p]));
   }
 }
 
-function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string, isAgent: boolean): void {
+/**
+ * Whether the tool's entry has a key that is a misspelt `description` (TM0101 names it, with the
+ * fix): then "no description" would be the same mistake reported twice.
+ */
+function misspelledDescription(loaded: LoadedCatalog, tool: Tool): boolean {
+  if (tool.source.kind !== 'catalog' || tool.description !== undefined) return false;
+  const entry = valueAt(loaded.sources.get(tool.source.file)?.data, segmentsOf(tool.source.pointer));
+  return isRecord(entry) && Object.keys(entry).some((key) => key !== 'description' && closest(key, ['description']) === 'description');
+}
+
+function valueAt(root: unknown, segments: readonly string[]): unknown {
+  let node = root;
+  for (const segment of segments) node = isRecord(node) || Array.isArray(node) ? (node as Record<string, unknown>)[segment] : undefined;
+  return node;
+}
+
+function checkDescription(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string, skipMissing: boolean): void {
   const text = tool.description?.trim() ?? '';
   if (text === '') {
-    if (!isAgent) {
+    if (!skipMissing) {
       reporter.report('TM0204', tool.description === undefined ? at() : at('description'), 'no description: the model sees only the name and has to guess when to use it', {
         hint: 'say what the tool does, when to use it (and when not), and what it returns',
       });
@@ -215,7 +236,17 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
       walkStrings(handler.exec.argv, ['handler', 'exec', 'argv'], checkTemplates);
       return;
     case 'mock':
-      handler.cases.forEach((c, i) => walkStrings(c.result, ['handler', 'mock', i, 'result'], checkTemplates));
+      handler.cases.forEach((c, i) => {
+        walkStrings(c.result, ['handler', 'mock', i, 'result'], checkTemplates);
+        for (const key of isRecord(c.when) ? Object.keys(c.when) : []) {
+          if (properties.includes(key)) continue;
+          // {$exists: false} on a key the model never sends matches always: still worth a word.
+          reporter.report('TM0707', at('handler', 'mock', i, 'when', key), `mock case ${i}: "when" names "${key}", which is not a parameter, so this case never matches the model's calls`, {
+            part: 'key',
+            hint: properties.length ? `parameters: ${properties.join(', ')}` : 'the tool has no parameters',
+          });
+        }
+      });
       return;
   }
 }

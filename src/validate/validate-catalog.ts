@@ -3,6 +3,8 @@ import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
+import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
+import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
 
 export interface ValidationResult {
@@ -10,19 +12,37 @@ export interface ValidationResult {
   diagnostics: Diagnostic[];
 }
 
+/** What the checks found before rule settings apply, and the catalog's own settings (`lint:`). */
+export interface CheckedCatalog {
+  diagnostics: Diagnostic[];
+  levels: Map<DiagnosticCode, RuleLevel>;
+}
+
 /**
  * Every check on a loaded catalog: the loader's findings (YAML, includes, schema) plus the
  * semantic checks. Semantic checks run even when the schema found errors, on whatever parts of
- * the catalog could be read, so one run reports as much as it can.
+ * the catalog could be read, so one run reports as much as it can. Run once per loaded catalog
+ * (the checks add to its findings); `withRuleSettings` then applies levels and comments.
  */
-export async function checkLoadedCatalog(loaded: LoadedCatalog): Promise<Diagnostic[]> {
+export function runChecks(loaded: LoadedCatalog): CheckedCatalog {
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded);
     checkProfiles(loaded);
     checkProviders(loaded, loaded.catalog.files[0]);
   }
-  return sortDiagnostics(loaded.diagnostics);
+  const levels = lintLevels(loaded);
+  return { diagnostics: loaded.diagnostics, levels };
+}
+
+/** The findings with rule settings applied: the catalog's `lint:`, then `rules` (`--rule`), then disable comments. */
+export function withRuleSettings(loaded: LoadedCatalog, checked: CheckedCatalog, rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
+  return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, new Map([...checked.levels, ...rules])));
+}
+
+/** Every finding `validate` reports for a loaded catalog. */
+export async function checkLoadedCatalog(loaded: LoadedCatalog, rules?: ReadonlyMap<DiagnosticCode, RuleLevel>): Promise<Diagnostic[]> {
+  return withRuleSettings(loaded, runChecks(loaded), rules);
 }
 
 /** Loads `paths` as one catalog and checks it. Throws only when a root file cannot be read. */

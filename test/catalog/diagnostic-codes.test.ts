@@ -59,6 +59,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0704-invalid-url.yaml', code: 'TM0704', severity: 'error', line: 10, column: 20 },
   { fixture: 'TM0705-unknown-template-variable.yaml', code: 'TM0705', severity: 'warning', line: 11, column: 19 },
   { fixture: 'TM0706-native-tool-handler.yaml', code: 'TM0706', severity: 'error', line: 7, column: 7 },
+  { fixture: 'TM0707-mock-when-not-parameter.yaml', code: 'TM0707', severity: 'warning', line: 8, column: 19 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

@@ -35,6 +35,11 @@ function readJson(text: string, what: string): unknown {
   }
 }
 
+/** One JSON value per line (JSONL); a bad line is an error naming it. */
+function jsonLines(text: string, file: string): unknown[] {
+  return text.split('\n').flatMap((line, i) => (line.trim() === '' ? [] : [readJson(line, `${file}:${i + 1}`)]));
+}
+
 function readFile(file: string, cwd: string): string {
   try {
     return readFileSync(resolve(cwd, file), 'utf8');
@@ -47,8 +52,9 @@ function readFile(file: string, cwd: string): string {
 function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
   if (options.batch) {
     if (options.tool) throw new ToolmanError(ErrorCode.USAGE, 'give either a TOOL or --batch, not both');
-    const list = readJson(readFile(options.batch, cwd), options.batch);
-    if (!Array.isArray(list)) throw new ToolmanError(ErrorCode.USAGE, `${options.batch} must hold a list of calls: [{"id", "name", "arguments"}]`);
+    const text = readFile(options.batch, cwd);
+    const list = /^\s*\[/.test(text) ? readJson(text, options.batch) : jsonLines(text, options.batch);
+    if (!Array.isArray(list)) throw new ToolmanError(ErrorCode.USAGE, `${options.batch} must hold a list of calls: [{"id", "name", "arguments"}], or one call per line (JSONL)`);
     return list.map((item, i) => {
       const call = item as Partial<ToolCall>;
       if (typeof call?.name !== 'string') throw new ToolmanError(ErrorCode.USAGE, `${options.batch}: call ${i} has no "name"`);

@@ -2,6 +2,7 @@ import { defaultProfileName, profileNames, resolveProfile } from '../../select/r
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { withManager } from '../open-manager.js';
+import { clip } from '../output/clip.js';
 
 export interface ProfilesOptions {
   catalog?: string[];
@@ -34,7 +35,7 @@ export async function profilesCommand(options: ProfilesOptions, io: CliIO): Prom
   }
   const table = await createTable(['profile', 'active', 'deferred', 'removed', 'extends', 'description'], io);
   for (const row of rows) {
-    table.push([`${row.name}${row.default ? ' (default)' : ''}${row.builtin ? ' *' : ''}`, row.active, row.deferred, row.removed, row.extends.join(', '), (row.description ?? '').slice(0, 60)]);
+    table.push([`${row.name}${row.default ? ' (default)' : ''}${row.builtin ? ' *' : ''}`, row.active, row.deferred, row.removed, row.extends.join(', '), clip(row.description ?? '', 60)]);
   }
   io.stdout.write(`${table.toString()}\n* built in\n`);
   return EXIT.OK;

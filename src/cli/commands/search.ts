@@ -3,6 +3,7 @@ import { toolSummary } from '../../catalog/tool-summary.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { clip } from '../output/clip.js';
 
 export interface SearchCommandOptions {
   query: string;
@@ -33,7 +34,7 @@ export async function searchCommand(options: SearchCommandOptions, io: CliIO): P
     }
     const width = Math.max(...results.map((r) => r.tool.name.length));
     results.forEach((r, i) => {
-      io.stdout.write(`${String(i + 1).padStart(2)}. ${c.bold(r.tool.name.padEnd(width))}  ${r.score.toFixed(2).padStart(6)}  ${c.dim(r.matched.join(','))}\n    ${(toolSummary(r.tool) ?? '').slice(0, 110)}\n`);
+      io.stdout.write(`${String(i + 1).padStart(2)}. ${c.bold(r.tool.name.padEnd(width))}  ${r.score.toFixed(2).padStart(6)}  ${c.dim(r.matched.join(','))}\n    ${clip(toolSummary(r.tool) ?? '', 110)}\n`);
     });
     return EXIT.OK;
   });

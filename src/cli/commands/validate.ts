@@ -5,6 +5,7 @@ import { catalogPaths } from '../catalog-paths.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { parseRuleOptions } from '../../validate/rule-settings.js';
 // Loaded with the command rather than when the manager first validates: one round of module
 // loading instead of two, which is measurable in a cold start.
 import '../../validate/validate-catalog.js';
@@ -19,6 +20,7 @@ export interface ValidateOptions {
   strict?: boolean;
   quiet?: boolean;
   frames?: boolean;
+  rule?: string[];
 }
 
 /**
@@ -30,6 +32,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   // Positional files are separate roots; --catalog files (or ./toolman.yaml) form one catalog,
   // as they do for every other command.
   const roots = options.files.length > 0 ? options.files.map((file) => [file]) : [catalogPaths(io.cwd, options.catalog)];
+  const rules = parseRuleOptions(options.rule ?? []);
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
   const sources = new Map<string, SourceFile>();
@@ -38,7 +41,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   for (const root of roots) {
     try {
       await withManager(io, root, async (manager) => {
-        diagnostics.push(...(await manager.validate()));
+        diagnostics.push(...(await manager.validate(rules)));
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);
         tools += manager.catalog.tools.length;

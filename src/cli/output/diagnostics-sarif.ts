@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
+import { packageRoot } from '../../shared/package-root.js';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../../catalog/diagnostic-codes.js';
 
@@ -11,12 +15,21 @@ const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
  */
 export function toSarif(diagnostics: readonly Diagnostic[], version: string): Log {
   const codes = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
-  const rules: ReportingDescriptor[] = codes.map((code) => ({
-    id: code,
-    name: DIAGNOSTIC_CODES[code].name,
-    shortDescription: { text: DIAGNOSTIC_CODES[code].summary },
-    defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity] },
-  }));
+  const docs = join(packageRoot(), 'docs', 'diagnostics.md');
+  const help = ruleHelp(readFileSync(docs, 'utf8'));
+  const rules: ReportingDescriptor[] = codes.map((code) => {
+    const anchor = `${code}-${DIAGNOSTIC_CODES[code].name}`.toLowerCase();
+    const text = help.get(code);
+    return {
+      id: code,
+      name: DIAGNOSTIC_CODES[code].name,
+      shortDescription: { text: DIAGNOSTIC_CODES[code].summary },
+      ...(text ? { fullDescription: { text: text.split('\n\n')[0]! }, help: { text, markdown: text } } : {}),
+      // The copy of docs/diagnostics.md that ships with this toolman.
+      helpUri: `${pathToFileURL(docs).href}#${anchor}`,
+      defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity] },
+    };
+  });
   const results: Result[] = diagnostics.map((d) => ({
     ruleId: d.code,
     ruleIndex: codes.indexOf(d.code),
@@ -50,4 +63,17 @@ export function toSarif(diagnostics: readonly Diagnostic[], version: string): Lo
       },
     ],
   };
+}
+
+/** Each code's section of docs/diagnostics.md (what it means and how to fix it), without the severity line. */
+function ruleHelp(markdown: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const section of markdown.split(/^### /m).slice(1)) {
+    const [heading, ...body] = section.split('\n');
+    const code = /^(TM\d{4})\b/.exec(heading ?? '')?.[1];
+    if (!code) continue;
+    const text = body.join('\n').split(/^## /m)[0]!.replace(/^Severity:.*$/m, '').trim();
+    out.set(code, text);
+  }
+  return out;
 }

@@ -1,0 +1,100 @@
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import { DIAGNOSTIC_CODES, type DiagnosticCode, type Severity } from '../catalog/diagnostic-codes.js';
+import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import { closest } from '../shared/did-you-mean.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+
+export type RuleLevel = Severity | 'off';
+const LEVELS: readonly RuleLevel[] = ['off', 'info', 'warning', 'error'];
+
+const CODES = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
+const BY_NAME = new Map<string, DiagnosticCode>(CODES.map((code) => [DIAGNOSTIC_CODES[code].name, code]));
+
+/** A rule by code (TM0304) or name (property-without-description). */
+export function ruleCode(rule: string): DiagnosticCode | undefined {
+  if ((CODES as string[]).includes(rule.toUpperCase())) return rule.toUpperCase() as DiagnosticCode;
+  return BY_NAME.get(rule);
+}
+
+/**
+ * Findings about files that cannot be read as written (YAML, includes, the catalog schema):
+ * silencing them would make `validate` pass a catalog toolman does not load as the author wrote it.
+ */
+function fixed(code: DiagnosticCode): boolean {
+  return /^TM0[01]/.test(code) && DIAGNOSTIC_CODES[code].severity === 'error';
+}
+
+/** `--rule CODE=level` from the command line; a bad one is a usage error. */
+export function parseRuleOptions(options: readonly string[]): Map<DiagnosticCode, RuleLevel> {
+  const rules = new Map<DiagnosticCode, RuleLevel>();
+  for (const option of options) {
+    const match = /^([^=]+)=(.+)$/.exec(option.trim());
+    const code = match ? ruleCode(match[1]!.trim()) : undefined;
+    const level = match?.[2]!.trim() as RuleLevel | undefined;
+    if (!match || !code) {
+      const suggestion = match ? closest(match[1]!.trim(), [...CODES, ...BY_NAME.keys()]) : undefined;
+      throw new ToolmanError(ErrorCode.USAGE, `--rule ${JSON.stringify(option)}: ${match ? `no rule "${match[1]}"` : 'write it as CODE=level'}` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+        hint: 'e.g. --rule TM0304=off or --rule property-without-description=info (docs/diagnostics.md lists the rules)',
+      });
+    }
+    if (!LEVELS.includes(level!)) throw new ToolmanError(ErrorCode.USAGE, `--rule ${option}: the level must be one of ${LEVELS.join(', ')}`);
+    if (fixed(code) && level !== 'error') throw new ToolmanError(ErrorCode.USAGE, `--rule ${option}: ${code} cannot be turned down: the catalog is not read as written when it fires`);
+    rules.set(code, level!);
+  }
+  return rules;
+}
+
+/**
+ * The catalog's `lint:` section as levels per rule; the root file's settings win over included
+ * files'. Settings that name no rule, or turn down a finding that cannot be, are reported (at the
+ * setting) and ignored.
+ */
+export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel> {
+  const levels = new Map<DiagnosticCode, RuleLevel>();
+  for (const setting of [...loaded.catalog.lint].sort((a, b) => b.depth - a.depth)) {
+    const reporter = loaded.reporters.get(setting.file);
+    const code = ruleCode(setting.rule);
+    if (!code) {
+      const suggestion = closest(setting.rule, [...CODES, ...BY_NAME.keys()]);
+      reporter?.report('TM0101', setting.pointer, `unknown rule "${setting.rule}" in lint` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { part: 'key', hint: 'rules are codes like TM0304 or names like property-without-description (docs/diagnostics.md)' });
+    } else if (fixed(code) && setting.level !== 'error') {
+      reporter?.report('TM0103', setting.pointer, `${code} cannot be turned down: the catalog is not read as written when it fires`);
+    } else levels.set(code, setting.level);
+  }
+  return levels;
+}
+
+/**
+ * Applies rule settings to findings, as ESLint and Spectral users expect: levels per rule (the
+ * catalog's `lint:`, then `--rule` from the command line), and `# toolman-disable-next-line
+ * [CODE...]` comments, which remove findings on the line below them (all of them with no code).
+ */
+export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly Diagnostic[], levels: ReadonlyMap<DiagnosticCode, RuleLevel>): Diagnostic[] {
+  const disabled = disabledLines(loaded);
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    const codes = disabled.get(`${d.file}\u0000${d.line}`);
+    if (codes && (codes.size === 0 || codes.has(d.code))) continue;
+    const level = levels.get(d.code);
+    if (level === 'off') continue;
+    out.push(level && level !== d.severity ? { ...d, severity: level } : d);
+  }
+  return out;
+}
+
+const DISABLE = /#\s*toolman-disable-next-line\b([^\n]*)$/;
+
+/** Lines (file and line number) whose findings a comment on the line above disables: an empty set means all. */
+function disabledLines(loaded: LoadedCatalog): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [path, file] of loaded.sources) {
+    if (!file.text.includes('toolman-disable-next-line')) continue;
+    file.text.split('\n').forEach((line, i) => {
+      const match = DISABLE.exec(line);
+      if (!match) return;
+      const codes = match[1]!.split(/[\s,]+/).filter(Boolean).map((rule) => ruleCode(rule) ?? rule);
+      out.set(`${path}\u0000${i + 2}`, new Set(codes));
+    });
+  }
+  return out;
+}
