@@ -20,7 +20,48 @@ export function catalogSchema(): Record<string, unknown> {
 /** Checks one file's data against the catalog schema, reporting each violation at its node. */
 export function checkCatalogSchema(data: unknown, reporter: Reporter): void {
   if (validateCatalog(data)) return;
-  for (const error of relevantErrors(validateCatalog.errors ?? [])) reportSchemaError(error, reporter);
+  const taggedHandlers = new Set<string>();
+  for (const error of relevantErrors(validateCatalog.errors ?? [])) {
+    if (error.instancePath.endsWith('/handler') && kindTag(error.data)) {
+      // `{kind: mock, result: ...}` is one mistake (a tagged union where toolman keys by kind): say it once.
+      if (!taggedHandlers.has(error.instancePath)) reportTaggedHandler(error.instancePath, error.data as Record<string, unknown>, reporter);
+      taggedHandlers.add(error.instancePath);
+      continue;
+    }
+    // `version: 1` where `toolman: 1` belongs: the unknown key's "did you mean" says it all.
+    if (error.keyword === 'required' && error.instancePath === '' && (error.params as { missingProperty?: string }).missingProperty === 'toolman' && isRootWithVersion(data)) continue;
+    reportSchemaError(error, reporter);
+  }
+}
+
+function isRootWithVersion(data: unknown): boolean {
+  return data !== null && typeof data === 'object' && Object.hasOwn(data, 'version');
+}
+
+const HANDLER_KINDS = ['mock', 'exec', 'http', 'module'];
+
+/** The kind a handler names in a `kind:` or `type:` field, when it is written as a tagged union. */
+function kindTag(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const record = data as Record<string, unknown>;
+  if (HANDLER_KINDS.some((kind) => Object.hasOwn(record, kind))) return undefined;
+  const tag = Object.hasOwn(record, 'kind') ? record.kind : Object.hasOwn(record, 'type') ? record.type : undefined;
+  return typeof tag === 'string' && HANDLER_KINDS.includes(tag) ? tag : undefined;
+}
+
+function reportTaggedHandler(pointer: string, handler: Record<string, unknown>, reporter: Reporter): void {
+  const kind = kindTag(handler)!;
+  const field = Object.hasOwn(handler, 'kind') ? 'kind' : 'type';
+  const example: Record<string, string> = {
+    mock: 'handler: { mock: [ { result: ... } ] }',
+    exec: 'handler: { exec: { argv: [...] } }',
+    http: 'handler: { http: { url: ... } }',
+    module: 'handler: { module: ./file.js#name }',
+  };
+  reporter.report('TM0701', `${pointer}/${field}`, `the handler names its kind as \`${field}: ${kind}\`; toolman keys handlers by kind`, {
+    part: 'key',
+    hint: `write ${example[kind]}`,
+  });
 }
 
 /** With allErrors, one bad node yields several errors (type + anyOf...); keep the useful ones. */
@@ -56,6 +97,7 @@ const KEY_ALIASES: Record<string, string> = {
   desc: 'description',
   input_examples: 'examples',
   annotations: 'effect',
+  version: 'toolman',
 };
 
 function describeType(value: unknown): string {

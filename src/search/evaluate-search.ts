@@ -43,7 +43,7 @@ export function evaluateSearch(tools: readonly Tool[], cases: readonly SearchCas
       list.push(metrics);
       byCategory.set(item.category, list);
     }
-    results.push({ id: item.id, ...(item.category ? { category: item.category } : {}), ranked, gold_ranks: ranks });
+    results.push({ id: item.id, query: item.query, gold: item.gold, ...(item.category ? { category: item.category } : {}), ranked, gold_ranks: ranks });
   }
   durations.sort((a, b) => a - b);
   return {

@@ -18,6 +18,8 @@ export interface SearchMetrics {
 
 export interface CaseResult {
   id: string;
+  query: string;
+  gold: string[];
   category?: string;
   /** Top-10 tool names, best first. */
   ranked: string[];

@@ -59,7 +59,8 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
     if (properties) {
       for (const [name, prop] of Object.entries(properties)) {
         if (prop === null || typeof prop !== 'object') continue;
-        if (!described(prop as Record<string, unknown>, checked)) {
+        // A misspelled description is reported as the unknown keyword it is; once is enough.
+        if (!described(prop as Record<string, unknown>, checked) && !misspellsDescription(prop as Record<string, unknown>)) {
           reporter.report('TM0304', at([...path, 'properties', name]), `property "${dottedPath([...path, 'properties', name]).replace(/^properties\./, '')}" has no description`, {
             part: 'key',
             hint: 'say what the value means and its format; the model reads it to fill the argument',
@@ -117,9 +118,17 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
     if (KNOWN_KEYWORDS.has(key)) continue;
     const suggestion = closestKeyword(key);
     const optional = key === 'optional';
+    // `{ description: Name, e.g. Paris }`: in YAML's { } a comma ends the value, and the rest becomes a key.
+    const splitText = node[key] === null && /\s/.test(key);
     reporter.report('TM0301', at([...path, key]), `${where}: unknown keyword "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       part: 'key',
-      hint: optional ? "JSON Schema has no `optional`: properties are optional unless the parent's `required` lists them" : suggestion ? `rename it to "${suggestion}"` : 'remove it, or move what it says into the description',
+      hint: optional
+        ? "JSON Schema has no `optional`: properties are optional unless the parent's `required` lists them"
+        : suggestion
+          ? `rename it to "${suggestion}"`
+          : splitText
+            ? 'this looks like text cut off at a comma inside { }: quote the value that contains the comma'
+            : 'remove it, or move what it says into the description',
     });
     explained.add([...path, key].join('/'));
   }
@@ -149,6 +158,10 @@ function closestKeyword(key: string): string | undefined {
   for (const known of KNOWN_KEYWORDS) if (known.toLowerCase() === lower) return known;
   if (lower === 'example') return 'examples';
   return closest(key, [...KNOWN_KEYWORDS]);
+}
+
+function misspellsDescription(node: Record<string, unknown>): boolean {
+  return Object.keys(node).some((key) => !KNOWN_KEYWORDS.has(key) && closestKeyword(key) === 'description');
 }
 
 /**

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeFsError } from '../../shared/fs-errors.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
-import type { SearchCase, SearchMetrics } from '../../search/search-metrics.js';
+import type { CaseResult, SearchCase, SearchMetrics } from '../../search/search-metrics.js';
 import { evaluateSearch } from '../../search/evaluate-search.js';
 import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
+import { clip } from '../output/clip.js';
 import { withManager } from '../open-manager.js';
 
 export interface EvalSearchOptions {
@@ -14,6 +15,8 @@ export interface EvalSearchOptions {
   catalog?: string[];
   json?: boolean;
   regex?: boolean;
+  /** How many missed cases the text output lists: a count or "all" (default 10). */
+  misses?: string;
 }
 
 /** Reads a JSONL file of `{id, query, gold[, category]}` lines; a bad line is an error naming it. */
@@ -55,6 +58,7 @@ const COLUMNS: [keyof SearchMetrics, string][] = [
 
 /** `toolman eval search --cases FILE.jsonl`: search quality on a labelled set. */
 export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
+  missLimit(options.misses);
   const cases = readCases(options.cases, io.cwd);
   return withManager(io, options.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));
 }
@@ -70,9 +74,34 @@ async function printEvaluation(catalogName: string, tools: Tool[], cases: Search
   table.push(row('all', evaluation.metrics));
   for (const [category, metrics] of Object.entries(evaluation.by_category)) table.push(row(category, metrics));
   io.stdout.write(`${cases.length} cases over ${tools.length} tools (${catalogName})\n${table.toString()}\n`);
+  printMisses(evaluation.cases, missLimit(options.misses), io);
   io.stdout.write(`index built in ${evaluation.timing.index_ms} ms; median query ${evaluation.timing.query_median_ms} ms\n`);
   if (evaluation.unknown_gold.length) {
     io.stderr.write(`warning: ${evaluation.unknown_gold.length} gold names are not in the catalog (counted as misses): ${evaluation.unknown_gold.slice(0, 5).join(', ')}${evaluation.unknown_gold.length > 5 ? ', …' : ''}\n`);
   }
   return EXIT.OK;
+}
+
+function missLimit(value: string | undefined): number {
+  if (value === undefined) return 10;
+  if (value === 'all') return Infinity;
+  if (!/^\d+$/.test(value)) throw new ToolmanError(ErrorCode.USAGE, `--misses takes a count or "all", not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** A case missed when some gold tool is not in the top 10; list those, with what came first instead. */
+function printMisses(results: readonly CaseResult[], limit: number, io: CliIO): void {
+  const missed = results.filter((c) => c.gold_ranks.some((rank) => rank === null));
+  if (missed.length === 0 || limit === 0) {
+    if (missed.length === 0) io.stdout.write('every gold tool was in the top 10\n');
+    else io.stdout.write(`${missed.length} queries missed a gold tool (list them with --misses N)\n`);
+    return;
+  }
+  const shown = missed.slice(0, limit);
+  io.stdout.write(`${missed.length} ${missed.length === 1 ? 'query' : 'queries'} missed a gold tool in the top 10${shown.length < missed.length ? ` (first ${shown.length}; --misses all for every one)` : ''}:\n`);
+  for (const c of shown) {
+    const lost = c.gold.filter((_, i) => c.gold_ranks[i] === null);
+    const top = c.ranked.slice(0, 3);
+    io.stdout.write(`  ${clip(c.id, 24)}  ${JSON.stringify(clip(c.query, 70))}\n    missing: ${lost.join(', ')}; top: ${top.length ? top.join(', ') : '(nothing)'}\n`);
+  }
 }
