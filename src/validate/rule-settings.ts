@@ -67,14 +67,15 @@ export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel
 /**
  * Applies rule settings to findings, as ESLint and Spectral users expect: levels per rule (the
  * catalog's `lint:`, then `--rule` from the command line), and `# toolman-disable-next-line
- * [CODE...]` comments, which remove findings on the line below them (all of them with no code).
+ * [CODE...]` comments, which remove findings on the line below them (all of them with no code),
+ * except those no setting can turn down.
  */
 export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly Diagnostic[], levels: ReadonlyMap<DiagnosticCode, RuleLevel>): Diagnostic[] {
   const disabled = disabledLines(loaded);
   const out: Diagnostic[] = [];
   for (const d of diagnostics) {
     const codes = disabled.get(`${d.file}\u0000${d.line}`);
-    if (codes && (codes.size === 0 || codes.has(d.code))) continue;
+    if (codes && (codes.size === 0 || codes.has(d.code)) && !fixed(d.code)) continue;
     const level = levels.get(d.code);
     if (level === 'off') continue;
     out.push(level && level !== d.severity ? { ...d, severity: level } : d);
