@@ -18,7 +18,7 @@ export const DIAGNOSTIC_CODES = {
   TM0003: { severity: 'error', name: 'alias-limit', summary: 'YAML aliases expand past the safety limit (an "alias bomb").' },
   TM0004: { severity: 'error', name: 'include-missing', summary: 'An `include` names a file that cannot be read.' },
   TM0005: { severity: 'error', name: 'include-cycle', summary: 'Files include each other in a cycle.' },
-  TM0006: { severity: 'error', name: 'not-a-catalog', summary: 'The document is not a mapping (a catalog is a YAML mapping with `toolman: 1`).' },
+  TM0006: { severity: 'error', name: 'not-a-catalog', summary: 'The file is not a catalog: not a mapping, or a mapping with neither `toolman:` nor `tools:`.' },
   // 01xx: catalog schema
   TM0101: { severity: 'error', name: 'unknown-key', summary: 'A key the catalog format does not define (often a typo).' },
   TM0102: { severity: 'error', name: 'wrong-type', summary: 'A value of the wrong type.' },
@@ -44,6 +44,7 @@ export const DIAGNOSTIC_CODES = {
   TM0306: { severity: 'error', name: 'empty-enum', summary: 'An `enum` has no values.' },
   TM0307: { severity: 'error', name: 'duplicate-enum-value', summary: 'An `enum` lists the same value twice.' },
   TM0308: { severity: 'error', name: 'invalid-example', summary: 'An entry of `examples` does not validate against `parameters`.' },
+  TM0309: { severity: 'error', name: 'unsupported-pattern', summary: 'A `pattern` uses syntax the linear-time matcher (RE2) does not run: lookaround or backreferences.' },
   // 04xx: provider compatibility
   TM0401: { severity: 'info', name: 'openai-strict-lossy', summary: 'OpenAI strict mode cannot express part of the schema; the formatter will drop or restate it.' },
   TM0402: { severity: 'info', name: 'openai-strict-impossible', summary: 'The tool cannot be sent in OpenAI strict mode; it will be sent non-strict.' },
@@ -68,6 +69,10 @@ export const DIAGNOSTIC_CODES = {
   TM0705: { severity: 'warning', name: 'unknown-template-variable', summary: 'A `{{name}}` template names no parameter of the tool.' },
   TM0706: { severity: 'error', name: 'native-tool-handler', summary: 'A provider-native tool has a handler; the provider runs native tools, toolman never does.' },
   TM0707: { severity: 'warning', name: 'mock-when-not-parameter', summary: 'A mock case matches on a key that is not a parameter, so it never matches.' },
+  TM0708: { severity: 'error', name: 'exec-program-from-argument', summary: 'The program an `exec` handler runs (argv[0]) would come from an argument.' },
+  TM0709: { severity: 'warning', name: 'exec-option-injection', summary: 'An argument begins with a template before `--`, so a value could become an option.' },
+  TM0710: { severity: 'error', name: 'invalid-mock-matcher', summary: 'A mock `when` uses an unknown `$` matcher or a `$regex` that does not compile.' },
+  TM0711: { severity: 'warning', name: 'path-outside-catalog', summary: 'A module file or exec working directory lies outside the catalog\'s folder.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { checkCatalogSchema } from './catalog-schema.js';
 import type { Diagnostic } from './diagnostic.js';
 import { pointerOf } from './diagnostic.js';
 import { Reporter } from './reporter.js';
-import { SourceFile } from './source-file.js';
+import { looksLikeCatalog, NOT_A_CATALOG_HINT, SourceFile } from './source-file.js';
 import {
   DEFAULT_LIMITS,
   TOOL_DEFAULTS,
@@ -23,6 +23,7 @@ import {
 import { isRecord } from '../shared/is-record.js';
 import { matchesPattern, parsePattern } from './tool-patterns.js';
 import { describeFsError } from '../shared/fs-errors.js';
+import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, MiB, readRegularFile } from '../shared/read-file.js';
 
 export interface LoadOptions {
   /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
@@ -45,29 +46,54 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
 const oneOf = <T extends string>(v: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(v as T) ? (v as T) : undefined);
 
+/** The most one catalog file may hold (see DEFAULT_MAX_BYTES). */
+export const MAX_CATALOG_FILE_BYTES = DEFAULT_MAX_BYTES;
+/** The most all files of one catalog may hold together: includes must not add up to more memory than one big file could. */
+export const MAX_CATALOG_TOTAL_BYTES = 256 * MiB;
+
+/** One file on the include stack: its identity (real path) and how it was reached (for messages). */
+interface StackEntry {
+  real: string;
+  absolute: string;
+}
+
 /**
  * Reads one or more root catalog files and everything they include into one catalog. Problems in
  * the files are diagnostics; only a root file that cannot be read at all throws.
+ *
+ * Files are identified by their real path (symbolic links resolved), so a file reached through
+ * two linked folders is read once, and a cycle through links is found as a cycle; paths are
+ * shown and resolved as the user wrote them.
  */
 export function loadCatalog(paths: readonly string[], options: LoadOptions = {}): LoadedCatalog {
   const cwd = options.cwd ?? process.cwd();
   const state = new LoadState(cwd);
   for (const path of paths) {
     const absolute = resolve(cwd, path);
-    let text: string;
+    let read: { real: string; text: string };
     try {
-      text = readFileSync(absolute, 'utf8');
+      read = readCatalogFile(absolute, MAX_CATALOG_FILE_BYTES);
     } catch (error) {
-      throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read catalog ${path}: ${describeFsError(error)}`, {
+      throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read catalog ${path}: ${reasonOf(error)}`, {
         hint: 'check the path; toolman reads toolman.yaml in the working directory unless --catalog names another file',
         cause: error,
       });
     }
-    state.loadFile(path, absolute, text, {}, []);
+    if (state.isLoaded(read.real)) continue; // the same file named twice
+    state.loadFile(path, absolute, read, {}, []);
   }
   return state.finish(paths);
 }
 
+/** Resolves a catalog file's real path and reads it as a regular file of at most `maxBytes`. */
+function readCatalogFile(absolute: string, maxBytes: number): { real: string; text: string } {
+  const real = realpathSync(absolute);
+  return { real, text: readRegularFile(real, { maxBytes }) };
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof FileReadError ? error.reason : describeFsError(error);
+}
 
 class LoadState {
   readonly sources = new Map<string, SourceFile>();
@@ -80,14 +106,24 @@ class LoadState {
   readonly lint: LintSetting[] = [];
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
+  /** Real paths of the files read so far. */
   private readonly loaded = new Set<string>();
+  /** Real path of each file, by display path. */
+  private readonly realPaths = new Map<string, string>();
+  private bytesRead = 0;
   private root: Raw | undefined;
 
   constructor(private readonly cwd: string) {}
 
-  loadFile(displayPath: string, absolute: string, text: string, inherited: ToolDefaults, stack: string[]): void {
-    this.loaded.add(absolute);
-    const { file, diagnostics } = SourceFile.parse(displayPath, absolute, text);
+  isLoaded(real: string): boolean {
+    return this.loaded.has(real);
+  }
+
+  loadFile(displayPath: string, absolute: string, read: { real: string; text: string }, inherited: ToolDefaults, stack: StackEntry[]): void {
+    this.loaded.add(read.real);
+    this.realPaths.set(displayPath, read.real);
+    this.bytesRead += Buffer.byteLength(read.text);
+    const { file, diagnostics } = SourceFile.parse(displayPath, absolute, read.text, { catalog: true });
     this.diagnostics.push(...diagnostics);
     this.sources.set(displayPath, file);
     const reporter = new Reporter(file, this.diagnostics);
@@ -99,6 +135,11 @@ class LoadState {
       reporter.report('TM0006', '', `the file holds ${data === null || data === undefined ? 'no document' : Array.isArray(data) ? 'a list' : 'a ' + typeof data}, not a catalog mapping`, {
         hint: 'start the file with `toolman: 1` and a `tools:` list',
       });
+      return;
+    }
+    if (!looksLikeCatalog(data)) {
+      // Some other YAML file (an include may name any file): say so once, quoting none of it.
+      reporter.report('TM0006', '', 'the file is a mapping with neither `toolman:` nor a `tools:` list: it does not look like a toolman catalog', { hint: NOT_A_CATALOG_HINT });
       return;
     }
     this.root ??= data;
@@ -117,41 +158,59 @@ class LoadState {
     if (Array.isArray(data.include)) {
       data.include.forEach((entry, i) => {
         if (typeof entry !== 'string' || entry === '') return;
-        this.include(entry, pointerOf(['include', i]), absolute, reporter, defaults, [...stack, absolute]);
+        this.include(entry, pointerOf(['include', i]), absolute, reporter, defaults, [...stack, { real: read.real, absolute }]);
       });
     }
   }
 
-  private include(entry: string, pointer: string, from: string, reporter: Reporter, defaults: ToolDefaults, stack: string[]): void {
+  private include(entry: string, pointer: string, from: string, reporter: Reporter, defaults: ToolDefaults, stack: StackEntry[]): void {
     const absolute = isAbsolute(entry) ? entry : resolve(dirname(from), entry);
-    const display = relative(this.cwd, absolute) || absolute;
-    if (stack.includes(absolute)) {
-      const cycle = [...stack.slice(stack.indexOf(absolute)), absolute].map((p) => relative(this.cwd, p) || p);
+    const display = this.display(absolute);
+    const cannot = (reason: string) =>
+      reporter.report('TM0004', pointer, `cannot include ${JSON.stringify(entry)} (${display}): ${reason}`, {
+        hint: 'include paths are relative to the file that includes them',
+      });
+    let real: string;
+    try {
+      real = realpathSync(absolute);
+    } catch (error) {
+      cannot(describeFsError(error));
+      return;
+    }
+    const at = stack.findIndex((s) => s.real === real);
+    if (at >= 0) {
+      const cycle = [...stack.slice(at).map((s) => this.display(s.absolute)), display];
       reporter.report('TM0005', pointer, `include cycle: ${cycle.join(' -> ')}`, { hint: 'remove one of these includes' });
       return;
     }
-    if (this.loaded.has(absolute)) return; // already merged through another include
-    let text: string;
-    try {
-      text = readFileSync(absolute, 'utf8');
-    } catch (error) {
-      reporter.report('TM0004', pointer, `cannot include ${JSON.stringify(entry)} (${display}): ${describeFsError(error)}`, {
-        hint: 'include paths are relative to the file that includes them',
-      });
+    if (this.loaded.has(real)) return; // already merged through another include (or another link to it)
+    if (this.bytesRead >= MAX_CATALOG_TOTAL_BYTES) {
+      cannot(`not read: the catalog's files already hold ${formatBytes(MAX_CATALOG_TOTAL_BYTES)}, the most one catalog may`);
       return;
     }
-    this.loadFile(display, absolute, text, defaults, stack);
+    let text: string;
+    try {
+      text = readRegularFile(real, { maxBytes: MAX_CATALOG_FILE_BYTES });
+    } catch (error) {
+      cannot(reasonOf(error));
+      return;
+    }
+    this.loadFile(display, absolute, { real, text }, defaults, stack);
   }
 
-  private collectNamed(data: Raw, reporter: Reporter, file: string, absolute: string, stack: string[]): void {
+  private display(absolute: string): string {
+    return relative(this.cwd, absolute) || absolute;
+  }
+
+  private collectNamed(data: Raw, reporter: Reporter, file: string, absolute: string, stack: StackEntry[]): void {
     /**
      * A definition in a file overrides one of the same name in the files it includes (a file's own
      * definitions are read before its includes, so the including file's always comes first);
      * two definitions in files that do not include one another are an error.
      */
     const duplicate = (kind: string, name: string, pointer: string, earlier: { file: string; pointer: string }) => {
-      const earlierAbsolute = this.sources.get(earlier.file)?.absolutePath;
-      if (earlierAbsolute !== undefined && stack.includes(earlierAbsolute)) return;
+      const earlierReal = this.realPaths.get(earlier.file);
+      if (earlierReal !== undefined && stack.some((s) => s.real === earlierReal)) return;
       const where = this.sources.get(earlier.file)?.locate(earlier.pointer, 'key');
       reporter.report('TM0208', pointer, `${kind} "${name}" is already defined at ${earlier.file}:${where?.line ?? 0}:${where?.column ?? 0}`, { part: 'key' });
     };

@@ -8,6 +8,7 @@ import {
   type Event,
   type ScalarEvent,
 } from 'js-yaml';
+import { isRecord } from '../shared/is-record.js';
 import type { Diagnostic } from './diagnostic.js';
 import { segmentsOf } from './diagnostic.js';
 
@@ -19,13 +20,16 @@ export interface Span {
 }
 
 /**
- * Nodes a document may expand to through aliases before it counts as an alias bomb ("billion
- * laughs"). Aliases are shared references after loading, but every walk over the data (checks,
- * JSON output) would expand them.
+ * Nodes that aliases may add to a document, counted as if each alias were replaced by a copy of
+ * its anchor, before it counts as an alias bomb ("billion laughs"). Aliases are shared references
+ * after loading, but every walk over the data (checks, JSON output) would expand them. Nodes
+ * written out in the file do not count: their number is bounded by the file size limit.
  */
 export const MAX_EXPANDED_NODES = 1_000_000;
 /** Deepest nesting accepted; a deeper document is an attack or a mistake. */
 export const MAX_DEPTH = 256;
+
+export const NOT_A_CATALOG_HINT = 'a catalog is a YAML mapping that starts with `toolman: 1`; check that the path names a catalog file';
 
 /** Hints for js-yaml's terser messages, by what usually causes them. */
 const YAML_HINTS: [RegExp, string][] = [
@@ -35,6 +39,23 @@ const YAML_HINTS: [RegExp, string][] = [
   [/unknown (scalar|mapping|sequence) tag/, 'toolman catalogs use plain YAML; remove the !tag'],
   [/end of the stream or a document separator is expected/, 'a line is indented less or more than its siblings, or a value continues after a closed quote'],
 ];
+
+export interface ParseOptions {
+  /**
+   * The text should be a toolman catalog. An include or `--catalog` may name any file, so the
+   * content of one that does not look like a catalog is never quoted: no code frames, and YAML
+   * errors in words of toolman's, not the parser's (which may carry a snippet of the text).
+   */
+  catalog?: boolean;
+}
+
+/** A catalog mapping has `toolman:` or a `tools:` list; anything else is some other file. */
+export function looksLikeCatalog(data: unknown): boolean {
+  return isRecord(data) && (Object.hasOwn(data, 'toolman') || Array.isArray(data.tools));
+}
+
+/** For text that is not valid YAML: a line that starts with a `toolman:` or `tools:` key (also as JSON). */
+const CATALOG_KEY_LINE = /^[ \t{]*["']?(?:toolman|tools)["']?[ \t]*:/m;
 
 /** Where each node of a document is: built from the parser's events, on first use. */
 type NodeIndex =
@@ -60,10 +81,12 @@ export class SourceFile {
     readonly text: string,
     readonly data: unknown,
     private events: Event[],
+    /** Whether findings may quote this file's lines (code frames); false for files that are not catalogs. */
+    readonly quotable: boolean,
   ) {}
 
   /** Parses `text`; YAML problems come back as diagnostics, never as throws. */
-  static parse(path: string, absolutePath: string, text: string): { file: SourceFile; diagnostics: Diagnostic[] } {
+  static parse(path: string, absolutePath: string, text: string, options: ParseOptions = {}): { file: SourceFile; diagnostics: Diagnostic[] } {
     const diagnostics: Diagnostic[] = [];
     let events: Event[] = [];
     let data: unknown = null;
@@ -88,12 +111,20 @@ export class SourceFile {
       }
     } catch (error) {
       const mark = (error as { mark?: { line: number; column: number } }).mark;
-      const reason = (error as { reason?: string }).reason ?? (error instanceof Error ? error.message : String(error));
-      report('TM0001', reason, (mark?.line ?? 0) + 1, (mark?.column ?? 0) + 1, YAML_HINTS.find(([pattern]) => pattern.test(reason))?.[1]);
+      // js-yaml's `message` ends with a snippet of the text; its `reason` is the bare cause.
+      const reason = (error as { reason?: string }).reason ?? 'the YAML parser failed here';
+      const line = (mark?.line ?? 0) + 1;
+      if (options.catalog && !CATALOG_KEY_LINE.test(text)) {
+        report('TM0001', `not valid YAML (line ${line}), and the file does not look like a toolman catalog`, line, (mark?.column ?? 0) + 1, NOT_A_CATALOG_HINT);
+      } else {
+        report('TM0001', reason, line, (mark?.column ?? 0) + 1, YAML_HINTS.find(([pattern]) => pattern.test(reason))?.[1]);
+      }
       events = [];
     }
-    const file = new SourceFile(path, absolutePath, text, data, events);
-    if (data !== null) {
+    const quotable = !options.catalog || (data !== null ? looksLikeCatalog(data) : CATALOG_KEY_LINE.test(text));
+    const file = new SourceFile(path, absolutePath, text, data, events, quotable);
+    // Duplicate keys of a file that is not a catalog would name its keys; the loader reports it as not a catalog instead.
+    if (data !== null && quotable) {
       for (const duplicate of file.duplicateKeys()) {
         const pos = file.position(duplicate.offset);
         diagnostics.push({
@@ -141,8 +172,9 @@ export class SourceFile {
     return { line: from.line, column: from.column, endLine: to.line, endColumn: to.column };
   }
 
-  /** The text of one 1-based line, for code frames. */
+  /** The text of one 1-based line, for code frames; empty for a file that is not quotable. */
   lineText(line: number): string {
+    if (!this.quotable) return '';
     const starts = this.starts();
     const start = starts[line - 1];
     if (start === undefined) return '';
@@ -181,6 +213,18 @@ function scalarStart(event: ScalarEvent): number {
   return quoted ? event.valueStart - 1 : event.valueStart;
 }
 
+/**
+ * Where an empty value (`key:` with nothing after it, a bare `-`) is: at its tag or anchor if it
+ * has one, else just past the `:` or `-` that follows the node before it.
+ */
+function emptyValueOffset(text: string, event: ScalarEvent, previousEnd: number): number {
+  if (event.tagStart >= 0) return event.tagStart;
+  if (event.anchorStart >= 0) return Math.max(0, event.anchorStart - 1);
+  let at = previousEnd;
+  while (at < text.length && ' \t\r\n'.includes(text[at]!)) at++;
+  return at < text.length && ':-?'.includes(text[at]!) ? at + 1 : previousEnd;
+}
+
 function startOf(event: Event): number {
   if (event.type === EVENT_ID.SCALAR) return scalarStart(event);
   if (event.type === EVENT_ID.SEQUENCE || event.type === EVENT_ID.MAPPING) return event.start;
@@ -193,17 +237,27 @@ function buildIndex(text: string, events: Event[]) {
   const anchors = new Map<string, NodeIndex>();
   const duplicates: { key: string; offset: number; firstOffset: number; pointer: string }[] = [];
   let i = 0;
+  // Where the last node seen ends (or a collection starts): an empty value has no offset of its own.
+  let lastEnd = 0;
   const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
   const node = (pointer: string): NodeIndex => {
     const event = events[i++]!;
     let built: NodeIndex;
     switch (event.type) {
       case EVENT_ID.SCALAR:
-        built = { kind: 'scalar', start: scalarStart(event), end: event.valueEnd + (event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED ? 1 : 0) };
+        if (event.valueStart < 0) {
+          const at = emptyValueOffset(text, event, lastEnd);
+          built = { kind: 'scalar', start: at, end: at };
+        } else {
+          built = { kind: 'scalar', start: scalarStart(event), end: event.valueEnd + (event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED ? 1 : 0) };
+        }
+        lastEnd = built.end;
         break;
       case EVENT_ID.ALIAS:
+        lastEnd = event.anchorEnd;
         return anchors.get(text.slice(event.anchorStart, event.anchorEnd)) ?? { kind: 'scalar', start: startOf(event), end: event.anchorEnd };
       case EVENT_ID.SEQUENCE: {
+        lastEnd = event.start;
         const items: NodeIndex[] = [];
         while (events[i] && events[i]!.type !== EVENT_ID.POP) items.push(node(`${pointer}/${items.length}`));
         i++;
@@ -211,6 +265,7 @@ function buildIndex(text: string, events: Event[]) {
         break;
       }
       case EVENT_ID.MAPPING: {
+        lastEnd = event.start;
         const entries = new Map<string, { key: NodeIndex; value: NodeIndex }>();
         while (events[i] && events[i]!.type !== EVENT_ID.POP) {
           const keyEvent = events[i]!;
@@ -241,40 +296,51 @@ function buildIndex(text: string, events: Event[]) {
   return { root, duplicates };
 }
 
-/** How many nodes the document expands to when every alias is followed. */
+/**
+ * How many nodes following every alias adds to the document: each alias counts the full size of
+ * its anchor's node, itself expanded. Stops counting once past the limit.
+ */
 function expandedSize(text: string, events: Event[]): { size: number; firstAlias: number } {
   const anchorSizes = new Map<string, number>();
-  const stack: { size: number; anchor: string | undefined }[] = [{ size: 0, anchor: undefined }];
+  // Expanded size of each open collection, for the anchors among them.
+  const open: { size: number; anchor: string | undefined }[] = [];
   const anchorOf = (e: { anchorStart: number; anchorEnd: number }) => (e.anchorStart >= 0 ? text.slice(e.anchorStart, e.anchorEnd) : undefined);
+  const add = (n: number) => {
+    const top = open[open.length - 1];
+    if (top) top.size += n;
+  };
+  let added = 0;
   let firstAlias = 0;
   for (const event of events) {
-    const top = stack[stack.length - 1]!;
     switch (event.type) {
       case EVENT_ID.SCALAR: {
-        top.size += 1;
+        add(1);
         const anchor = anchorOf(event);
         if (anchor !== undefined) anchorSizes.set(anchor, 1);
         break;
       }
-      case EVENT_ID.ALIAS:
-        if (firstAlias === 0) firstAlias = Math.max(0, event.anchorStart - 1);
-        top.size += anchorSizes.get(text.slice(event.anchorStart, event.anchorEnd)) ?? 1;
+      case EVENT_ID.ALIAS: {
+        if (added === 0) firstAlias = Math.max(0, event.anchorStart - 1);
+        const size = anchorSizes.get(text.slice(event.anchorStart, event.anchorEnd)) ?? 1;
+        added += size;
+        add(size);
+        if (added > MAX_EXPANDED_NODES) return { size: added, firstAlias };
         break;
+      }
       case EVENT_ID.SEQUENCE:
       case EVENT_ID.MAPPING:
-        stack.push({ size: 1, anchor: anchorOf(event) });
+        open.push({ size: 1, anchor: anchorOf(event) });
         break;
-      case EVENT_ID.POP:
-        if (stack.length > 1) {
-          const done = stack.pop()!;
-          if (done.anchor !== undefined) anchorSizes.set(done.anchor, done.size);
-          stack[stack.length - 1]!.size += done.size;
-        }
+      case EVENT_ID.POP: {
+        const done = open.pop();
+        if (!done) break; // the end of a document
+        if (done.anchor !== undefined) anchorSizes.set(done.anchor, done.size);
+        add(done.size);
         break;
+      }
     }
-    if (stack[0]!.size + top.size > MAX_EXPANDED_NODES) return { size: MAX_EXPANDED_NODES + 1, firstAlias };
   }
-  return { size: stack[0]!.size, firstAlias };
+  return { size: added, firstAlias };
 }
 
 /** Offsets at which each line starts. */
@@ -286,6 +352,7 @@ function lineStartsOf(text: string): number[] {
 
 /** 1-based line and column of `offset`, by binary search over line starts. */
 function positionAt(starts: readonly number[], offset: number): { line: number; column: number } {
+  offset = Math.max(0, offset); // an empty node has no offset of its own (-1)
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -27,6 +27,8 @@ export interface ExecHandler {
   argv: string[];
   cwd?: string;
   env?: string[];
+  /** Parameters whose values may start with `-` where they begin an argument before `--`. */
+  allow_options?: string[];
   timeout_ms?: number;
   max_output_bytes?: number;
 }
@@ -37,6 +39,7 @@ export interface HttpHandler {
   headers?: Record<string, string>;
   body?: unknown;
   timeout_ms?: number;
+  max_response_bytes?: number;
 }
 
 /**

@@ -12,7 +12,8 @@ export interface CliIO {
 }
 
 export { EXIT, type ExitCode } from './exit-codes.js';
+import { safeTerminal } from './output/terminal-text.js';
 
 export function processIO(): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env };
+  return { stdout: safeTerminal(process.stdout), stderr: safeTerminal(process.stderr), cwd: process.cwd(), env: process.env };
 }

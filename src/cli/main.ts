@@ -8,12 +8,6 @@ import { toolmanVersion } from './version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-async function readStdin(): Promise<string> {
-  let text = '';
-  for await (const chunk of process.stdin) text += chunk;
-  return text;
-}
-
 /**
  * The command table. Each command's module is imported only when it runs, so `toolman validate`
  * never loads what `list` or (later) `chat` need.
@@ -198,7 +192,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--json', 'print a JSON report (per tool: new name, original, changes)')
     .action(async (file: string, opts) => {
       const { importCommand } = await import('./commands/import.js');
-      setCode(await importCommand({ file, ...opts, stdin: readStdin }, io));
+      setCode(await importCommand({ file, ...opts }, io));
     });
 
   program
@@ -227,11 +221,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
-    return reportError(error, io, json);
+    return reportError(error, io, json, argv);
   }
 }
 
-function reportError(error: unknown, io: CliIO, json: boolean): ExitCode {
+function reportError(error: unknown, io: CliIO, json: boolean, argv: readonly string[] = []): ExitCode {
   const document = (exit: ExitCode, kind: string, message: string, hint?: string) => {
     if (json) io.stdout.write(JSON.stringify({ ok: false, error: { code: kind, message, ...(hint ? { hint } : {}), exit } }, null, 2) + '\n');
     return exit;
@@ -239,7 +233,10 @@ function reportError(error: unknown, io: CliIO, json: boolean): ExitCode {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (and help, for usage errors).
     if (error.exitCode === 0) return EXIT.OK;
-    return document(EXIT.USAGE, 'USAGE', error.message.replace(/^error: /, ''));
+    // `toolman show catalog.yaml tool`: the extra word is most often a catalog file.
+    const hint = error.code === 'commander.excessArguments' && argv.some((a) => /\.ya?ml$/i.test(a)) ? 'catalog files go after --catalog (-c FILE); only validate, list and profiles take them as arguments' : undefined;
+    if (hint) io.stderr.write(`  hint: ${hint}\n`);
+    return document(EXIT.USAGE, 'USAGE', error.message.replace(/^error: /, ''), hint);
   }
   const c = palette(colorEnabled(io, io.stderr));
   if (isToolmanError(error)) {

@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 import type { Budget, Limits, Tool } from '../catalog/types.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { SecretSet } from '../shared/secrets.js';
+import { timerDelay } from '../shared/timers.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { validateArguments } from './argument-validator.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
@@ -160,6 +162,8 @@ export class Executor {
   /** Parses the arguments, unwraps invoke_tool and finds the tool, before any turn-wide rule applies. */
   private plan(raw: ToolCall): PlannedCall {
     const call = { ...raw, arguments: parseArguments(raw.arguments) };
+    // Refused here, for this call only: everything after (de-duplication, validation) recurses.
+    if (nestsDeeperThan(call.arguments, MAX_JSON_DEPTH)) return { call, target: call, refused: fail('invalid_arguments', `the arguments of ${raw.name} nest deeper than ${MAX_JSON_DEPTH} levels`) };
     const unwrapped = this.options.scope.unwrap(call);
     if (unwrapped && 'error' in unwrapped) return { call, target: call, refused: fail('tool_error', unwrapped.error) };
     const target = unwrapped ? { ...unwrapped.call, arguments: parseArguments(unwrapped.call.arguments) } : call;
@@ -235,7 +239,7 @@ export class Executor {
     const controller = new AbortController();
     const onOuter = () => controller.abort(new CancelledError());
     if (outer !== NEVER) outer.addEventListener('abort', onOuter, { once: true });
-    const timer = setTimeout(() => controller.abort(new TimeoutError()), tool.timeoutMs);
+    const timer = setTimeout(() => controller.abort(new TimeoutError()), timerDelay(tool.timeoutMs));
     const context: RunContext = {
       callId,
       tool,
@@ -387,6 +391,7 @@ function serialise(value: unknown): { ok: true; text: string } | { ok: false; re
   if (typeof value === 'string') return { ok: true, text: value };
   if (value === undefined) return { ok: true, text: 'null' };
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return { ok: false, reason: `a ${typeof value}` };
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `it nests deeper than ${MAX_JSON_DEPTH} levels` };
   try {
     const text = JSON.stringify(value);
     return text === undefined ? { ok: false, reason: 'nothing serialisable' } : { ok: true, text };

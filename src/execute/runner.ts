@@ -26,6 +26,8 @@ export interface RunContext {
 export interface ToolRunner<K extends HandlerKind = HandlerKind> {
   readonly kind: K;
   run(handler: Extract<Handler, { kind: K }>, args: Record<string, unknown>, context: RunContext): Promise<unknown>;
+  /** Stops what the runner started (worker threads, connections); called by the registry that owns it. */
+  close?(): Promise<void>;
 }
 
 /** A runner of any one kind. */
@@ -51,6 +53,11 @@ export class RunnerRegistry {
   /** A registry with these runners added, falling back to this one. */
   with(...runners: AnyToolRunner[]): RunnerRegistry {
     return new RunnerRegistry(runners, this);
+  }
+
+  /** Closes the runners registered here, not the parent's (its owner closes those). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.runners.values()].map((runner) => runner.close?.()));
   }
 }
 

@@ -1,3 +1,4 @@
+import { setOwn } from '../shared/own.js';
 /**
  * Result truncation. Token counts here are estimates (4 characters a token, the usual rule of
  * thumb across providers): truncation needs one fast, provider-independent measure, and exact
@@ -80,7 +81,7 @@ function shrink(value: unknown, items: number, chars: number, depth: number): un
   const entries = Object.entries(value);
   const keep = Math.max(items * 3, 4);
   const out: Record<string, unknown> = {};
-  for (const [key, v] of entries.slice(0, keep)) out[key] = shrink(v, items, chars, depth - 1);
+  for (const [key, v] of entries.slice(0, keep)) setOwn(out, key, shrink(v, items, chars, depth - 1));
   if (entries.length > keep) out['…'] = `${entries.length - keep} more keys`;
   return out;
 }

@@ -4,6 +4,7 @@ import { isProviderSafe, providerSafeName, renameReason } from '../providers/too
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { META_TOOL_NAMES } from '../catalog/types.js';
 import { isRecord } from '../shared/is-record.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 type Raw = Record<string, unknown>;
 
@@ -55,6 +56,11 @@ export function importTools(data: unknown, options: ImportOptions = {}): ImportR
       skipped.push({ index, reason: 'not a tool definition with a name' });
       return;
     }
+    // Everything after walks the schema recursively: a pathologically deep one is refused alone.
+    if (nestsDeeperThan(source, MAX_JSON_DEPTH)) {
+      skipped.push({ index, reason: `${JSON.stringify(source.name.slice(0, 80))} nests deeper than ${MAX_JSON_DEPTH} levels` });
+      return;
+    }
     tools.push(convert(source, format, taken, reserved));
   });
   return { format, tools, skipped };
@@ -99,8 +105,21 @@ const CONSUMED_FIELDS: Record<ImportFormat, ReadonlySet<string>> = {
  * idempotent and open-world hints become tags, so profiles and policies can use them.
  */
 function decideEffect(annotations: Raw | undefined, entry: Raw, changes: Set<string>): void {
-  const readOnly = annotations?.readOnlyHint;
-  const destructive = annotations?.destructiveHint;
+  // A hint written as the text "true" or "false" is read as that boolean, and the note says so.
+  const hints: Raw = { ...annotations };
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+    const value = hints[key];
+    if (value === undefined || typeof value === 'boolean') continue;
+    if (typeof value === 'string' && /^\s*(true|false)\s*$/i.test(value)) {
+      hints[key] = value.trim().toLowerCase() === 'true';
+      changes.add(`${key} was the string ${JSON.stringify(value)}; read as ${String(hints[key])}`);
+    } else {
+      delete hints[key];
+      changes.add(`${key} ${JSON.stringify(value)} is not a boolean; ignored (MCP's default applies)`);
+    }
+  }
+  const readOnly = hints.readOnlyHint;
+  const destructive = hints.destructiveHint;
   let effect: 'read' | 'write' | 'destructive';
   if (readOnly === true) {
     effect = 'read';
@@ -120,15 +139,15 @@ function decideEffect(annotations: Raw | undefined, entry: Raw, changes: Set<str
   }
   entry.effect = effect;
   const tags: string[] = [];
-  if (annotations?.idempotentHint === true) tags.push('idempotent');
-  if (annotations?.openWorldHint === true) tags.push('open-world');
+  if (hints.idempotentHint === true) tags.push('idempotent');
+  if (hints.openWorldHint === true) tags.push('open-world');
   if (tags.length) {
     entry.tags = tags;
     changes.add(`${tags.map((t) => (t === 'idempotent' ? 'idempotentHint' : 'openWorldHint')).join(' and ')} became tags`);
   }
   for (const key of Object.keys(annotations ?? {})) {
     if (!['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].includes(key)) changes.add(`dropped annotation ${JSON.stringify(key)}`);
-    else if ((key === 'idempotentHint' || key === 'openWorldHint') && annotations![key] !== true) changes.add(`${key}: ${JSON.stringify(annotations![key])} noted (nothing to set)`);
+    else if ((key === 'idempotentHint' || key === 'openWorldHint') && hints[key] !== true && hints[key] !== undefined) changes.add(`${key}: ${JSON.stringify(hints[key])} noted (nothing to set)`);
   }
 }
 

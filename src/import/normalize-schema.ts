@@ -1,5 +1,6 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isRecord } from '../shared/is-record.js';
+import { setOwn } from '../shared/own.js';
 
 /**
  * Tool definitions in the wild use several JSON Schema dialects: BFCL's Python, Java and
@@ -34,6 +35,8 @@ const KNOWN_KEYWORDS = new Set([
   'propertyNames', 'dependentRequired', 'dependentSchemas', 'unevaluatedItems', 'unevaluatedProperties',
   'contentEncoding', 'contentMediaType', 'contentSchema',
 ]);
+/** Keywords holding a count, which Gemini's JSON writes as text. */
+const COUNT_KEYWORDS = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties', 'minContains', 'maxContains']);
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 const SINGLE_KEYWORDS = new Set(['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema']);
@@ -73,11 +76,20 @@ function normalizeNode(input: Schema, changes: Set<string>): Schema {
       if (value === true) out.nullable = true;
       changes.add('Gemini/OpenAPI `nullable` became a type union with "null"');
     } else if (key === 'format') {
-      if (typeof value === 'string' && Object.hasOwn(fullFormats, value)) out.format = value;
+      if (value === 'enum') changes.add('`format: enum` removed (Gemini\'s marker for an enum; the `enum` says it)');
+      else if (typeof value === 'string' && Object.hasOwn(fullFormats, value)) out.format = value;
       else {
         changes.add(`unknown format ${JSON.stringify(value)} moved into the description`);
         out.description = [input.description, `Format: ${String(value)}.`].filter(Boolean).join(' ');
       }
+    } else if (COUNT_KEYWORDS.has(key) && typeof value === 'string' && /^\s*\d+\s*$/.test(value)) {
+      // Gemini's int64 fields are written as text in its JSON (proto3 mapping): `minLength: "2"`.
+      out[key] = Number(value);
+      changes.add('counts written as text (Gemini\'s int64 fields, `minLength: "2"`) became numbers');
+    } else if (key === 'example') {
+      // OpenAPI's (and Gemini's) single example is JSON Schema's `examples`.
+      if (!Array.isArray(input.examples)) out.examples = [value];
+      changes.add('`example` became `examples`');
     } else if (MAP_KEYWORDS.has(key) && isRecord(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, isRecord(sub) ? normalizeNode(sub, changes) : sub]));
     } else if (LIST_KEYWORDS.has(key) && Array.isArray(value)) {
@@ -119,7 +131,7 @@ function normalizeNode(input: Schema, changes: Set<string>): Schema {
     const missing = required.filter((name) => !Object.hasOwn(properties, name));
     if (missing.length) {
       // `required` without a property means "present, any value": the same as an empty schema.
-      for (const name of missing) properties[name] = {};
+      for (const name of missing) setOwn(properties, name, {});
       changes.add('required names that were not properties became properties of any type');
     }
     if (required.length) out.required = [...new Set(required)];
@@ -132,7 +144,9 @@ function normalizeNode(input: Schema, changes: Set<string>): Schema {
     out.properties = Object.fromEntries(out.required.filter((n): n is string => typeof n === 'string').map((n) => [n, {}]));
     changes.add('required names that were not properties became properties of any type');
   }
+  draft04Exclusive(out, changes);
   dropInapplicableKeywords(out, changes);
+  numericEnumText(out, changes);
   if (Array.isArray(out.enum)) {
     const unique = [...new Map(out.enum.map((v) => [JSON.stringify(v), v])).values()];
     if (unique.length === 0) {
@@ -158,6 +172,43 @@ function tuple(items: unknown[], additional: unknown, changes: Set<string>): Sch
   }
   changes.add(`draft-07 tuple \`items: [...]\` became a fixed tuple of ${items.length} (prefixItems, minItems, items: false)${additional === false ? '' : '; it allowed other lengths before'}`);
   return { prefixItems: items, minItems: items.length, items: false };
+}
+
+/**
+ * Draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` (a flag on `minimum`/`maximum`) in
+ * draft 2020-12's form, where the keyword holds the bound itself: `{minimum: 0,
+ * exclusiveMinimum: true}` → `{exclusiveMinimum: 0}`. A false flag, or one without its bound, says
+ * nothing and is removed.
+ */
+function draft04Exclusive(node: Schema, changes: Set<string>): void {
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    const flag = node[exclusive];
+    if (typeof flag !== 'boolean') continue;
+    if (flag && typeof node[bound] === 'number') {
+      node[exclusive] = node[bound];
+      delete node[bound];
+      changes.add(`draft-04 \`${exclusive}: true\` with \`${bound}\` became \`${exclusive}\` holding the bound (draft 2020-12)`);
+    } else {
+      delete node[exclusive];
+      changes.add(flag ? `draft-04 \`${exclusive}: true\` without \`${bound}\` removed (it bounded nothing)` : `draft-04 \`${exclusive}: false\` removed (\`${bound}\` stays inclusive)`);
+    }
+  }
+}
+
+/**
+ * Enum values written as text on an integer or number node (Gemini's enums are strings: toolman's
+ * own Gemini output says `type: INTEGER, format: enum, enum: ["1", "2"]`) become the numbers they
+ * spell, and so does such a `default`; left as text, no number could ever match the enum.
+ */
+function numericEnumText(node: Schema, changes: Set<string>): void {
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as string[]) : [];
+  const numeric = types.filter((t) => t === 'integer' || t === 'number');
+  if (!Array.isArray(node.enum) || numeric.length === 0 || !types.every((t) => t === 'integer' || t === 'number' || t === 'null')) return;
+  const spells = (v: unknown): v is string => typeof v === 'string' && (numeric.includes('number') ? /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/ : /^\s*-?\d+(\.0+)?\s*$/).test(v);
+  if (!node.enum.some((v) => typeof v === 'string') || !node.enum.every((v) => typeof v !== 'string' || spells(v))) return;
+  node.enum = node.enum.map((v) => (spells(v) ? Number(v) : v));
+  if (spells(node.default)) node.default = Number(node.default);
+  changes.add(`enum values written as text on ${numeric.includes('integer') ? 'an integer' : 'a number'} became numbers ("1" → 1)`);
 }
 
 /** Keywords that only apply to values of one type (ajv's strictTypes rejects them elsewhere). */

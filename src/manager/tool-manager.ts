@@ -15,7 +15,9 @@ import { resolveProfile, defaultProfileName } from '../select/resolve-profile.js
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
 import type { SearchMode, ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
-import { SecretSet } from '../shared/secrets.js';
+import type { SecretSet } from '../shared/secrets.js';
+import { catalogSecrets } from './catalog-secrets.js';
+import { ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -24,8 +26,14 @@ export interface OpenOptions {
   cwd?: string;
   /** Where `${env:NAME}` values come from; default: none. */
   env?: Record<string, string | undefined>;
-  /** Refuse a catalog whose YAML or schema is broken (every command but `validate`); default true. */
-  requireValid?: boolean;
+  /**
+   * Which broken catalogs to refuse. `true` (the default): one whose files cannot be read as
+   * written (YAML, includes, the catalog schema), for commands that only show the catalog.
+   * `'all'`: one with any error `validate` reports, for everything that sends tools to a model or
+   * runs them (`format`, `budget`, `call`, the loop): a provider would reject it, or it would run
+   * differently from what was written. `false`: none (`validate` itself).
+   */
+  requireValid?: boolean | 'all';
 }
 
 /** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
@@ -71,10 +79,14 @@ export class ToolManager {
   static async open(options: OpenOptions): Promise<ToolManager> {
     const cwd = options.cwd ?? process.cwd();
     const loaded = loadCatalog(options.catalogs, { cwd });
-    const manager = new ToolManager(loaded, cwd, options.env ?? {}, new SecretSet());
-    if (options.requireValid !== false && loaded.diagnostics.some((d) => d.severity === 'error')) {
+    const env = options.env ?? {};
+    const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env));
+    const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
+    const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
+    if ((options.requireValid === 'all' && !cache?.knownValid(loaded)) || (options.requireValid !== false && loadErrors)) {
       // Refused: count and show what `validate` would, not only what loading found.
       const errors = (await manager.validate()).filter((d) => d.severity === 'error');
+      if (errors.length === 0) cache?.rememberValid(loaded);
       if (errors.length > 0) {
         const first = errors[0]!;
         throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
@@ -171,5 +183,8 @@ export class ToolManager {
   async close(): Promise<void> {
     for (const session of this.sessions) session.close();
     this.sessions.clear();
+    const registry = this.registry;
+    this.registry = undefined;
+    if (registry) await (await registry).close();
   }
 }

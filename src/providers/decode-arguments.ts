@@ -2,6 +2,7 @@ import { resolveLocalRef } from '../catalog/json-schema.js';
 import type { JsonSchema, Tool } from '../catalog/types.js';
 import { isRecord } from '../shared/is-record.js';
 import { geminiName, geminiPropertyNames } from './gemini/gemini-facts.js';
+import { isObjectWithoutProperties, mergeAllOf } from './schema-rewrites.js';
 import type { FormatOptions, ProviderName } from './types.js';
 
 /** What a model sent for one call, turned back into the catalog's terms, and what was changed. */
@@ -17,7 +18,8 @@ export interface DecodedArguments {
  *   nullable): `null` for a parameter the catalog marks optional, and does not allow to be null,
  *   means "absent" and is removed;
  * - Gemini's schema subset: properties renamed for Gemini (`_1st_contact`) get their names back,
- *   enum values sent as text (`"2"`) their types back, and values of untyped parameters (sent as
+ *   enum values sent as text (`"2"`) their types back, and values of untyped parameters and of
+ *   objects without properties of their own (open maps such as `{type: object}`; both sent as
  *   JSON text) are parsed.
  * Anything else is left as the model sent it, for argument validation to judge.
  */
@@ -30,8 +32,10 @@ export function decodeArguments(provider: ProviderName, options: FormatOptions, 
 
   const decode = (value: unknown, schema: unknown, depth: number): unknown => {
     if (depth > 64 || !isRecord(schema)) return value;
-    const node = typeof schema.$ref === 'string' ? resolveLocalRef(root, schema.$ref) : schema;
-    if (!isRecord(node)) return value;
+    const resolved = typeof schema.$ref === 'string' ? resolveLocalRef(root, schema.$ref) : schema;
+    if (!isRecord(resolved)) return value;
+    // Formatters merge allOf parts into one schema; the answer is read against the same.
+    const node = mergeAllOf(resolved) ?? resolved;
     if (gemini && typeof value === 'string') {
       if (Array.isArray(node.enum) && !node.enum.includes(value)) {
         const typed = node.enum.find((v) => typeof v !== 'string' && JSON.stringify(v) === value);
@@ -47,6 +51,14 @@ export function decodeArguments(provider: ProviderName, options: FormatOptions, 
           return parsed;
         } catch {
           return value;
+        }
+      }
+      // Objects without properties of their own were sent as JSON text (gemini-schema.ts).
+      if (sentAsJsonText(node, depth) || (unionBranches(node)?.some((b) => sentAsJsonText(b, depth)) && !unionBranches(node)!.some(takesText))) {
+        const parsed = parseObject(value);
+        if (parsed !== undefined) {
+          changes.add('an object sent as JSON text was parsed');
+          return parsed;
         }
       }
     }
@@ -69,7 +81,11 @@ export function decodeArguments(provider: ProviderName, options: FormatOptions, 
       }
       return out;
     }
-    if (Array.isArray(value) && isRecord(node.items)) return value.map((item) => decode(item, node.items, depth + 1));
+    if (Array.isArray(value)) {
+      // A tuple's items by position, the rest by `items`.
+      const positions = Array.isArray(node.prefixItems) ? node.prefixItems : [];
+      if (positions.length || isRecord(node.items)) return value.map((item, i) => decode(item, i < positions.length ? positions[i] : node.items, depth + 1));
+    }
     return value;
   };
   const decoded = decode(args, root, 0);
@@ -87,6 +103,30 @@ function objectProperties(node: JsonSchema): Record<string, unknown> | undefined
   const branches = [node.anyOf, node.oneOf].find(Array.isArray) as unknown[] | undefined;
   const objects = branches?.filter((b) => isRecord(b) && isRecord(b.properties)) as JsonSchema[] | undefined;
   return objects?.length === 1 ? (objects[0]!.properties as Record<string, unknown>) : undefined;
+}
+
+/** An object schema Gemini was sent as JSON text: one without properties of its own, below the root. */
+function sentAsJsonText(node: unknown, depth: number): boolean {
+  return depth > 0 && isRecord(node) && isObjectWithoutProperties(node);
+}
+
+function unionBranches(node: JsonSchema): JsonSchema[] | undefined {
+  const branches = [node.anyOf, node.oneOf].find(Array.isArray) as unknown[] | undefined;
+  return branches?.filter(isRecord) as JsonSchema[] | undefined;
+}
+
+/** A branch a string may be meant for as it is (so JSON-looking text there is not parsed). */
+function takesText(node: JsonSchema): boolean {
+  return node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string')) || untyped(node);
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A schema that says nothing about its value's type (Gemini was sent "any JSON value, written as JSON text"). */

@@ -1,9 +1,11 @@
 import type { Tool } from '../catalog/types.js';
-import type { FormatResult, ProviderName } from './types.js';
+import type { FormatResult, FormatWarning, ProviderName } from './types.js';
+import { schemaPlace } from './schema-rewrites.js';
 
 /** Starts a result and gives helpers to record per-tool changes and warnings. */
 export function resultFor(provider: ProviderName) {
-  const result: FormatResult = { provider, payload: {}, warnings: [], changes: {}, sent: {}, prompts: { system: [], user: [], reminders: [] } };
+  // Keyed by tool name: no prototype, so a tool named `__proto__` or `constructor` is an ordinary key.
+  const result: FormatResult = { provider, payload: {}, warnings: [], changes: Object.create(null) as FormatResult['changes'], sent: Object.create(null) as FormatResult['sent'], prompts: { system: [], user: [], reminders: [] } };
   return {
     result,
     change(tool: Tool | string, what: string) {
@@ -11,8 +13,9 @@ export function resultFor(provider: ProviderName) {
       const list = (result.changes[name] ??= []);
       if (!list.includes(what)) list.push(what);
     },
-    warn(message: string, tool?: Tool) {
-      result.warnings.push(tool ? { tool: tool.name, message: `${tool.name}: ${message}` } : { message });
+    /** `code`: the validate finding that says the same of the catalog (so `format` shows it once). */
+    warn(message: string, tool?: Tool, code?: FormatWarning['code']) {
+      result.warnings.push({ ...(tool ? { tool: tool.name, message: `${tool.name}: ${message}` } : { message }), ...(code ? { code } : {}) });
     },
   };
 }
@@ -35,4 +38,9 @@ export function nativeDefinition(tool: Tool, provider: ProviderName, formatting:
 /** The description providers see: the catalog description, else the summary, else nothing. */
 export function describe(tool: Tool): string | undefined {
   return tool.description?.trim() || tool.summary?.trim() || undefined;
+}
+
+/** " (at parameters.inputs)" for a path into a tool's parameters; nothing for the root. */
+export function placeOf(path: readonly string[]): string {
+  return path.length ? ` (at ${schemaPlace(path)})` : '';
 }

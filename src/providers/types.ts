@@ -41,6 +41,8 @@ export interface FormatOptions {
 export interface FormatWarning {
   tool?: string;
   message: string;
+  /** The diagnostic code `validate` gives the same finding (TM0402, TM0403, TM0405), when there is one. */
+  code?: 'TM0402' | 'TM0403' | 'TM0405';
 }
 
 /** The request fragment a provider's API takes, and what the formatter had to do. */

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import { linearRegExp, type LinearRegExp } from '../shared/linear-regexp.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
 /** Longest pattern accepted; a model (or a user) sending more is almost certainly wrong. */
@@ -9,13 +9,13 @@ export const MAX_PATTERN_LENGTH = 200;
  * time linear in the input whatever the pattern, so no pattern a model sends can hang toolman
  * (no backtracking, no look-around or back-references). Case-insensitive.
  */
-export function compilePattern(pattern: string): RE2JS {
+export function compilePattern(pattern: string): LinearRegExp {
   if (pattern.length === 0) throw new ToolmanError(ErrorCode.INVALID_QUERY, 'the pattern is empty');
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new ToolmanError(ErrorCode.INVALID_QUERY, `the pattern is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are accepted`);
   }
   try {
-    return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+    return linearRegExp(pattern, { ignoreCase: true });
   } catch (error) {
     const message = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
     throw new ToolmanError(ErrorCode.INVALID_QUERY, `invalid pattern ${JSON.stringify(pattern)}: ${message}`, {

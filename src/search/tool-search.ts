@@ -63,7 +63,7 @@ export class ToolSearch {
     const results: SearchResult[] = [];
     this.documents.forEach((document, doc) => {
       if (allowed && !allowed(doc)) return;
-      const matched = SEARCH_FIELDS.filter((field) => document[field] !== '' && regex.matcher(document[field]).find());
+      const matched = SEARCH_FIELDS.filter((field) => document[field] !== '' && regex.test(document[field]));
       if (matched.length) results.push({ tool: this.tools[doc]!, score: matched.reduce((sum, f) => sum + REGEX_WEIGHTS[f], 0), matched });
     });
     results.sort((a, b) => b.score - a.score || (this.positions.get(a.tool.name)! - this.positions.get(b.tool.name)!));

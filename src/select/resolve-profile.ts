@@ -1,6 +1,7 @@
 import { nearest } from '../shared/did-you-mean.js';
 import type { Catalog, Profile } from '../catalog/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { ownValue } from '../shared/own.js';
 
 /** A profile with everything it inherits through `extends`, ready to apply. */
 export interface ResolvedProfile {
@@ -39,7 +40,7 @@ export function profileNames(catalog: Catalog): string[] {
 function definition(catalog: Catalog, name: string): (Omit<Profile, 'file' | 'pointer'> & { builtin: boolean }) | undefined {
   const own = catalog.profiles.get(name);
   if (own) return { ...own, builtin: false };
-  const builtin = BUILTIN_PROFILE_DEFINITIONS[name];
+  const builtin = ownValue(BUILTIN_PROFILE_DEFINITIONS, name);
   return builtin ? { ...builtin, name, builtin: true } : undefined;
 }
 

@@ -18,6 +18,7 @@ import { isToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { SecretSet } from '../shared/secrets.js';
 import { discoverTools, jobTools, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 export type SearchMode = 'tool_search' | 'discover';
 
@@ -132,6 +133,8 @@ export class ToolSession {
     const tool = this.providerNames(provider).get(call.name) ?? this.resolve(call.name);
     if (!tool) return call;
     const args = typeof call.arguments === 'string' ? parseJson(call.arguments) : call.arguments;
+    // Too deep to decode safely: the executor refuses it, for this call alone.
+    if (nestsDeeperThan(args, MAX_JSON_DEPTH)) return { ...call, name: tool.name, arguments: args };
     return { ...call, name: tool.name, arguments: decodeArguments(provider, format, tool, args).arguments };
   }
 

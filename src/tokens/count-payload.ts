@@ -1,7 +1,7 @@
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { FormatResult, ProviderName } from '../providers/types.js';
 import { anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
-import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAiEncodingFor, type CountText, type OpenAiFunction } from './openai-tokens.js';
+import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAiEncodingFor, unmeasuredModelReason, type CountText, type OpenAiFunction } from './openai-tokens.js';
 
 /** What the tool definitions of one request cost, per tool and in total. */
 export interface DefinitionCost {
@@ -35,7 +35,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
   const provider = result.provider;
   const count = await counterFor(provider, model);
   const byProviderName = new Map(Object.entries(result.sent).map(([catalog, sentAs]) => [sentAs, catalog]));
-  const tools: Record<string, number> = {};
+  const tools: Record<string, number> = Object.create(null) as Record<string, number>;
   let overhead = 0;
   let system = 0;
   const reasons = new Set<string>();
@@ -47,6 +47,8 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
     method = `${encoding}, OpenAI cookbook num_tokens_for_tools`;
     // The cookbook's rules were measured on Chat Completions requests (docs/providers.md).
     if (provider === 'openai-responses') reasons.add('Responses API: Chat Completions rules applied (--exact asks the API)');
+    const unmeasured = unmeasuredModelReason(model);
+    if (unmeasured) reasons.add(unmeasured);
     let functions = 0;
     for (const entry of entries) {
       const fn = (provider === 'openai' ? entry.function : entry.type === 'function' ? entry : undefined) as (OpenAiFunction & { defer_loading?: boolean }) | undefined;

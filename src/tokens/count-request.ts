@@ -4,8 +4,10 @@ import { DEFAULT_MODELS } from '../providers/default-models.js';
 import { counterFor } from './count-payload.js';
 import { ANTHROPIC_ESTIMATE, anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
 import { functionNamespaceText, type FunctionLike } from './openai-function-text.js';
-import { countOpenAiMessages, countOpenAiTools, openAiEncodingFor, type ChatMessageLike, type OpenAiFunction } from './openai-tokens.js';
+import { countOpenAiMessages, countOpenAiTools, legacyFunctionsMeasured, openAiEncodingFor, unmeasuredModelReason, type ChatMessageLike, type OpenAiFunction } from './openai-tokens.js';
+import { requestShapeRefusal } from './request-shape.js';
 import { isRecord } from '../shared/is-record.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 export interface RequestCount {
   provider: ProviderName;
@@ -28,7 +30,10 @@ type Body = Record<string, unknown>;
  * too and marked an estimate, with the reasons. Anthropic and Gemini are estimates.
  */
 export async function countRequest(provider: ProviderName, body: unknown, model?: string): Promise<RequestCount> {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new ToolmanError(ErrorCode.USAGE, `the request body nests deeper than ${MAX_JSON_DEPTH} levels; no real request does`);
   if (!isRecord(body)) throw new ToolmanError(ErrorCode.USAGE, 'the request must be a JSON object (a request body)');
+  const refusal = requestShapeRefusal(provider, body);
+  if (refusal) throw new ToolmanError(ErrorCode.USAGE, `the request ${refusal.message}`, { hint: refusal.hint });
   const chosen = model ?? (typeof body.model === 'string' ? body.model : DEFAULT_MODELS[provider]);
   const count = await counterFor(provider, chosen);
   const breakdown: Record<string, number> = {};
@@ -38,6 +43,8 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
     const messages: ChatMessageLike[] = provider === 'openai' ? rawMessages(body.messages) : responsesInput(body);
     const reasons = new Set<string>();
     if (provider === 'openai-responses') reasons.add('Responses API: Chat Completions rules applied (--exact asks the API)');
+    const unmeasured = unmeasuredModelReason(chosen);
+    if (unmeasured) reasons.add(unmeasured);
     const legacy = Array.isArray(body.functions) && body.functions.length > 0;
     // With legacy `functions`, the first system message carries the definitions (measured: a
     // newline is added to it, and 4 tokens are saved when there is one).
@@ -58,7 +65,7 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
       const choice = body.function_call;
       if (choice === 'none') breakdown.function_call = LEGACY_FUNCTIONS.callNone;
       else if (isRecord(choice) && typeof choice.name === 'string') breakdown.function_call = count(choice.name) + LEGACY_FUNCTIONS.callNamed;
-      if (encoding !== 'cl100k_base') reasons.add('legacy functions: rules measured on gpt-3.5-turbo (cl100k_base) only');
+      if (!legacyFunctionsMeasured(chosen)) reasons.add('legacy functions: rules measured on gpt-3.5-turbo (cl100k_base) only');
     }
     const tools: OpenAiFunction[] = [];
     for (const entry of Array.isArray(body.tools) ? body.tools : []) {
@@ -73,6 +80,13 @@ export async function countRequest(provider: ProviderName, body: unknown, model?
       for (const fn of counted.perFunction) for (const reason of fn.reasons) reasons.add(reason);
     }
     if (body.tool_choice !== undefined && body.tool_choice !== 'auto') reasons.add('tool_choice');
+    // Structured output: its schema is in the prompt too, by no measured rule (counted as its JSON).
+    const structured = provider === 'openai' ? body.response_format : isRecord(body.text) ? body.text.format : undefined;
+    if (structured !== undefined && !(isRecord(structured) && structured.type === 'text')) {
+      const name = provider === 'openai' ? 'response_format' : 'text.format';
+      reasons.add(name);
+      breakdown[name] = count(JSON.stringify(isRecord(structured) && isRecord(structured.json_schema) ? structured.json_schema : structured));
+    }
     const tokens = Object.values(breakdown).reduce((a, b) => a + b, 0);
     const method = `${encoding}, ${legacy ? 'legacy functions rules (hmarr/openai-chat-tokens)' : 'OpenAI cookbook rules'}`;
     return { provider, model: chosen, estimate: reasons.size > 0, tokens, method, reasons: [...reasons], breakdown };
@@ -118,7 +132,16 @@ function responsesInput(body: Body): ChatMessageLike[] {
   const messages: ChatMessageLike[] = [];
   if (typeof body.instructions === 'string') messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
-  else messages.push(...asMessages(body.input));
+  else if (Array.isArray(body.input)) {
+    for (const item of body.input.filter(isRecord)) {
+      // Input items other than messages (function calls and their outputs): their fields as text.
+      if (typeof item.role === 'string') messages.push(...asMessages([item]));
+      else {
+        const { type, id: _id, call_id: _call, ...rest } = item;
+        messages.push({ role: String(type ?? 'item'), content: JSON.stringify(rest) });
+      }
+    }
+  }
   return messages;
 }
 

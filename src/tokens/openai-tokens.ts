@@ -48,8 +48,12 @@ export interface FunctionTokens {
   reasons: string[];
 }
 
-/** Keys the cookbook's rule was measured on: a root object of flat properties, each a type, a description, an enum. */
-const MEASURED_ROOT_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties']);
+/**
+ * Keys the cookbook's rule was measured on: a root object of flat properties, each a type, a
+ * description, an enum. `additionalProperties: false` at the root adds nothing (hmarr's measured
+ * cases have it); any other value of it is text the rule does not cover.
+ */
+const MEASURED_ROOT_KEYS = new Set(['type', 'properties', 'required']);
 const MEASURED_PROPERTY_KEYS = new Set(['type', 'description', 'enum']);
 const MEASURED_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
@@ -67,7 +71,12 @@ export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encodi
   const reasons = new Set<string>();
   let tokens = k.funcInit + count(`${fn.name}:${stripPeriod(fn.description ?? '')}`);
   const parameters = fn.parameters ?? {};
-  for (const key of Object.keys(parameters)) if (!MEASURED_ROOT_KEYS.has(key)) reasons.add(`"${key}" at the root`);
+  // Root keys beyond the measured ones are sent too: counted as their text, and the count is an estimate.
+  for (const [key, value] of Object.entries(parameters)) {
+    if (MEASURED_ROOT_KEYS.has(key) || (key === 'additionalProperties' && value === false)) continue;
+    reasons.add(`"${key}" at the root`);
+    tokens += count(rootKeyText(key, value));
+  }
   const properties = isRecord(parameters.properties) ? parameters.properties : {};
   const names = Object.keys(properties);
   if (names.length) tokens += k.propInit;
@@ -90,6 +99,35 @@ export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encodi
     tokens += count(`${name}:${type}:${stripPeriod(String(property.description ?? ''))}`);
   }
   return { tokens, exact: reasons.size === 0, reasons: [...reasons] };
+}
+
+/** A root keyword's content as text: a description as it is, schemas as their type text and keywords, definitions by name. */
+function rootKeyText(key: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  const schemaText = (schema: unknown) => (isRecord(schema) ? [typeof schema.description === 'string' ? schema.description : '', typeText(schema, 0), extraText(schema)].join(' ').trim() : JSON.stringify(schema));
+  if (Array.isArray(value)) return value.map(schemaText).join(' | ');
+  if (isRecord(value)) {
+    if (['$defs', 'definitions', 'patternProperties', 'dependentSchemas'].includes(key)) return Object.entries(value).map(([name, schema]) => `${name}: ${schemaText(schema)}`).join('\n');
+    return schemaText(value);
+  }
+  return `${key}: ${JSON.stringify(value)}`;
+}
+
+/**
+ * Model families the counting rules were measured on: the cookbook's gpt-4o and gpt-4o-mini
+ * (o200k_base), gpt-4 and gpt-3.5-turbo (cl100k_base), each with its dated snapshots (hmarr's
+ * legacy-function cases are gpt-3.5-turbo). On any other model a count is an estimate.
+ */
+const MEASURED_MODELS = /^(gpt-4o(-mini)?(-\d{4}-\d{2}-\d{2})?|gpt-4(-\d{4})?|gpt-3\.5-turbo(-\d{4})?)$/;
+
+/** Why a count on `model` cannot be exact, or undefined for a measured model family. */
+export function unmeasuredModelReason(model: string): string | undefined {
+  return MEASURED_MODELS.test(model) ? undefined : `model ${model} is not one the counting rules were measured on`;
+}
+
+/** Models hmarr's legacy `functions` rules were measured on (gpt-3.5-turbo). */
+export function legacyFunctionsMeasured(model: string): boolean {
+  return /^gpt-3\.5-turbo(-\d{4})?$/.test(model);
 }
 
 /** Everything a property says beyond its type text: nested descriptions and other keywords, as text. */

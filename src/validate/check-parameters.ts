@@ -9,6 +9,7 @@ import KNOWN_KEYWORDS from '../generated/known-keywords.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import { dottedPath } from '../catalog/reporter.js';
+import { linearRegExp, mayNeedRe2Check } from '../shared/linear-regexp.js';
 
 /** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
 const validateMetaSchema = generatedMetaValidator as unknown as ValidateFunction;
@@ -81,6 +82,7 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
         });
       }
     }
+    checkPatterns(node, path, reporter, at, explained);
     if (typeof node.$ref === 'string' && resolveLocalRef(checked, node.$ref) === undefined) {
       refsResolve = false;
       reporter.report('TM0305', at([...path, '$ref']), `$ref ${JSON.stringify(node.$ref)} points at nothing` + (node.$ref.startsWith('#') ? '' : ' (only local references like "#/$defs/name" are resolved)'), {
@@ -91,15 +93,52 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
 
   // The meta-schema's findings, except where the walk above already said it in better words.
   let metaValid = true;
+  let onlyExplained = true;
   if (!validateMetaSchema(checked)) {
     metaValid = false;
     for (const error of metaErrors(validateMetaSchema.errors ?? [])) {
       const path = error.instancePath.split('/').slice(1);
       if (explained.has(path.join('/'))) continue;
+      onlyExplained = false;
       reporter.report('TM0301', at(path), `parameters${path.length ? '.' + dottedPath(path) : ''} ${error.message ?? 'is not valid JSON Schema'}${allowed(error)}`);
     }
   }
-  return { compilable: metaValid && refsResolve ? checked : undefined, explained };
+  // Every problem the meta-schema found was explained above: compile without those keywords, so
+  // the rest (types, formats) is found in this same run.
+  if (!metaValid && onlyExplained) return { compilable: withoutExplained(withoutDanglingRefs(checked), explained), explained };
+  // A `$ref` to nothing stops ajv's compile; compiling with those references as "anything" still
+  // finds every other problem now, instead of in a second wave after the reference is fixed.
+  return { compilable: metaValid ? (refsResolve ? checked : withoutDanglingRefs(checked)) : undefined, explained };
+}
+
+/**
+ * `pattern` and `patternProperties` run on RE2 (linear time, so a model's input cannot make
+ * validation hang): JavaScript-only syntax, lookaround and backreferences, cannot run there.
+ */
+function checkPatterns(node: Record<string, unknown>, path: string[], reporter: Reporter, at: (path: readonly string[]) => string, explained: Set<string>): void {
+  const check = (pattern: string, where: string[], part: 'key' | 'value') => {
+    try {
+      // Compiling is not matching: JavaScript's parser runs in linear time; only what it accepts is asked of RE2.
+      new RegExp(pattern, 'u');
+    } catch (error) {
+      reporter.report('TM0301', at(where), `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`, { part });
+      explained.add(where.join('/'));
+      return;
+    }
+    if (!mayNeedRe2Check(pattern)) return;
+    try {
+      linearRegExp(pattern);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
+      reporter.report('TM0309', at(where), `pattern ${JSON.stringify(pattern)} cannot be matched in linear time (${reason})`, {
+        part,
+        hint: 'toolman checks patterns with RE2 so no input can make validation hang: rewrite it without lookahead, lookbehind or backreferences (or describe the rule in the description)',
+      });
+      explained.add(where.join('/'));
+    }
+  };
+  if (typeof node.pattern === 'string') check(node.pattern, [...path, 'pattern'], 'value');
+  if (isRecord(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, 'patternProperties', key], 'key');
 }
 
 /** JSON Schema's type names, and what authors write for them (Python, Java, TypeScript). */
@@ -115,6 +154,12 @@ const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array',
 function explainKeywords(node: Record<string, unknown>, path: string[], reporter: Reporter, at: (path: readonly string[]) => string, explained: Set<string>): void {
   const where = `parameters${path.length ? '.' + dottedPath(path) : ''}`;
   for (const key of Object.keys(node)) {
+    const draftProblem = draftKeyword(node, key);
+    if (draftProblem) {
+      reporter.report('TM0301', at([...path, key]), `${where}: ${draftProblem.message}`, { part: 'key', hint: draftProblem.hint });
+      explained.add([...path, key].join('/'));
+      continue;
+    }
     if (KNOWN_KEYWORDS.has(key)) continue;
     const suggestion = closestKeyword(key);
     const optional = key === 'optional';
@@ -150,6 +195,47 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
     });
     explained.add([...path, 'required'].join('/'));
   }
+}
+
+function withoutExplained(schema: JsonSchema, explained: ReadonlySet<string>): JsonSchema {
+  for (const path of explained) {
+    const segments = path === '' ? [] : path.split('/');
+    const key = segments.pop();
+    if (key === undefined) continue;
+    let node: unknown = schema;
+    for (const segment of segments) node = isRecord(node) && Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (isRecord(node)) delete node[key];
+  }
+  return schema;
+}
+
+function withoutDanglingRefs(schema: Record<string, unknown>): JsonSchema {
+  const copy = structuredClone(schema);
+  walkSchema(copy, ({ node }) => {
+    if (typeof node.$ref === 'string' && resolveLocalRef(copy, node.$ref) === undefined) delete node.$ref;
+  });
+  return copy;
+}
+
+/**
+ * Keywords ajv accepts that mean something else, or nothing, in JSON Schema 2020-12 as providers
+ * read it: OpenAPI's `nullable`, draft-07 tuples (`items` as a list), draft-04 boolean
+ * `exclusiveMinimum`/`exclusiveMaximum`.
+ */
+function draftKeyword(node: Record<string, unknown>, key: string): { message: string; hint: string } | undefined {
+  const type = typeof node.type === 'string' ? node.type : 'string';
+  if (key === 'nullable') {
+    return { message: '`nullable` is OpenAPI, not JSON Schema: OpenAI and Anthropic ignore it', hint: `write the type as a list with "null": type: [${type}, "null"]` };
+  }
+  if (key === 'items' && Array.isArray(node.items)) {
+    return { message: '`items` is a list: that is a draft-07 tuple, which draft 2020-12 writes as `prefixItems`', hint: 'rename it to prefixItems (and add `items: false` if no more items may follow)' };
+  }
+  if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof node[key] === 'boolean') {
+    const bound = key === 'exclusiveMinimum' ? 'minimum' : 'maximum';
+    const value = typeof node[bound] === 'number' ? String(node[bound]) : 'N';
+    return { message: `\`${key}: ${String(node[key])}\` is draft-04; in draft 2020-12 ${key} is a number`, hint: node[key] ? `write ${key}: ${value} instead of ${bound}: ${value} with ${key}: true` : `remove ${key}: false` };
+  }
+  return undefined;
 }
 
 /** The known keyword closest to a typo: case differences first (`maxlength`), then edit distance. */
@@ -194,15 +280,33 @@ export function reportStrictComplaints(
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);
   for (const message of complaints) {
     if (/enum must have non-empty array/.test(message)) continue; // TM0306 says it, with a location
-    // Unknown keywords are reported by checkParameters's own walk, with a suggestion.
-    if (/unknown keyword/.test(message)) continue;
+    // Unknown keywords and patterns RE2 cannot run are reported by checkParameters's own walk, located.
+    if (/unknown keyword/.test(message) || /error parsing regexp/.test(message)) continue;
     const path = strictPath(message, schema, mapPath);
     if (explained.has(path.join('/')) || (explained.has('') && path.length === 0 && /missing type/.test(message))) continue;
     const unknown = /unknown keyword/.test(message);
     const key = path[path.length - 1] ?? '';
     // `{ description: a, b }` makes "b" a key: the usual cause of an unknown keyword with spaces.
     const flowComma = unknown && (/ /.test(key) || schemaAt(schema, path) === null);
-    reporter.report('TM0301', at(path), `parameters: ajv (strict mode): ${message.replace(/^strict mode: /, '').replace(/ at (path )?"#[^"]*"/, '')}`, {
+    // Where in `parameters` this is: `base` may already point into it (schemas are compiled in pieces).
+    const full = [...base.slice(base.indexOf('parameters') + 1), ...path];
+    const where = `parameters${full.length ? '.' + dottedPath(full) : ''}`;
+    const missingType = /missing type "(\w+)" for keyword "(\w+)"/.exec(message);
+    if (missingType) {
+      reporter.report('TM0301', at(path), `${where}: "${missingType[2]}" applies to ${missingType[1]} values, but this schema does not say it is one`, {
+        hint: `add type: ${missingType[1]} (without it, the keyword checks nothing for other values)`,
+      });
+      continue;
+    }
+    const unknownFormat = /unknown format "([^"]+)"/.exec(message);
+    if (unknownFormat) {
+      reporter.report('TM0301', at(path), `${where}: unknown format "${unknownFormat[1]}"`, {
+        part: 'value',
+        hint: 'formats: date-time, date, time, duration, email, hostname, ipv4, ipv6, uri, uuid, regex... (or describe the format in the description)',
+      });
+      continue;
+    }
+    reporter.report('TM0301', at(path), `${where}: ${message.replace(/^strict mode: /, '').replace(/ at (path )?"#[^"]*"/, '')}`, {
       part: unknown ? 'key' : 'value',
       hint: flowComma ? 'a comma inside { } ends the value before it; quote text that contains commas' : undefined,
     });

@@ -56,7 +56,7 @@ export function checkProfiles(loaded: LoadedCatalog): void {
 
 function profileRaw(loaded: LoadedCatalog, file: string, name: string): Record<string, unknown> | undefined {
   const data = loaded.sources.get(file)?.data as { profiles?: Record<string, Record<string, unknown>> } | undefined;
-  return data?.profiles?.[name];
+  return data?.profiles && Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined;
 }
 
 function checkPattern(loaded: LoadedCatalog, reporter: Reporter, pointer: string, text: string): void {

@@ -4,12 +4,14 @@ import { GEMINI_MAX_DECLARATIONS } from '../providers/gemini/gemini-facts.js';
 import { toGeminiSchema } from '../providers/gemini/gemini-schema.js';
 import { OPENAI_CHAT_MAX_TOOLS } from '../providers/openai/openai-facts.js';
 import { toOpenAiStrict } from '../providers/openai/openai-strict-schema.js';
+import { PROVIDER_LABELS } from '../providers/types.js';
 import { profileNames } from '../select/resolve-profile.js';
 import { selectTools } from '../select/select-tools.js';
 
+/** Per-request tool limits, named by the providers' labels (`format` shows each finding for the provider it names). */
 const TOOL_LIMITS = [
-  { provider: 'OpenAI Chat Completions', limit: OPENAI_CHAT_MAX_TOOLS },
-  { provider: 'Gemini', limit: GEMINI_MAX_DECLARATIONS },
+  { provider: PROVIDER_LABELS.openai, limit: OPENAI_CHAT_MAX_TOOLS },
+  { provider: PROVIDER_LABELS.gemini, limit: GEMINI_MAX_DECLARATIONS },
 ] as const;
 
 /**

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { linearRegExp } from '../shared/linear-regexp.js';
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import type { Reporter } from '../catalog/reporter.js';
 import { dottedPath } from '../catalog/reporter.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
-import { META_TOOL_NAMES, type JsonSchema, type Tool } from '../catalog/types.js';
+import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
@@ -72,7 +74,11 @@ export function checkTools(loaded: LoadedCatalog): void {
       });
     }
     if (tool.effect === 'destructive' && tool.confirm === 'never') {
-      reporter.report('TM0503', at('confirm'), 'a destructive tool set to confirm: never runs without asking the user', {
+      // Said where `confirm: never` was written: the tool, or the last override that set it.
+      const setBy = [...(tool.overriddenBy ?? [])].reverse().find((o) => o.fields.includes('confirm') || o.fields.includes('effect'));
+      const target = setBy ? loaded.reporters.get(setBy.file) : undefined;
+      const where = setBy && target ? { reporter: target, pointer: `${setBy.pointer}/set/${setBy.fields.includes('confirm') ? 'confirm' : 'effect'}` } : { reporter, pointer: at('confirm') };
+      where.reporter.report('TM0503', where.pointer, `${setBy && target ? `${tool.name}: ` : ''}a destructive tool set to confirm: never runs without asking the user`, {
         hint: 'use confirm: auto (destructive tools ask) unless a person approves these calls some other way',
       });
     }
@@ -106,7 +112,7 @@ export function checkTools(loaded: LoadedCatalog): void {
         uses.push({ job, schema: piece.node, renamed, reporter, base: [...base, 'parameters', ...piece.path], explained, path: piece.path });
       }
     }
-    checkHandler(tool, reporter, at);
+    checkHandler(tool, reporter, at, dirname(loaded.sources.get(tool.source.file)?.absolutePath ?? tool.source.file));
   }
 
   const results = jobs.map(runStrictJob);
@@ -192,7 +198,7 @@ function reportExample(i: number, errors: ExampleError[], reporter: Reporter, at
 
 const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
 
-function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | number)[]) => string, catalogDir: string): void {
   const handler = tool.handler;
   if (!handler) return;
   if (tool.native) {
@@ -220,6 +226,10 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
     case 'module':
       if (!existsSync(handler.file)) {
         reporter.report('TM0703', at('handler', 'module'), `module file ${JSON.stringify(handler.spec.split('#')[0])} does not exist (looked for ${handler.file})`, { hint: 'module paths are relative to the catalog file' });
+      } else if (outside(catalogDir, handler.file)) {
+        reporter.report('TM0711', at('handler', 'module'), `the module ${JSON.stringify(handler.spec.split('#')[0])} is outside the catalog's folder`, {
+          hint: 'toolman runs it with the catalog\'s trust; make sure that is meant (or move it next to the catalog)',
+        });
       }
       return;
     case 'http': {
@@ -234,11 +244,20 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
     }
     case 'exec':
       walkStrings(handler.exec.argv, ['handler', 'exec', 'argv'], checkTemplates);
+      checkExecArguments(handler.exec, reporter, at);
+      if (handler.exec.cwd !== undefined && outside(catalogDir, resolve(catalogDir, handler.exec.cwd))) {
+        reporter.report('TM0711', at('handler', 'exec', 'cwd'), `exec.cwd ${JSON.stringify(handler.exec.cwd)} is outside the catalog's folder`, {
+          hint: 'the program runs there with the catalog\'s trust; make sure that is meant',
+        });
+      }
       return;
     case 'mock':
       handler.cases.forEach((c, i) => {
         walkStrings(c.result, ['handler', 'mock', i, 'result'], checkTemplates);
-        for (const key of isRecord(c.when) ? Object.keys(c.when) : []) {
+        if (isRecord(c.when)) checkMatchers(c.when, ['handler', 'mock', i, 'when'], reporter, at);
+        // An open object (additionalProperties true or a schema) takes keys it does not declare.
+        const open = tool.parameters.additionalProperties !== undefined && tool.parameters.additionalProperties !== false;
+        for (const key of isRecord(c.when) && !open ? Object.keys(c.when) : []) {
           if (properties.includes(key)) continue;
           // {$exists: false} on a key the model never sends matches always: still worth a word.
           reporter.report('TM0707', at('handler', 'mock', i, 'when', key), `mock case ${i}: "when" names "${key}", which is not a parameter, so this case never matches the model's calls`, {
@@ -248,5 +267,68 @@ function checkHandler(tool: Tool, reporter: Reporter, at: (...p: (string | numbe
         }
       });
       return;
+  }
+}
+
+/** Whether `path` lies outside `folder` (the catalog's): `..` out of it, or another root. */
+function outside(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel.startsWith('..') || isAbsolute(rel);
+}
+
+/**
+ * The program must be the author's, and a value must not become an option: a template in
+ * argv[0] is an error (TM0708); one that begins an argument before a literal `--` is a warning
+ * (TM0709), since a value like `--output=x` would be read as an option. At run time such values
+ * are refused unless the parameter is listed in `allow_options`.
+ */
+function checkExecArguments(exec: ExecHandler, reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+  const allowed = new Set(exec.allow_options ?? []);
+  exec.argv.forEach((part, i) => {
+    if (i === 0) {
+      if (/\{\{/.test(part)) {
+        reporter.report('TM0708', at('handler', 'exec', 'argv', 0), `the program (exec.argv[0]) would come from an argument: ${JSON.stringify(part)}`, {
+          hint: 'name the program in the catalog; pass what varies as later arguments, or use one tool per program',
+        });
+      }
+      return;
+    }
+    if (exec.argv.slice(1, i).includes('--')) return;
+    const lead = /^\{\{\s*([^}]+?)\s*\}\}/.exec(part);
+    if (!lead) return;
+    const param = lead[1] === 'args' ? 'args' : lead[1]!.replace(/^args\./, '').split('.')[0]!;
+    if (allowed.has(param)) return;
+    reporter.report('TM0709', at('handler', 'exec', 'argv', i), `argument ${i} begins with {{${lead[1]}}}: a value starting with "-" would be read by ${exec.argv[0]} as an option, so toolman refuses such values`, {
+      hint: `put "--" before it if ${exec.argv[0]} takes one (e.g. [${JSON.stringify(exec.argv[0])}, ..., "--", ${JSON.stringify(part)}]), or list "${param}" in allow_options if it is meant to be an option`,
+    });
+  });
+}
+
+const MATCHERS = new Set(['$regex', '$contains', '$in', '$exists', '$gt', '$gte', '$lt', '$lte', '$ne']);
+
+/** Mock `when` operators: known ones only, and `$regex` patterns RE2 can run. */
+function checkMatchers(value: unknown, path: (string | number)[], reporter: Reporter, at: (...p: (string | number)[]) => string): void {
+  if (Array.isArray(value)) return value.forEach((v, i) => checkMatchers(v, [...path, i], reporter, at));
+  if (!isRecord(value)) return;
+  const keys = Object.keys(value);
+  const operators = keys.length > 0 && keys.every((k) => k.startsWith('$'));
+  for (const [key, sub] of Object.entries(value)) {
+    if (operators && !MATCHERS.has(key)) {
+      const suggestion = closest(key, [...MATCHERS]);
+      reporter.report('TM0710', at(...path, key), `unknown mock matcher "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { part: 'key', hint: `matchers: ${[...MATCHERS].join(', ')}` });
+      continue;
+    }
+    if (operators && key === '$regex') {
+      if (typeof sub !== 'string') reporter.report('TM0710', at(...path, key), '$regex takes a pattern (a string)');
+      else {
+        try {
+          linearRegExp(sub);
+        } catch (error) {
+          reporter.report('TM0710', at(...path, key), `$regex ${JSON.stringify(sub)} does not compile: ${error instanceof Error ? error.message : String(error)}`, { hint: 'mock patterns use RE2 syntax: no lookaround, no backreferences' });
+        }
+      }
+      continue;
+    }
+    checkMatchers(sub, [...path, key], reporter, at);
   }
 }

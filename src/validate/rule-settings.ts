@@ -17,11 +17,13 @@ export function ruleCode(rule: string): DiagnosticCode | undefined {
 }
 
 /**
- * Findings about files that cannot be read as written (YAML, includes, the catalog schema):
- * silencing them would make `validate` pass a catalog toolman does not load as the author wrote it.
+ * Errors: the catalog is not read as written, a provider would reject it, or it would run
+ * differently from what it says. Settings tune advice (warnings and infos, which can also be
+ * raised to errors); they never hide a broken catalog, which every command that sends or runs
+ * tools refuses.
  */
 function fixed(code: DiagnosticCode): boolean {
-  return /^TM0[01]/.test(code) && DIAGNOSTIC_CODES[code].severity === 'error';
+  return DIAGNOSTIC_CODES[code].severity === 'error';
 }
 
 /** `--rule CODE=level` from the command line; a bad one is a usage error. */
@@ -38,7 +40,7 @@ export function parseRuleOptions(options: readonly string[]): Map<DiagnosticCode
       });
     }
     if (!LEVELS.includes(level!)) throw new ToolmanError(ErrorCode.USAGE, `--rule ${option}: the level must be one of ${LEVELS.join(', ')}`);
-    if (fixed(code) && level !== 'error') throw new ToolmanError(ErrorCode.USAGE, `--rule ${option}: ${code} cannot be turned down: the catalog is not read as written when it fires`);
+    if (fixed(code) && level !== 'error') throw new ToolmanError(ErrorCode.USAGE, `--rule ${option}: ${code} is an error and cannot be turned down`, { hint: 'rule settings tune warnings and infos; an error means the catalog is broken' });
     rules.set(code, level!);
   }
   return rules;
@@ -58,7 +60,7 @@ export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel
       const suggestion = closest(setting.rule, [...CODES, ...BY_NAME.keys()]);
       reporter?.report('TM0101', setting.pointer, `unknown rule "${setting.rule}" in lint` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { part: 'key', hint: 'rules are codes like TM0304 or names like property-without-description (docs/diagnostics.md)' });
     } else if (fixed(code) && setting.level !== 'error') {
-      reporter?.report('TM0103', setting.pointer, `${code} cannot be turned down: the catalog is not read as written when it fires`);
+      reporter?.report('TM0103', setting.pointer, `${code} is an error and cannot be turned down`, { hint: 'rule settings tune warnings and infos; an error means the catalog is broken' });
     } else levels.set(code, setting.level);
   }
   return levels;
@@ -71,8 +73,16 @@ export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel
  * except those no setting can turn down.
  */
 export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly Diagnostic[], levels: ReadonlyMap<DiagnosticCode, RuleLevel>): Diagnostic[] {
-  const disabled = disabledLines(loaded);
+  const { disabled, comments } = disabledLines(loaded);
   const out: Diagnostic[] = [];
+  // A comment that cannot do what it says is worth a word, or the author believes it works.
+  for (const comment of comments) {
+    for (const rule of comment.rules) {
+      const code = ruleCode(rule);
+      const problem = !code ? `names no rule "${rule}"${closest(rule, [...CODES, ...BY_NAME.keys()]) ? `; did you mean "${closest(rule, [...CODES, ...BY_NAME.keys()])}"?` : ''}` : fixed(code) ? `cannot disable ${code}: errors cannot be disabled` : undefined;
+      if (problem) out.push({ code: 'TM0103', severity: 'warning', message: `toolman-disable-next-line ${problem}`, file: comment.file, line: comment.line, column: comment.column, pointer: '' });
+    }
+  }
   for (const d of diagnostics) {
     const codes = disabled.get(`${d.file}\u0000${d.line}`);
     if (codes && (codes.size === 0 || codes.has(d.code)) && !fixed(d.code)) continue;
@@ -85,17 +95,22 @@ export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly D
 
 const DISABLE = /#\s*toolman-disable-next-line\b([^\n]*)$/;
 
-/** Lines (file and line number) whose findings a comment on the line above disables: an empty set means all. */
-function disabledLines(loaded: LoadedCatalog): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+/**
+ * Lines (file and line number) whose findings a comment on the line above disables (an empty set
+ * means all), and the comments themselves, so that ones naming no rule or an error can be reported.
+ */
+function disabledLines(loaded: LoadedCatalog): { disabled: Map<string, Set<string>>; comments: { file: string; line: number; column: number; rules: string[] }[] } {
+  const disabled = new Map<string, Set<string>>();
+  const comments: { file: string; line: number; column: number; rules: string[] }[] = [];
   for (const [path, file] of loaded.sources) {
-    if (!file.text.includes('toolman-disable-next-line')) continue;
+    if (!file.quotable || !file.text.includes('toolman-disable-next-line')) continue;
     file.text.split('\n').forEach((line, i) => {
       const match = DISABLE.exec(line);
       if (!match) return;
-      const codes = match[1]!.split(/[\s,]+/).filter(Boolean).map((rule) => ruleCode(rule) ?? rule);
-      out.set(`${path}\u0000${i + 2}`, new Set(codes));
+      const rules = match[1]!.split(/[\s,]+/).filter(Boolean);
+      disabled.set(`${path}\u0000${i + 2}`, new Set(rules.map((rule) => ruleCode(rule) ?? rule)));
+      comments.push({ file: path, line: i + 1, column: match.index + 1, rules });
     });
   }
-  return out;
+  return { disabled, comments };
 }

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { createAjv, type AjvInstance } from '../catalog/json-schema.js';
 import type { JsonSchema } from '../catalog/types.js';
+import { ajvDeferredRegExp } from '../shared/linear-regexp.js';
 
 /** One schema to compile with ajv in strict mode, with the examples to validate against it. */
 export interface StrictJob {
@@ -32,7 +33,7 @@ let allErrors: AjvInstance | undefined;
  * when an example fails is the schema compiled again with allErrors, to report every problem.
  */
 function strictAjv(all: boolean): AjvInstance {
-  const options = { strict: 'log', strictRequired: false, allowUnionTypes: true, validateSchema: false, logger, code: { optimize: false } } as const;
+  const options = { strict: 'log', strictRequired: false, allowUnionTypes: true, validateSchema: false, logger, code: { optimize: false, regExp: ajvDeferredRegExp } } as const;
   if (all) return (allErrors ??= createAjv({ ...options, allErrors: true }));
   return (firstError ??= createAjv({ ...options, allErrors: false }));
 }

@@ -29,7 +29,15 @@ export function runChecks(loaded: LoadedCatalog): CheckedCatalog {
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded);
     checkProfiles(loaded);
+    const before = loaded.diagnostics.length;
     checkProviders(loaded, loaded.catalog.files[0]);
+    // A tool whose parameters are broken gets no provider findings: they restate the same mistake
+    // (a dangling $ref is also "Gemini cannot send this"), and the schema error says it first.
+    const broken = new Set(loaded.diagnostics.slice(0, before).filter((d) => d.severity === 'error' && /^TM03/.test(d.code) && d.tool !== undefined).map((d) => `${d.file}\u0000${d.tool}`));
+    if (broken.size) {
+      const kept = loaded.diagnostics.slice(before).filter((d) => !(/^TM040[1-4]$/.test(d.code) && broken.has(`${d.file}\u0000${d.tool}`)));
+      loaded.diagnostics.splice(before, loaded.diagnostics.length - before, ...kept);
+    }
   }
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels };

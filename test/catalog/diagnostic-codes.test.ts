@@ -39,6 +39,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0306-empty-enum.yaml', code: 'TM0306', severity: 'error', line: 8, column: 38 },
   { fixture: 'TM0307-duplicate-enum-value.yaml', code: 'TM0307', severity: 'error', line: 8, column: 50 },
   { fixture: 'TM0308-invalid-example.yaml', code: 'TM0308', severity: 'error', line: 12, column: 35 },
+  { fixture: 'TM0309-unsupported-pattern.yaml', code: 'TM0309', severity: 'error', line: 8, column: 38 },
   { fixture: 'TM0401-openai-strict-lossy.yaml', code: 'TM0401', severity: 'info', line: 8, column: 32 },
   { fixture: 'TM0402-openai-strict-impossible.yaml', code: 'TM0402', severity: 'info', line: 11, column: 33 },
   // The recursive $ref itself (items of children), not the first $ref that leads into the recursion.
@@ -60,6 +61,10 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0705-unknown-template-variable.yaml', code: 'TM0705', severity: 'warning', line: 11, column: 19 },
   { fixture: 'TM0706-native-tool-handler.yaml', code: 'TM0706', severity: 'error', line: 7, column: 7 },
   { fixture: 'TM0707-mock-when-not-parameter.yaml', code: 'TM0707', severity: 'warning', line: 8, column: 19 },
+  { fixture: 'TM0708-exec-program-from-argument.yaml', code: 'TM0708', severity: 'error', line: 7, column: 22 },
+  { fixture: 'TM0709-exec-option-injection.yaml', code: 'TM0709', severity: 'warning', line: 7, column: 43 },
+  { fixture: 'TM0710-invalid-mock-matcher.yaml', code: 'TM0710', severity: 'error', line: 11, column: 30 },
+  { fixture: 'TM0711-path-outside-catalog.yaml', code: 'TM0711', severity: 'warning', line: 6, column: 15 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

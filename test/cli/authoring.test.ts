@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,5 +190,108 @@ describe('every command keeps the CLI promises', () => {
     expect(none.stdout).toContain('list them with --misses N');
     const bad = await runMain([...selection, 'eval', 'search', '--cases', cases, '--misses', 'some']);
     expect(bad.code).toBe(2);
+  });
+});
+
+describe('what the review of these items found', () => {
+  const write = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-review-'));
+    writeFileSync(join(dir, 'c.yaml'), text);
+    return { dir, file: join(dir, 'c.yaml') };
+  };
+  const broken = `toolman: 1\nformat: { strict: true }\ntools:\n  - name: find\n    description: Find documents that match a query in the index.\n    parameters:\n      type: object\n      properties:\n        q: { type: str, description: The query. }\n        limit: { type: integer, description: How many. }\n    handler: { mock: [ { result: ok } ] }\n`;
+
+  it.each([['format', '--provider', 'openai'], ['budget'], ['call', 'find', '--args', '{"q": "x"}']])('%s refuses a catalog validate finds errors in; list still shows it', async (...args) => {
+    const { dir } = write(broken);
+    const run = await runMain(['-c', 'c.yaml', ...args], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the catalog has 1 error; first:');
+    expect((await runMain(['-c', 'c.yaml', 'list'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('errors cannot be turned down: not by --rule, not by lint, not by a disable comment', async () => {
+    const { dir } = write(broken.replace('format: { strict: true }', 'lint: { TM0301: off }').replace('        q: {', '        # toolman-disable-next-line TM0301\n        q: {'));
+    expect((await runMain(['validate', 'c.yaml', '--rule', 'TM0301=off'], { cwd: dir })).code).toBe(2);
+    const run = await runMain(['validate', 'c.yaml', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const found = diagnosticsOf(run.stdout).map((d) => `${d.code} ${d.severity} ${d.line}`);
+    expect(found).toEqual(['TM0103 error 2', 'TM0103 warning 9', 'TM0301 error 10']);
+  });
+
+  it('call --provider decodes with the catalog\'s format settings (strict: null means absent)', async () => {
+    const { dir } = write(broken.replace('type: str,', 'type: string,'));
+    const run = await runMain(['-c', 'c.yaml', 'call', 'find', '--provider', 'openai', '--args', '{"q": "x", "limit": null}'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+  });
+
+  it('reports schema problems that used to wait for a second run, each in words', async () => {
+    const run = await runMain(['validate', `${authoring}/waves.yaml`, '--json']);
+    const found = diagnosticsOf(run.stdout).map((d) => `${d.line} ${d.code}`);
+    expect(found).toEqual(['8 TM0305', '9 TM0301', '10 TM0301', '11 TM0301', '12 TM0301', '13 TM0301']);
+    expect(run.stdout).not.toContain('ajv (strict mode)');
+  });
+
+  it('a mock case on an open object (additionalProperties: true) is not "never matches"', async () => {
+    const { dir } = write('toolman: 1\ntools:\n  - name: t\n    description: A tool that takes any keys at all, by design.\n    parameters: { type: object, additionalProperties: true }\n    handler: { mock: [ { when: { anything: 1 }, result: one }, { result: other } ] }\n');
+    expect(diagnosticsOf((await runMain(['validate', 'c.yaml', '--json'], { cwd: dir })).stdout).map((d) => d.code)).toEqual(['TM0402']);
+  });
+
+  it('a catalog file given to a command that takes none gets a hint', async () => {
+    const run = await runMain(['show', 'catalogs/assistant.yaml', 'add_calendar_event']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('catalog files go after --catalog');
+  });
+
+  it('SARIF gives a file outside the working folder its own file URL', async () => {
+    const { file } = write(broken);
+    const log = JSON.parse((await runMain(['validate', file, '--format', 'sarif'])).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[] }[] }[] };
+    const location = log.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation;
+    expect(location).toEqual({ uri: `file://${file}` });
+  });
+
+  it('call --batch reads JSONL that starts with a byte-order mark; a JSON error does not quote the file', async () => {
+    const { dir } = write('');
+    writeFileSync(join(dir, 'calls.jsonl'), '\uFEFF{"id": "a", "name": "lookup", "arguments": {"key": "x"}}\r\n');
+    const run = await runMain(['-c', join(process.cwd(), 'test/fixtures/catalogs/executor.yaml'), 'call', '--batch', 'calls.jsonl'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    writeFileSync(join(dir, 'args.json'), 'sk-live-secret-value');
+    const bad = await runMain(['-c', join(process.cwd(), 'test/fixtures/catalogs/executor.yaml'), 'call', 'lookup', '--args-file', 'args.json'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('args.json is not valid JSON');
+    expect(bad.stderr).not.toContain('secret-value');
+  });
+
+  it('the same file named twice is one catalog, not two', async () => {
+    const run = await runMain(['-c', 'test/fixtures/catalogs/selection.yaml', '-c', './test/fixtures/catalogs/selection.yaml', 'list', '--json']);
+    const once = await runMain(['-c', 'test/fixtures/catalogs/selection.yaml', 'list', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).tools).toHaveLength(JSON.parse(once.stdout).tools.length);
+  });
+
+  it('TM0503 points at the override that made a destructive tool never ask', async () => {
+    const { dir } = write('toolman: 1\ninclude: [./tools.yaml]\noverrides:\n  - tools: [drop_table]\n    set: { confirm: never }\n');
+    writeFileSync(join(dir, 'tools.yaml'), 'toolman: 1\ntools:\n  - name: drop_table\n    description: Drop a database table and every row in it, for good.\n    effect: destructive\n    handler: { mock: [ { result: dropped } ] }\n');
+    const found = diagnosticsOf((await runMain(['validate', 'c.yaml', '--json'], { cwd: dir })).stdout);
+    expect(found).toEqual([expect.objectContaining({ code: 'TM0503', file: 'c.yaml', line: 5 })]);
+  });
+});
+
+describe('the cache of validated catalogs', () => {
+  it('remembers a clean catalog by content, never one with errors, and forgets it when the file changes', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'toolman-cache-'));
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-cached-'));
+    const file = join(dir, 'c.yaml');
+    const good = 'toolman: 1\ntools:\n  - name: ping\n    description: Answer pong, to check that the tool loop works.\n    handler: { mock: [ { result: pong } ] }\n';
+    writeFileSync(file, good);
+    const env = { TOOLMAN_CACHE_DIR: cache };
+    expect((await runMain(['-c', file, 'call', 'ping'], { env })).code).toBe(0);
+    const entries = () => readdirSync(join(cache, 'validated'));
+    expect(entries()).toHaveLength(1);
+    expect((await runMain(['-c', file, 'call', 'ping'], { env })).code).toBe(0);
+    expect(entries()).toHaveLength(1);
+    writeFileSync(file, good.replace('handler:', 'parameters: { type: object, properties: { x: { type: str } } }\n    handler:'));
+    const broken = await runMain(['-c', file, 'call', 'ping'], { env });
+    expect(broken.code).toBe(1);
+    expect(entries()).toHaveLength(1);
   });
 });

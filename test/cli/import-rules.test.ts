@@ -52,6 +52,38 @@ describe('import follows MCP\'s annotation defaults and says what it decided', (
   });
 });
 
+describe('import reads back what toolman itself writes for Gemini, and hints written as text', () => {
+  it('round trip: what format -P gemini prints imports into a catalog that validates', async () => {
+    const dir = fresh();
+    const formatted = await runBin(['--catalog', 'test/fixtures/catalogs/provider-rules.yaml', 'format', '-P', 'gemini', '--tool', 'add_contact']);
+    writeFileSync(join(dir, 'gemini.json'), formatted.stdout);
+    const run = await runBin(['import', join(dir, 'gemini.json'), '-o', join(dir, 'out.yaml')]);
+    expect(run.stderr).toMatch(/validate: 0 errors/);
+    expect(run.code).toBe(0);
+    const catalog = load(readFileSync(join(dir, 'out.yaml'), 'utf8')) as { tools: { parameters: { properties: Record<string, unknown> } }[] };
+    // int64 fields written as text are numbers again; `example` is `examples`.
+    expect(catalog.tools[0]!.parameters.properties._1st_contact).toEqual({ type: 'string', minLength: 2, description: 'Name of the first contact' });
+    expect(catalog.tools[0]!.parameters.properties.when).toEqual({ type: 'string', examples: ['2026-11-23'], description: 'The day (format: date)' });
+  });
+
+  it('imports Gemini enums and draft-04 bounds into a catalog that validates, and string hints as booleans', async () => {
+    const dir = fresh();
+    const run = await runBin(['import', join(FIXTURES, 'import', 'gemini-enums.json'), '-o', join(dir, 'enums.yaml')]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/1 × enum values written as text on an integer became numbers/);
+    expect(load(readFileSync(join(dir, 'enums.yaml'), 'utf8'))).toMatchObject({ tools: [{ parameters: { properties: { priority: { type: 'integer', enum: [1, 2, 3], default: 2 }, threshold: { exclusiveMinimum: 0, maximum: 100 } } } }] });
+    // The enum can be satisfied: a call with priority 2 passes argument validation (it did not with "2").
+    writeFileSync(join(dir, 'catalog.yaml'), ['toolman: 1', 'include: [enums.yaml]', 'overrides:', '  - tools: [set_priority]', '    set: { handler: { mock: [{ result: ok }] } }', ''].join('\n'));
+    const call = await runBin(['--catalog', join(dir, 'catalog.yaml'), 'call', 'set_priority', '--args', '{"priority":2,"threshold":1}']);
+    expect(call.stderr).toBe('');
+    expect(call.code).toBe(0);
+    const hints = await runBin(['import', join(FIXTURES, 'import', 'mcp-string-hints.json')]);
+    expect(hints.code).toBe(0);
+    expect(hints.stderr).toMatch(/effects: 1 read, 1 write, 1 destructive/);
+    expect(hints.stdout).toMatch(/# import: readOnlyHint was the string "true"; read as true/);
+  });
+});
+
 describe('import never lets input become catalog structure', () => {
   it('escapes names and values that would break out of a comment (an injected exec tool stays text)', async () => {
     const dir = fresh();

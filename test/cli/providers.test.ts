@@ -56,12 +56,44 @@ describe('toolman format', () => {
     const over = ['--catalog', 'test/fixtures/diagnostics/TM0405-tool-count-over-limit.yaml', 'format', '-P', 'openai'];
     const text = await runBin(over);
     expect(text.code).toBe(0);
-    expect(text.stderr).toMatch(/warning: 130 functions in one request; Chat Completions takes at most 128/);
-    expect(text.stderr).toMatch(/warning: test\/fixtures\/diagnostics\/TM0405-tool-count-over-limit.yaml:2:1 TM0405 profile full sends 130 tools up front/);
+    // Said once: the formatter's warning, not also validate's TM0405 for the same limit.
+    expect(text.stderr).toBe('warning: 130 functions in one request; Chat Completions takes at most 128 (defer some tools behind tool_search)\n');
     const json = JSON.parse((await runMain([...over, '--json'])).stdout);
-    expect(json.warnings.map((w: { code?: string }) => w.code)).toContain('TM0405');
+    expect(json.warnings.filter((w: { code?: string }) => w.code === 'TM0405')).toHaveLength(1);
+    // Validate's finding still shows where the request itself is within the limit but the profile is not.
     const gemini = await runMain(['--catalog', 'test/fixtures/catalogs/provider-rules.yaml', 'format', '-P', 'gemini']);
-    expect(gemini.stderr).toMatch(/TM0403 tools\[3\] "build_tree": \$ref "#\/\$defs\/folder" is recursive/);
+    expect(gemini.stderr).toBe('warning: build_tree: not sent: $ref "#/$defs/folder" is recursive; Gemini\'s schema subset has no references (use --gemini-json-schema to send it as parametersJsonSchema)\n');
+  });
+
+  it('shows only the findings about the provider asked for, each with its own severity word, once', async () => {
+    // OpenAI Chat's tool limit is not Anthropic's or Gemini's concern.
+    for (const provider of ['anthropic', 'gemini', 'openai-responses']) {
+      const run = await runBin(['--catalog', 'test/fixtures/diagnostics/TM0405-tool-count-over-limit.yaml', 'format', '-P', provider]);
+      expect(run.stderr, provider).not.toMatch(/Chat Completions|TM0405/);
+    }
+    // OpenAI strict findings (TM0401, TM0402) are not Anthropic's: its own converter warns.
+    const anthropic = await runBin(['--catalog', 'test/fixtures/catalogs/schema-shapes.yaml', 'format', '-P', 'anthropic', '--strict']);
+    expect(anthropic.stderr).not.toMatch(/OpenAI|TM040/);
+    expect(anthropic.stderr.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['warning', 'warning', 'warning']);
+    // Infos are infos.
+    const lossy = await runBin([...large, 'format', '-P', 'openai', '--strict', '--tool', 'git_commit']);
+    expect(lossy.stderr).toBe('info: catalogs/coding.yaml:334:34 TM0401 tools[14] "git_commit": OpenAI strict mode does not support "minLength"; the formatter will move these constraints into the description\n');
+    // A tool that cannot be strict is said once (the formatter's warning, with the place), not also as TM0402.
+    const impossible = await runBin(['--catalog', 'test/fixtures/diagnostics/TM0402-openai-strict-impossible.yaml', 'format', '-P', 'openai', '--strict']);
+    expect(impossible.stderr).toBe('warning: set_labels: sent non-strict: an object allows arbitrary keys (additionalProperties); strict mode needs every key declared (at parameters.labels.additionalProperties)\n');
+    const json = JSON.parse((await runMain(['--catalog', 'test/fixtures/diagnostics/TM0402-openai-strict-impossible.yaml', 'format', '-P', 'openai', '--strict', '--json'])).stdout);
+    expect(json.warnings).toEqual([{ tool: 'set_labels', code: 'TM0402', message: expect.stringMatching(/^set_labels: sent non-strict/) }]);
+  });
+
+  it('--cache-control says it has no effect for a provider other than anthropic', async () => {
+    for (const provider of ['openai', 'openai-responses', 'gemini']) {
+      const run = await runBin([...large, 'format', '-P', provider, '-p', 'coding', '--cache-control']);
+      expect(run.stderr, provider).toMatch(new RegExp(`^warning: --cache-control has no effect for ${provider}: cache_control breakpoints are Anthropic's`, 'm'));
+      expect(run.stdout).not.toMatch(/cache_control/);
+    }
+    const anthropic = await runBin([...large, 'format', '-P', 'anthropic', '-p', 'coding', '--cache-control']);
+    expect(anthropic.stderr).not.toMatch(/no effect/);
+    expect(anthropic.stdout).toMatch(/"cache_control"/);
   });
 
   it('anthropic --native-search with --cache-control never puts the breakpoint on a deferred tool', async () => {
@@ -112,6 +144,22 @@ describe('toolman budget', () => {
     }
   });
 
+  it('agrees with tokens on the same payload: the same total, the same verdict on exactness, the same reasons', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-agree-'));
+    for (const [catalog, model] of [['test/fixtures/catalogs/budget.yaml', 'gpt-4o'], ['test/fixtures/catalogs/budget.yaml', 'gpt-4.1'], ['test/fixtures/catalogs/schema-shapes.yaml', 'gpt-4o']] as const) {
+      const doc = JSON.parse((await runMain(['--catalog', catalog, 'budget', '-P', 'openai', '--model', model, '--json'])).stdout);
+      const payload = JSON.parse((await runMain(['--catalog', catalog, 'format', '-P', 'openai'])).stdout);
+      const file = join(dir, `${model}.json`);
+      writeFileSync(file, JSON.stringify({ model, ...payload }));
+      const counted = JSON.parse((await runMain(['tokens', file, '--json'])).stdout);
+      expect(counted.breakdown.tools, `${catalog} ${model}`).toBe(doc.totals.eager - doc.totals.system_eager);
+      expect(counted.estimate).toBe(doc.estimate);
+      expect([...counted.reasons].sort()).toEqual([...doc.estimate_reasons].sort());
+    }
+    const unmeasured = JSON.parse((await runMain([...budget, 'budget', '-p', 'eager', '--model', 'gpt-4.1', '--json'])).stdout);
+    expect(unmeasured.estimate_reasons).toContain('model gpt-4.1 is not one the counting rules were measured on');
+  });
+
   it('prints a table, totals and the budget verdict', async () => {
     const run = await runMain([...budget, 'budget', '--profile', 'eager']);
     expect(run.stdout).toMatch(/│ search_orders\s+│ \d+\s+│ [\d.]+%\s+│ active/);
@@ -127,8 +175,36 @@ describe('toolman tokens', () => {
     writeFileSync(join(dir, 'chat.json'), JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }));
     const run = await runBin(['tokens', join(dir, 'chat.json'), '-P', 'anthropic']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/looks like a OpenAI Chat Completions request \(tools\[\]\.function\), not Anthropic Messages/);
+    expect(run.stderr).toMatch(/looks like an OpenAI Chat Completions request \(tools\[\]\.function\), not Anthropic Messages/);
     expect(run.stderr).toMatch(/hint: pass --provider openai/);
+  });
+
+  it('refuses Chat bodies as Responses and Responses bodies as Chat, and conversations it would not read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-shape-'));
+    const write = (name: string, body: unknown) => {
+      writeFileSync(join(dir, name), JSON.stringify(body));
+      return join(dir, name);
+    };
+    const responses = write('responses.json', { model: 'gpt-4o', instructions: 'Be brief.', input: 'What is the weather in Paris today?' });
+    const chat = write('chat.json', { model: 'gpt-4o', messages: [{ role: 'user', content: 'What is the weather in Paris today?' }] });
+    const cases: [string, string, RegExp, RegExp][] = [
+      [responses, 'openai', /looks like an OpenAI Responses request \("input"\), not OpenAI Chat Completions/, /pass --provider openai-responses/],
+      [chat, 'openai-responses', /has "messages", which OpenAI Responses requests do not use \(they take "input" and "instructions"\)/, /--provider openai/],
+      [chat, 'gemini', /has "messages", which Gemini requests do not use \(they take "contents"\)/, /--provider openai \(Chat Completions\) or --provider anthropic/],
+      [write('text.json', { model: 'gpt-4o', messages: 'hi' }), 'openai', /has "messages" as text \("hi"\); OpenAI Chat Completions takes a list of messages/, /write "messages" as a list of messages/],
+      [write('text2.json', { model: 'claude-sonnet-4-5', messages: 'hi' }), 'anthropic', /has "messages" as text/, /a list of messages/],
+    ];
+    for (const [file, provider, message, hint] of cases) {
+      const run = await runBin(['tokens', file, '-P', provider]);
+      expect(run.code, `${provider} ${file}`).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(hint);
+    }
+    // Without --provider the body is counted as Chat Completions: a Responses body is refused too.
+    expect((await runBin(['tokens', responses])).stderr).toMatch(/hint: pass --provider openai-responses/);
+    // The right provider counts what is there.
+    const counted = JSON.parse((await runMain(['tokens', responses, '-P', 'openai-responses', '--json'])).stdout);
+    expect(counted.breakdown.messages).toBeGreaterThan(10);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'toolman-tokens-'));

@@ -82,6 +82,46 @@ describe('importTools', () => {
     }
   });
 
+  it('reads toolman\'s own Gemini enums back as numbers, drops format: enum, and converts draft-04 exclusive bounds', () => {
+    const [tool] = importTools(fixture('gemini-enums.json')).tools;
+    expect(tool!.entry.parameters).toEqual({
+      type: 'object',
+      properties: {
+        priority: { type: 'integer', enum: [1, 2, 3], default: 2, description: 'Priority level' },
+        ratio: { type: 'number', enum: [0.5, 1, 1.5], description: 'Scale factor' },
+        mode: { type: 'string', enum: ['fast', 'slow'], description: 'How to apply it' },
+        threshold: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'Degrees' },
+      },
+      required: ['priority'],
+    });
+    expect(tool!.changes).toEqual(expect.arrayContaining([
+      'enum values written as text on an integer became numbers ("1" → 1)',
+      'enum values written as text on a number became numbers ("1" → 1)',
+      '`format: enum` removed (Gemini\'s marker for an enum; the `enum` says it)',
+      'draft-04 `exclusiveMinimum: true` with `minimum` became `exclusiveMinimum` holding the bound (draft 2020-12)',
+      'draft-04 `exclusiveMaximum: false` removed (`maximum` stays inclusive)',
+    ]));
+    // Text that is not a number stays as it is (and a string type is never touched).
+    const [mixed] = importTools([{ name: 'm', parameters: { type: 'object', properties: { a: { type: 'integer', enum: ['1', 'two'] }, b: { type: 'string', enum: ['1'] } } } }], { from: 'openai-functions' }).tools;
+    expect(mixed!.entry.parameters).toMatchObject({ properties: { a: { enum: ['1', 'two'] }, b: { enum: ['1'] } } });
+    const [lone] = importTools([{ name: 'l', parameters: { type: 'object', properties: { a: { type: 'number', exclusiveMaximum: true } } } }], { from: 'openai-functions' }).tools;
+    expect(lone!.entry.parameters).toEqual({ type: 'object', properties: { a: { type: 'number' } } });
+    expect(lone!.changes).toContain('draft-04 `exclusiveMaximum: true` without `maximum` removed (it bounded nothing)');
+  });
+
+  it('reads MCP hints written as text ("true"/"false") as booleans, saying they were strings', () => {
+    const { tools } = importTools(fixture('mcp-string-hints.json'));
+    expect(tools.map((t) => [t.entry.name, t.entry.effect, t.entry.tags])).toEqual([
+      ['list_buckets', 'read', ['idempotent']],
+      ['empty_bucket', 'destructive', undefined],
+      ['tag_bucket', 'write', undefined],
+    ]);
+    expect(tools[0]!.changes).toEqual(expect.arrayContaining(['readOnlyHint was the string "true"; read as true', 'readOnlyHint: true became effect: read', 'idempotentHint was the string "true"; read as true', 'openWorldHint was the string "false"; read as false', 'openWorldHint: false noted (nothing to set)']));
+    expect(tools[1]!.changes).toEqual(expect.arrayContaining(['destructiveHint was the string "True"; read as true', 'destructiveHint: true became effect: destructive']));
+    expect(tools[2]!.changes).toEqual(expect.arrayContaining(['readOnlyHint "no" is not a boolean; ignored (MCP\'s default applies)', 'destructiveHint was the string "false"; read as false', 'destructiveHint: false became effect: write']));
+    expect(tools.flatMap((t) => t.changes).some((c) => /no readOnlyHint/.test(c))).toBe(false);
+  });
+
   it('gives a valid name its own spelling first, and suffixes renamed tools that collide', () => {
     const { tools } = importTools(fixture('bfcl.json'));
     expect(tools.map((t) => t.entry.name)).toEqual(['math_factorial_2', 'math_factorial', 'Geo_distance']);

@@ -20,9 +20,23 @@ const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const OPENAI_STRICT_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', '$ref', '$defs', 'definitions', 'description', 'title', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems']);
 const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 
+/** `items: false` is not a schema any provider takes (OpenAI, Anthropic: JSON Schema objects; Gemini: a Schema). */
+function checkNoFalseItems(name: string, schema: unknown, out: string[]): void {
+  for (const { node, path } of schemaNodes(schema)) if (node.items === false) out.push(`${name} ${path}: items: false is not a schema`);
+}
+
+/** Strict modes close every object: two closed object parts of one allOf accept only {}. */
+function checkClosedAllOf(name: string, schema: unknown, out: string[]): void {
+  for (const { node, path } of schemaNodes(schema)) {
+    if (Array.isArray(node.allOf) && node.allOf.filter((b) => isRecord(b) && b.additionalProperties === false).length > 1) out.push(`${name} ${path}: allOf of closed objects accepts only {}`);
+  }
+}
+
 function checkOpenAiSchema(name: string, schema: unknown, strict: boolean, out: string[]): void {
   if (!isRecord(schema) || schema.type !== 'object') out.push(`${name}: parameters root must be type object`);
+  checkNoFalseItems(name, schema, out);
   if (!strict) return;
+  checkClosedAllOf(name, schema, out);
   if (isRecord(schema) && (schema.anyOf || schema.oneOf)) out.push(`${name}: strict root must not be a union`);
   let depth = 0;
   for (const { node, path } of schemaNodes(schema)) {
@@ -103,7 +117,9 @@ export function checkAnthropic(payload: Node): string[] {
     if (!OPENAI_NAME.test(name)) out.push(`${name}: invalid tool name`);
     const schema = tool.input_schema as Node | undefined;
     if (!isRecord(schema) || schema.type !== 'object') out.push(`${name}: input_schema root must be type object`);
+    checkNoFalseItems(name, schema, out);
     if (tool.strict === true) {
+      checkClosedAllOf(name, schema, out);
       strictTools++;
       for (const { node, path } of schemaNodes(schema)) {
         for (const key of ANTHROPIC_STRICT_FORBIDDEN) if (key in node) out.push(`${name} ${path}: ${key} not supported with strict`);
@@ -147,8 +163,14 @@ export function checkGemini(payload: Node): string[] {
   for (const declaration of declarations) {
     const name = String(declaration.name);
     if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(name)) out.push(`${name}: Gemini names start with a letter or _ (64 characters at most)`);
-    if (declaration.parametersJsonSchema !== undefined) continue;
+    if (declaration.parametersJsonSchema !== undefined) {
+      checkNoFalseItems(name, declaration.parametersJsonSchema, out);
+      continue;
+    }
     for (const { node, path } of schemaNodes(declaration.parameters)) {
+      // API error (lobehub#5002, browser-use#7): "properties: should be non-empty for OBJECT type";
+      // in the API's proto an absent map and an empty one are the same.
+      if (node.type === 'OBJECT' && !(isRecord(node.properties) && Object.keys(node.properties).length > 0)) out.push(`${name} ${path}: properties should be non-empty for OBJECT type`);
       if (Array.isArray(node.anyOf)) {
         if (Object.keys(node).length !== 1) out.push(`${name} ${path}: anyOf must be alone on its node`);
         continue;
@@ -158,6 +180,7 @@ export function checkGemini(payload: Node): string[] {
       if (isRecord(node.properties)) for (const key of Object.keys(node.properties)) if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/.test(key)) out.push(`${name} ${path}: parameter name "${key}" is not accepted`);
       if (typeof node.type !== 'string' || !GEMINI_TYPES.has(node.type)) out.push(`${name} ${path}: every node needs a Gemini type`);
       if (Array.isArray(node.enum) && (node.type !== 'STRING' || node.enum.some((v) => typeof v !== 'string'))) out.push(`${name} ${path}: enums are strings`);
+      if ('items' in node && !isRecord(node.items)) out.push(`${name} ${path}: items must be a Schema`);
       if (typeof node.format === 'string' && !(GEMINI_FORMATS[String(node.type)] ?? []).includes(node.format)) out.push(`${name} ${path}: format ${node.format} not accepted for ${String(node.type)}`);
     }
   }

@@ -174,5 +174,9 @@ describe('the checkers themselves', () => {
     expect(CHECKERS['openai-responses']({ tools: [{ type: 'function', name: 'a', defer_loading: true, parameters: { type: 'object' } }] })).toContain('deferred functions need a tool_search tool');
     expect(CHECKERS.anthropic({ tools: [{ name: 'a', input_schema: { type: 'object' }, defer_loading: true }] })).toEqual(expect.arrayContaining(['deferred tools need a tool search tool', 'at least one tool must stay loaded']));
     expect(CHECKERS.gemini({ tools: [{ functionDeclarations: [{ name: '1a', parameters: { type: 'object', additionalProperties: false, properties: { e: { type: 'INTEGER', enum: [1] } } } }] }] }).length).toBeGreaterThanOrEqual(4);
+    // Shapes the APIs refuse or cannot satisfy: an OBJECT without properties, items: false, closed allOf parts.
+    expect(CHECKERS.gemini({ tools: [{ functionDeclarations: [{ name: 'a', parameters: { type: 'OBJECT', properties: { m: { type: 'OBJECT', properties: {} }, t: { type: 'ARRAY', items: false } } } }] }] })).toEqual(['a #/properties/m: properties should be non-empty for OBJECT type', 'a #/properties/t: items must be a Schema']);
+    expect(CHECKERS.openai({ tools: [{ type: 'function', function: { name: 'a', parameters: { type: 'object', properties: { t: { type: 'array', prefixItems: [{ type: 'string' }], items: false } } } } }] })).toEqual(['a #/properties/t: items: false is not a schema']);
+    expect(CHECKERS.anthropic({ tools: [{ name: 'a', strict: true, input_schema: { type: 'object', additionalProperties: false, properties: { u: { allOf: [{ type: 'object', properties: { x: { type: 'string' } }, additionalProperties: false }, { type: 'object', properties: { y: { type: 'string' } }, additionalProperties: false }] } } } }] })).toContain('a #/properties/u: allOf of closed objects accepts only {}');
   });
 });

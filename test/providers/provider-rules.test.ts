@@ -36,8 +36,8 @@ describe('Anthropic strict', () => {
     expect(properties.tags).toEqual({ type: 'array', items: { type: 'string' }, description: 'Tags to match (at least 2 items; at most 5 items)' });
     expect(properties.page_size).toEqual({ type: 'integer', description: 'Results per page (at least 1; at most 100)' });
     expect(properties.filter!.additionalProperties).toBe(false);
-    // allOf without $ref is supported as it is.
-    expect(properties.mode!.allOf).toEqual([{ type: 'string' }, { enum: ['all', 'any'] }]);
+    // allOf parts that say different things of one value are merged into one schema.
+    expect(properties.mode).toEqual({ description: 'How to combine filters', type: 'string', enum: ['all', 'any'] });
   });
 
   it('refuses recursion, open maps, and allOf with $ref, saying where', () => {
@@ -75,9 +75,9 @@ describe('OpenAI strict', () => {
 describe('limits and warnings', () => {
   it('warns when a request has more tools than the provider takes', () => {
     const many = Array.from({ length: 600 }, (_, i) => ({ ...tool('update_ticket'), name: `t${i}` }));
-    expect(format('openai', many.slice(0, 129)).warnings).toContainEqual({ message: '129 functions in one request; Chat Completions takes at most 128 (defer some tools behind tool_search)' });
+    expect(format('openai', many.slice(0, 129)).warnings).toContainEqual({ code: 'TM0405', message: '129 functions in one request; Chat Completions takes at most 128 (defer some tools behind tool_search)' });
     expect(format('openai', many.slice(0, 128)).warnings).toEqual([]);
-    expect(format('gemini', many.slice(0, 513)).warnings).toContainEqual({ message: '513 function declarations in one request; Gemini takes at most 512 (defer some tools behind tool_search)' });
+    expect(format('gemini', many.slice(0, 513)).warnings).toContainEqual({ code: 'TM0405', message: '513 function declarations in one request; Gemini takes at most 512 (defer some tools behind tool_search)' });
   });
 });
 
@@ -93,8 +93,15 @@ describe('Gemini keeps what the Schema type takes', () => {
     expect(declaration('add_contact').parameters!.required).toEqual(['_1st_contact']);
   });
 
-  it('warns that an open map loses its keys, naming the escape hatch', () => {
-    expect(format('gemini', [tool('add_contact')]).warnings).toContainEqual({ tool: 'add_contact', message: 'add_contact: parameters.labels allows any key (additionalProperties), which Gemini\'s schema subset cannot express: only its declared keys are sent (--gemini-json-schema keeps it)' });
+  it('sends an open map without properties of its own as JSON text (an OBJECT without properties is refused)', () => {
+    const properties = declaration('add_contact').parameters!.properties as Record<string, Record<string, unknown>>;
+    expect(properties.labels).toEqual({ type: 'STRING', description: 'Free-form labels (a JSON object with any keys, each value a string, written as JSON text)' });
+    expect(format('gemini', [tool('add_contact')]).warnings).toEqual([]);
+  });
+
+  it('warns that an open map with declared properties loses its other keys, naming the escape hatch', () => {
+    const open: Tool = { ...tool('add_contact'), name: 'add_meta', parameters: { type: 'object', properties: { meta: { type: 'object', properties: { id: { type: 'string' } }, additionalProperties: true, description: 'Metadata' } } } };
+    expect(format('gemini', [open]).warnings).toContainEqual({ tool: 'add_meta', message: 'add_meta: parameters.meta allows any key (additionalProperties), which Gemini\'s schema subset cannot express: only its declared keys are sent (--gemini-json-schema keeps it)' });
   });
 });
 
@@ -106,8 +113,11 @@ describe('the round trip: what the model sends comes back in the catalog\'s term
     expect(decodeArguments('openai', { strict: true }, tool('find_orders'), { tags: ['a', 'b'], filter: null }).arguments).toEqual({ tags: ['a', 'b'], filter: null });
   });
 
-  it('Gemini: renamed properties and enums as text come back', () => {
+  it('Gemini: renamed properties, enums as text and open maps as JSON text come back', () => {
     expect(decodeArguments('gemini', {}, tool('add_contact'), { _1st_contact: 'Ana', priority: '3' }).arguments).toEqual({ '1st_contact': 'Ana', priority: 3 });
+    expect(decodeArguments('gemini', {}, tool('add_contact'), { _1st_contact: 'Ana', labels: '{"team":"core"}' })).toEqual({ arguments: { '1st_contact': 'Ana', labels: { team: 'core' } }, changes: ['property "_1st_contact" renamed back to "1st_contact"', 'an object sent as JSON text was parsed'] });
+    // Text that is not a JSON object stays as sent, for argument validation to refuse.
+    expect(decodeArguments('gemini', {}, tool('add_contact'), { _1st_contact: 'Ana', labels: '[1]' }).arguments).toEqual({ '1st_contact': 'Ana', labels: '[1]' });
   });
 
   it('runs through the session: a strict model\'s nulls and Gemini\'s renames pass validation', async () => {

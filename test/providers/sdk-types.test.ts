@@ -76,6 +76,12 @@ describe('[real data] formatted payloads type-check against the official SDKs', 
       const session = new ToolSession(loaded, { profile: catalog === 'large' ? 'minimal' : undefined });
       sets.push({ name: catalog, tools: session.offered(1).tools, deferred: session.selection.deferred });
     }
+    // Shapes the real sets have few or none of: open maps without additionalProperties, tuples,
+    // allOf of object parts, tools without parameters; and the provider-rule fixtures.
+    for (const fixture of ['schema-shapes', 'provider-rules']) {
+      const { catalog: loaded } = loadCatalog([join(ROOT, 'test', 'fixtures', 'catalogs', `${fixture}.yaml`)]);
+      sets.push({ name: fixture, tools: loaded.tools, deferred: [] });
+    }
     const files: string[] = [];
     for (const provider of Object.keys(HEADER) as ProviderName[]) {
       const tools = new Set<string>();

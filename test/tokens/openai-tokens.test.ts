@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { countRequest } from '../../src/tokens/count-request.js';
 import { anthropicToolOverhead } from '../../src/tokens/estimates.js';
 import { openAiEncodingFor } from '../../src/tokens/openai-tokens.js';
+import { requestShapeRefusal } from '../../src/tokens/request-shape.js';
 import { ROOT } from '../helpers/paths.js';
 
 const TOKENS = join(ROOT, '..', 'shared', 'data', 'tokens');
@@ -108,5 +109,74 @@ describe('Anthropic estimate', () => {
     ];
     for (const [model, choice, tokens] of cases) expect(anthropicToolOverhead(model, choice).tokens, model).toBe(tokens);
     expect(anthropicToolOverhead('claude-future-9', 'auto').label).toMatch(/assumed for claude-future-9/);
+  });
+});
+
+describe('exact only where measured: the shape and the model family', () => {
+  const weather = cookbook.examples.find((e: { id: string }) => e.id === 'cookbook-tools-weather');
+  const body = (model: string, parameters?: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const tools = structuredClone(weather.tools) as { function: { parameters: Record<string, unknown> } }[];
+    if (parameters) Object.assign(tools[0]!.function.parameters, parameters);
+    return { model, messages: weather.messages, tools, ...extra };
+  };
+  const measured = (model: string) => weather.api_prompt_tokens[model] as number;
+
+  it('counts on the measured families exactly, snapshots included; any other model is an estimate that says why', async () => {
+    expect(await countRequest('openai', body('gpt-4o-2024-08-06'))).toMatchObject({ tokens: measured('gpt-4o'), estimate: false });
+    expect(await countRequest('openai', body('gpt-4-0613'))).toMatchObject({ tokens: measured('gpt-4'), estimate: false });
+    for (const model of ['gpt-4.1', 'gpt-5', 'o3-mini', 'totally-unknown', 'claude-sonnet-4-5', 'gpt-4-32k']) {
+      const result = await countRequest('openai', body(model));
+      expect(result, model).toMatchObject({ estimate: true, reasons: [`model ${model} is not one the counting rules were measured on`] });
+      expect(result.tokens, model).toBeGreaterThan(90);
+    }
+    // Legacy functions: hmarr measured gpt-3.5-turbo only, not gpt-4.
+    const legacy = await countRequest('openai', { model: 'gpt-4', messages: [{ role: 'user', content: 'hi' }], functions: [{ name: 'f', parameters: { type: 'object', properties: {} } }] });
+    expect(legacy).toMatchObject({ estimate: true, reasons: ['legacy functions: rules measured on gpt-3.5-turbo (cl100k_base) only'] });
+  });
+
+  it('counts a root description, $defs and an additionalProperties schema (never 0), as an estimate naming each', async () => {
+    const base = (await countRequest('openai', body('gpt-4o'))).tokens;
+    const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ description: words }, '"description" at the root'],
+      [{ $defs: { unit: { type: 'string', description: words } } }, '"$defs" at the root'],
+      [{ additionalProperties: { type: 'string', description: words } }, '"additionalProperties" at the root'],
+    ];
+    for (const [parameters, reason] of cases) {
+      const result = await countRequest('openai', body('gpt-4o', parameters));
+      expect(result, reason).toMatchObject({ estimate: true, reasons: [reason] });
+      expect(result.tokens - base, reason).toBeGreaterThan(200);
+    }
+    // additionalProperties: false adds nothing and is measured (hmarr's cases have it).
+    expect(await countRequest('openai', body('gpt-4o', { additionalProperties: false }))).toMatchObject({ tokens: measured('gpt-4o'), estimate: false });
+  });
+
+  it('counts response_format (Chat) and text.format (Responses) as text, and says so', async () => {
+    const schema = { name: 'weather', schema: { type: 'object', properties: { summary: { type: 'string', description: 'A long summary of the weather for the next seven days' } } } };
+    const chat = await countRequest('openai', body('gpt-4o', undefined, { response_format: { type: 'json_schema', json_schema: schema } }));
+    expect(chat).toMatchObject({ estimate: true, reasons: ['response_format'] });
+    expect(chat.breakdown.response_format).toBeGreaterThan(20);
+    expect(chat.tokens).toBe(measured('gpt-4o') + chat.breakdown.response_format!);
+    expect(await countRequest('openai', body('gpt-4o', undefined, { response_format: { type: 'text' } }))).toMatchObject({ tokens: measured('gpt-4o'), estimate: false });
+    const responses = await countRequest('openai-responses', { model: 'gpt-4o', input: 'hi', text: { format: { type: 'json_schema', ...schema } } });
+    expect(responses.reasons).toContain('text.format');
+    expect(responses.breakdown['text.format']).toBeGreaterThan(20);
+  });
+
+  it('counts Responses input items that are not messages', async () => {
+    const call = { type: 'function_call', call_id: 'c1', name: 'get_current_weather', arguments: JSON.stringify({ location: 'San Francisco, CA', unit: 'celsius' }) };
+    const without = await countRequest('openai-responses', { model: 'gpt-4o', input: [{ role: 'user', content: 'Weather?' }] });
+    const withCall = await countRequest('openai-responses', { model: 'gpt-4o', input: [{ role: 'user', content: 'Weather?' }, call, { type: 'function_call_output', call_id: 'c1', output: '18 degrees and sunny' }] });
+    expect(withCall.tokens - without.tokens).toBeGreaterThan(20);
+  });
+
+  it('refuses bodies shaped for another API, or conversations in a field it does not read', async () => {
+    await expect(countRequest('openai', { model: 'gpt-4o', input: 'hi', instructions: 'Be brief.' })).rejects.toThrow(/looks like an OpenAI Responses request \("input"\), not OpenAI Chat Completions/);
+    await expect(countRequest('openai-responses', { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow(/has "messages", which OpenAI Responses requests do not use/);
+    await expect(countRequest('openai', { model: 'gpt-4o', messages: 'hi' })).rejects.toThrow(/has "messages" as text \("hi"\); OpenAI Chat Completions takes a list of messages/);
+    await expect(countRequest('gemini', { messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow(/has "messages", which Gemini requests do not use \(they take "contents"\)/);
+    expect(requestShapeRefusal('anthropic', { model: 'gpt-4o', messages: [{ role: 'system', content: 'x' }] })).toEqual({ message: 'looks like an OpenAI Chat Completions request (a "system" message), not Anthropic Messages', hint: 'pass --provider openai' });
+    expect(requestShapeRefusal('openai', { model: 'gemini-2.5-flash', contents: [] })).toMatchObject({ message: 'looks like a Gemini request ("contents"), not OpenAI Chat Completions' });
+    expect(requestShapeRefusal('gemini', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] })).toBeUndefined();
   });
 });

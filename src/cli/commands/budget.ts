@@ -39,7 +39,7 @@ export async function budgetCommand(options: BudgetCommandOptions, io: CliIO): P
       { exact: options.exact ?? false },
     );
     return printBudget(report, provider, options, io);
-  });
+  }, { requireValid: 'all' });
 }
 
 async function printBudget(report: BudgetReport, provider: ProviderName, options: BudgetCommandOptions, io: CliIO): Promise<ExitCode> {

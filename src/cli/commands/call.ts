@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { resolve } from 'node:path';
-import { describeFsError } from '../../shared/fs-errors.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { DEFAULT_MAX_BYTES, MiB, readRegularFile } from '../../shared/read-file.js';
 import type { ApprovalDecision, ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
 import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { plainText } from '../output/terminal-text.js';
+import { formatOptions } from '../format-options.js';
+import { parseJsonText } from '../../shared/json-text.js';
 
 export interface CallOptions {
   tool?: string;
@@ -28,11 +29,7 @@ export interface CallOptions {
 }
 
 function readJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ToolmanError(ErrorCode.USAGE, `${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  return parseJsonText(text, what);
 }
 
 /** One JSON value per line (JSONL); a bad line is an error naming it. */
@@ -40,20 +37,20 @@ function jsonLines(text: string, file: string): unknown[] {
   return text.split('\n').flatMap((line, i) => (line.trim() === '' ? [] : [readJson(line, `${file}:${i + 1}`)]));
 }
 
-function readFile(file: string, cwd: string): string {
-  try {
-    return readFileSync(resolve(cwd, file), 'utf8');
-  } catch (error) {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${file}: ${describeFsError(error)}`);
-  }
+/** One call's arguments are far smaller than a catalog; 16 MiB still fits a large file's content passed inline. */
+const MAX_ARGS_FILE_BYTES = 16 * MiB;
+
+/** Reads --args-file or --batch: regular files only, within a size limit (FILE_UNREADABLE otherwise). */
+function readFile(file: string, cwd: string, what: '--args-file' | '--batch'): string {
+  return readRegularFile(file, { cwd, label: what, maxBytes: what === '--args-file' ? MAX_ARGS_FILE_BYTES : DEFAULT_MAX_BYTES });
 }
 
 /** The calls to run: one tool with --args / --args-file, or a --batch file of calls. */
 function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
   if (options.batch) {
     if (options.tool) throw new ToolmanError(ErrorCode.USAGE, 'give either a TOOL or --batch, not both');
-    const text = readFile(options.batch, cwd);
-    const list = /^\s*\[/.test(text) ? readJson(text, options.batch) : jsonLines(text, options.batch);
+    const text = readFile(options.batch, cwd, '--batch');
+    const list = /^\uFEFF?\s*\[/.test(text) ? readJson(text, options.batch) : jsonLines(text.replace(/^\uFEFF/, ''), options.batch);
     if (!Array.isArray(list)) throw new ToolmanError(ErrorCode.USAGE, `${options.batch} must hold a list of calls: [{"id", "name", "arguments"}], or one call per line (JSONL)`);
     return list.map((item, i) => {
       const call = item as Partial<ToolCall>;
@@ -63,7 +60,7 @@ function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
   }
   if (!options.tool) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call, or pass --batch FILE', { hint: 'toolman call search_email --args \'{"query": "invoice"}\'' });
   if (options.args !== undefined && options.argsFile !== undefined) throw new ToolmanError(ErrorCode.USAGE, 'give --args or --args-file, not both');
-  const args = options.args !== undefined ? readJson(options.args, '--args') : options.argsFile !== undefined ? readJson(readFile(options.argsFile, cwd), options.argsFile) : {};
+  const args = options.args !== undefined ? readJson(options.args, '--args') : options.argsFile !== undefined ? readJson(readFile(options.argsFile, cwd, '--args-file'), options.argsFile) : {};
   return [{ id: 'c1', name: options.tool, arguments: args }];
 }
 
@@ -91,7 +88,9 @@ export async function callCommand(options: CallOptions, io: CliIO): Promise<Exit
       io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
     };
     const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
-    const decode = options.provider ? { provider: options.provider, format: { strict: options.strict ?? false, geminiJsonSchema: options.geminiJsonSchema ?? false } } : {};
+    // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
+    const format = formatOptions(manager.catalog.format, { ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
+    const decode = options.provider ? { provider: options.provider, format } : {};
     const named = calls.map((call) => (decode.provider ? session.decodeCall(call, decode.provider, decode.format).name : call.name));
     // A tool named on the command line must exist: that is a usage error, as for `show`.
     if (options.tool) manager.tool(named[0]!);
@@ -112,16 +111,17 @@ export async function callCommand(options: CallOptions, io: CliIO): Promise<Exit
     for (const response of turn.responses) {
       const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
       if (response.ok) {
-        io.stdout.write(head + pretty(response.content) + '\n');
+        // A tool's output is data: on a terminal it must not move the cursor or recolour the screen.
+        io.stdout.write(head + (io.stdout.isTTY ? plainText(pretty(response.content)) : pretty(response.content)) + '\n');
         if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
       } else {
         if (head) io.stdout.write(head);
-        io.stderr.write(`${c.red('error:')} ${response.error}\n`);
+        io.stderr.write(`${c.red('error:')} ${io.stderr.isTTY ? plainText(response.error ?? '') : response.error}\n`);
       }
     }
     if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
     return failed ? EXIT.FAILURE : EXIT.OK;
-  });
+  }, { requireValid: 'all' });
 }
 
 function pretty(content: string): string {

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { describeFsError } from '../../shared/fs-errors.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { readRegularFile } from '../../shared/read-file.js';
 import type { CaseResult, SearchCase, SearchMetrics } from '../../search/search-metrics.js';
 import { evaluateSearch } from '../../search/evaluate-search.js';
 import type { Tool } from '../../catalog/types.js';
@@ -9,6 +7,7 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { clip } from '../output/clip.js';
 import { withManager } from '../open-manager.js';
+import { jsonErrorReason } from '../../shared/json-text.js';
 
 export interface EvalSearchOptions {
   cases: string;
@@ -21,20 +20,15 @@ export interface EvalSearchOptions {
 
 /** Reads a JSONL file of `{id, query, gold[, category]}` lines; a bad line is an error naming it. */
 export function readCases(file: string, cwd: string): SearchCase[] {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, file), 'utf8');
-  } catch (error) {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${file}: ${describeFsError(error)}`);
-  }
+  const text = readRegularFile(file, { cwd, label: 'cases file' });
   const cases: SearchCase[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(i === 0 ? line.replace(/^\uFEFF/, '') : line);
     } catch (error) {
-      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 1}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 1}: not valid JSON (${jsonErrorReason(error)})`);
     }
     const item = value as Partial<SearchCase>;
     if (typeof item.query !== 'string' || !Array.isArray(item.gold) || !item.gold.every((g) => typeof g === 'string') || item.gold.length === 0) {

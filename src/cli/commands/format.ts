@@ -1,7 +1,8 @@
 import type { Diagnostic } from '../../catalog/diagnostic.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { SearchMode } from '../../session/tool-session.js';
-import { PROVIDERS, type FormatResult, type ProviderName } from '../../providers/types.js';
+import type { Severity } from '../../catalog/diagnostic-codes.js';
+import { PROVIDER_LABELS, PROVIDERS, type FormatOptions, type FormatResult, type FormatWarning, type ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { formatOptions, type FormatFlags } from '../format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -36,15 +37,58 @@ export async function formatCommand(options: FormatCommandOptions, io: CliIO): P
     // What validate says about the tools sent (and about the profile's tool count) is said here too.
     const sent = new Set([...(options.tool?.length ? options.tool.map((name) => manager.tool(name)) : session.offered(round).tools).map((t) => t.name), ...results.flatMap((r) => Object.keys(r.sent))]);
     const profile = session.selection.profile.name;
-    const findings = (await manager.validate()).filter(
-      (d) => d.severity !== 'info' || (formatting.strict && (d.code === 'TM0401' || d.code === 'TM0402')),
-    ).filter((d) => (d.tool !== undefined && sent.has(d.tool)) || (d.code === 'TM0405' && d.message.startsWith(`profile ${profile} sends`)));
-    return printFormat(results, findings, options, io);
-  });
+    const findings = (await manager.validate())
+      // Infos only where they describe what this payload does: strict mode's restated keywords.
+      .filter((d) => d.severity !== 'info' || (formatting.strict && d.code === 'TM0401'))
+      .filter((d) => (d.tool !== undefined && sent.has(d.tool)) || (!options.tool?.length && d.code === 'TM0405' && d.message.startsWith(`profile ${profile} sends`)))
+      .filter((d) => providers.some((provider) => concerns(d, provider, formatting)))
+      // Said once: what the formatter itself warns about (non-strict tools, tools not sent, tool counts) is not repeated.
+      .filter((d) => !results.some((r) => concerns(d, r.provider, formatting) && r.warnings.some((w) => w.code === d.code && w.tool === d.tool)));
+    const notes: FormatWarning[] = [];
+    if (options.provider && !options.allProviders) notes.push(...unusedFlags(options, options.provider));
+    return printFormat(results, findings, notes, options, io);
+  }, { requireValid: 'all' });
 }
 
-async function printFormat(results: FormatResult[], findings: Diagnostic[], options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
-  const located = findings.map((d) => ({ ...(d.tool ? { tool: d.tool } : {}), code: d.code, message: `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}` }));
+/**
+ * Whether a validate finding is about what `provider` is sent: OpenAI strict mode's findings
+ * (TM0401, TM0402) only with --strict and for OpenAI; Gemini's schema and name findings (TM0403,
+ * TM0404, TM0203) only for Gemini; TM0202's name rule is OpenAI's and Anthropic's; a tool-count
+ * finding (TM0405) only for the provider whose limit it names. Everything else concerns every provider.
+ */
+function concerns(d: Diagnostic, provider: ProviderName, formatting: FormatOptions): boolean {
+  const openai = provider === 'openai' || provider === 'openai-responses';
+  switch (d.code) {
+    case 'TM0401':
+    case 'TM0402':
+      return openai && formatting.strict === true;
+    case 'TM0403':
+    case 'TM0404':
+      return provider === 'gemini' && !formatting.geminiJsonSchema;
+    case 'TM0203':
+      return provider === 'gemini';
+    case 'TM0202':
+      return provider !== 'gemini';
+    case 'TM0405':
+      return d.message.includes(`; ${PROVIDER_LABELS[provider]} takes at most`);
+    default:
+      return true;
+  }
+}
+
+/** Flags given on the command line that change nothing for this provider, so they are not silently ignored. */
+function unusedFlags(options: FormatCommandOptions, provider: ProviderName): FormatWarning[] {
+  const notes: FormatWarning[] = [];
+  if (options.cacheControl && provider !== 'anthropic') notes.push({ message: `--cache-control has no effect for ${provider}: cache_control breakpoints are Anthropic's (only --provider anthropic sends them)` });
+  if (options.geminiJsonSchema && provider !== 'gemini') notes.push({ message: `--gemini-json-schema has no effect for ${provider}: it changes only what Gemini is sent` });
+  if (options.strict && provider === 'gemini') notes.push({ message: '--strict has no effect for gemini: strict schemas are OpenAI\'s and Anthropic\'s' });
+  return notes;
+}
+
+async function printFormat(results: FormatResult[], findings: Diagnostic[], notes: FormatWarning[], options: FormatCommandOptions, io: CliIO): Promise<ExitCode> {
+  const located = findings.map((d) => ({ ...(d.tool ? { tool: d.tool } : {}), code: d.code, severity: d.severity, message: `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}` }));
+  const c = palette(colorEnabled(io, io.stderr));
+  const word: Record<Severity, string> = { error: c.red('error:'), warning: c.yellow('warning:'), info: c.cyan('info:') };
   if (options.allProviders) {
     const names = [...new Set(results.flatMap((r) => [...Object.keys(r.sent), ...Object.keys(r.changes)]))];
     if (options.json) {
@@ -56,16 +100,16 @@ async function printFormat(results: FormatResult[], findings: Diagnostic[], opti
       table.push([name, ...results.map((r) => (!(name in r.sent) ? `NOT SENT ${(r.changes[name] ?? []).join('; ')}`.trim() : (r.changes[name] ?? []).join('\n') || 'as is'))]);
     }
     io.stdout.write(table.toString() + '\n');
-    const c = palette(colorEnabled(io, io.stderr));
-    for (const warning of located) io.stderr.write(`${c.yellow('warning:')} ${warning.message}\n`);
+    for (const r of results) for (const warning of r.warnings) io.stderr.write(`${word.warning} [${r.provider}] ${warning.message}\n`);
+    for (const finding of located) io.stderr.write(`${word[finding.severity]} ${finding.message}\n`);
     return EXIT.OK;
   }
 
   const result = results[0]!;
-  io.stdout.write(JSON.stringify(options.json ? { ...result, warnings: [...result.warnings, ...located] } : result.payload, null, 2) + '\n');
+  io.stdout.write(JSON.stringify(options.json ? { ...result, warnings: [...notes, ...result.warnings, ...located] } : result.payload, null, 2) + '\n');
   if (!options.json) {
-    const c = palette(colorEnabled(io, io.stderr));
-    for (const warning of [...result.warnings, ...located]) io.stderr.write(`${c.yellow('warning:')} ${warning.message}\n`);
+    for (const warning of [...notes, ...result.warnings]) io.stderr.write(`${word.warning} ${warning.message}\n`);
+    for (const finding of located) io.stderr.write(`${word[finding.severity]} ${finding.message}\n`);
     const user = [...result.prompts.user, ...result.prompts.reminders.map((r) => `(every turn) ${r}`)];
     if (user.length) io.stderr.write(`${c.dim('user-turn prompt contributions (added by the chat loop, not part of this fragment):')}\n${user.map((u) => `  ${u}`).join('\n')}\n`);
   }

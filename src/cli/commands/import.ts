@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { describeFsError } from '../../shared/fs-errors.js';
+import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, readBoundedStream, readRegularFile } from '../../shared/read-file.js';
 import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
 import { SourceFile } from '../../catalog/source-file.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
@@ -12,6 +12,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { parseJsonText } from '../../shared/json-text.js';
 
 export interface ImportOptions {
   file: string;
@@ -20,15 +21,22 @@ export interface ImportOptions {
   name?: string;
   force?: boolean;
   json?: boolean;
+  /** Reads standard input for `-`; by default process.stdin, up to the input limit. */
   stdin?: () => Promise<string>;
 }
 
-function readInput(file: string, io: CliIO): string {
-  try {
-    return readFileSync(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${file}: ${describeFsError(error)}`);
+/** Tool definitions to import: as large as a catalog may be, since they become one. */
+const MAX_IMPORT_BYTES = DEFAULT_MAX_BYTES;
+
+/** FILE, or standard input for `-`: a regular file, or a stream, of at most MAX_IMPORT_BYTES. */
+async function readInput(options: ImportOptions, io: CliIO): Promise<string> {
+  if (options.file !== '-') return readRegularFile(options.file, { cwd: io.cwd, maxBytes: MAX_IMPORT_BYTES });
+  const text = options.stdin ? await options.stdin() : await readBoundedStream(process.stdin, { label: 'standard input', maxBytes: MAX_IMPORT_BYTES });
+  // A reader passed in may not stop at the limit; what it read is still refused past it.
+  if (Buffer.byteLength(text) > MAX_IMPORT_BYTES) {
+    throw new FileReadError('standard input', `it holds more than ${formatBytes(MAX_IMPORT_BYTES)}, over the limit`);
   }
+  return text;
 }
 
 /**
@@ -39,11 +47,7 @@ function parseInput(text: string, file: string): unknown {
   const trimmed = text.trimStart();
   if (trimmed === '') throw new ToolmanError(ErrorCode.USAGE, `${file} is empty`, { hint: 'give a JSON or YAML file of tool definitions' });
   if (extname(file) === '.json' || trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new ToolmanError(ErrorCode.USAGE, `${file} is not valid JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-    }
+    return parseJsonText(text, file);
   }
   const { file: parsed, diagnostics } = SourceFile.parse(file, file, text);
   const problem = diagnostics.find((d) => d.severity === 'error' && d.code !== 'TM0002');
@@ -56,7 +60,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   if (options.from !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.from)) {
     throw new ToolmanError(ErrorCode.USAGE, `unknown format "${options.from}"`, { hint: `formats: ${IMPORT_FORMATS.join(', ')}` });
   }
-  const text = options.file === '-' ? await (options.stdin?.() ?? Promise.resolve('')) : readInput(options.file, io);
+  const text = await readInput(options, io);
   const source = options.file === '-' ? 'stdin' : basename(options.file);
   const result = importTools(parseInput(text, options.file === '-' ? 'standard input' : options.file), options.from ? { from: options.from as ImportFormat } : {});
   if (result.tools.length === 0) {
@@ -117,7 +121,11 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
     const byEffect = Object.entries(effects).filter(([, n]) => n > 0).map(([effect, n]) => `${n} ${effect === 'unset' ? 'with no effect given (write)' : effect}`);
     io.stderr.write(`  effects: ${byEffect.join(', ')}${effects.destructive ? ' (destructive tools ask for confirmation)' : ''}\n`);
     for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) io.stderr.write(`  ${String(count).padStart(5)} × ${kind}\n`);
-    if (result.skipped.length) io.stderr.write(`  skipped ${result.skipped.length} entries that are not tools (items ${result.skipped.map((s) => s.index).join(', ')})\n`);
+    if (result.skipped.length) {
+      io.stderr.write(`  skipped ${result.skipped.length} ${result.skipped.length === 1 ? 'entry' : 'entries'}:\n`);
+      for (const skip of result.skipped.slice(0, 10)) io.stderr.write(`    item ${skip.index}: ${skip.reason}\n`);
+      if (result.skipped.length > 10) io.stderr.write(`    … and ${result.skipped.length - 10} more\n`);
+    }
     io.stderr.write(`  validate: ${formatCounts(summary)}${output ? ` (run toolman validate ${options.output})` : ''}\n`);
     for (const error of errors.slice(0, 10)) io.stderr.write(`  ${c.red('error')} ${error.code} ${output ? `${options.output}:${error.line}:${error.column} ` : ''}${error.message}\n`);
     if (errors.length) io.stderr.write(`  ${c.red('the imported catalog does not validate')}: fix ${output ? options.output : 'the output'} (or the source) before using it\n`);

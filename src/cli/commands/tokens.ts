@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { describeFsError } from '../../shared/fs-errors.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { readRegularFile } from '../../shared/read-file.js';
 import { exactCounter } from '../../providers/exact-count.js';
 import { PROVIDER_LABELS, type ProviderName } from '../../providers/types.js';
 import { countRequest } from '../../tokens/count-request.js';
-import { requestShape } from '../../tokens/request-shape.js';
-import { isRecord } from '../../shared/is-record.js';
+import { requestShapeRefusal } from '../../tokens/request-shape.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { parseJsonText } from '../../shared/json-text.js';
 
 export interface TokensCommandOptions {
   file: string;
@@ -19,22 +17,14 @@ export interface TokensCommandOptions {
 
 /** `toolman tokens REQUEST.json --provider P`: a whole request body's input tokens. */
 export async function tokensCommand(options: TokensCommandOptions, io: CliIO): Promise<ExitCode> {
-  let body: unknown;
-  try {
-    body = JSON.parse(readFileSync(resolve(io.cwd, options.file), 'utf8'));
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new ToolmanError(ErrorCode.USAGE, `${options.file} is not valid JSON: ${error.message}`);
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `cannot read ${options.file}: ${describeFsError(error)}`);
-  }
+  // A request body: a regular file within the default size limit (FILE_UNREADABLE otherwise).
+  const text = readRegularFile(options.file, { cwd: io.cwd });
+  const body = parseJsonText(text, options.file);
   const provider = options.provider ?? 'openai';
-  const shape = isRecord(body) ? requestShape(body) : undefined;
-  // Chat and Responses bodies share a provider family; any other mismatch makes the count meaningless.
-  const family = (p: string) => (p.startsWith('openai') ? 'openai' : p);
-  if (shape && family(shape.provider) !== family(provider)) {
-    throw new ToolmanError(ErrorCode.USAGE, `${options.file} looks like a ${PROVIDER_LABELS[shape.provider]} request (${shape.because}), not ${PROVIDER_LABELS[provider]}`, {
-      hint: `pass --provider ${shape.provider}`,
-    });
-  }
+  // A body in another provider's format (Chat Completions and Responses included), or with its
+  // conversation where this provider does not read it, would be counted as nonsense.
+  const refusal = requestShapeRefusal(provider, body);
+  if (refusal) throw new ToolmanError(ErrorCode.USAGE, `${options.file} ${refusal.message}`, { hint: refusal.hint });
   const result = await countRequest(provider, body, options.model);
   const counter = options.exact ? exactCounter(provider, result.model, io.env) : undefined;
   if (counter) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { packageRoot } from '../../shared/package-root.js';
@@ -38,7 +38,8 @@ export function toSarif(diagnostics: readonly Diagnostic[], version: string): Lo
     locations: [
       {
         physicalLocation: {
-          artifactLocation: { uri: d.file.split('\\').join('/'), uriBaseId: '%SRCROOT%' },
+          // Relative paths are relative to the checkout (%SRCROOT%); a file outside it gets its own file URL.
+          artifactLocation: isAbsolute(d.file) ? { uri: pathToFileURL(d.file).href } : { uri: d.file.split('\\').join('/'), uriBaseId: '%SRCROOT%' },
           ...(d.line >= 1
             ? {
                 region: {

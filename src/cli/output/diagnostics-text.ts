@@ -39,7 +39,8 @@ export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], option
   for (const d of diagnostics) {
     lines.push(formatDiagnosticLine(d, options.colors));
     const source = options.sources.get(d.file);
-    if (options.frames && d.severity === 'error' && source) lines.push(...formatCodeFrame(source, d, options.colors));
+    // A file that is not a catalog (an include may name any file) is never quoted.
+    if (options.frames && d.severity === 'error' && source?.quotable) lines.push(...formatCodeFrame(source, d, options.colors));
     if (d.hint) lines.push(`    ${options.colors.dim('hint:')} ${d.hint}`);
   }
   return lines.length ? lines.join('\n') + '\n' : '';

@@ -1,7 +1,9 @@
-import { RE2JS } from 're2js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { fillValue } from '../templates.js';
+import { timerDelay } from '../../shared/timers.js';
 import type { RunContext, ToolRunner } from '../runner.js';
+import { ownValue } from '../../shared/own.js';
+import { linearRegExp } from '../../shared/linear-regexp.js';
 
 /**
  * Whether `actual` satisfies `expected`: plain values compare as JSON; objects match as a subset;
@@ -13,7 +15,7 @@ export function matches(actual: unknown, expected: unknown): boolean {
     const entries = Object.entries(expected as Record<string, unknown>);
     if (entries.length > 0 && entries.every(([k]) => k.startsWith('$'))) return entries.every(([op, arg]) => operator(op, actual, arg));
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
-    return entries.every(([key, value]) => matches((actual as Record<string, unknown>)[key], value));
+    return entries.every(([key, value]) => matches(ownValue(actual as Record<string, unknown>, key), value));
   }
   return canonicalJson(actual) === canonicalJson(expected);
 }
@@ -23,7 +25,7 @@ function operator(op: string, actual: unknown, arg: unknown): boolean {
     case '$exists':
       return (actual !== undefined) === Boolean(arg);
     case '$regex':
-      return typeof actual === 'string' && typeof arg === 'string' && RE2JS.compile(arg).matcher(actual).find();
+      return typeof actual === 'string' && typeof arg === 'string' && linearRegExp(arg).test(actual);
     case '$contains':
       return typeof actual === 'string' ? typeof arg === 'string' && actual.includes(arg) : Array.isArray(actual) && actual.some((v) => matches(v, arg));
     case '$in':
@@ -61,7 +63,7 @@ export function delay(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, timerDelay(ms));
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal.reason);

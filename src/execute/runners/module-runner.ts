@@ -1,47 +1,103 @@
-import { existsSync } from 'node:fs';
-import { extname } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { ToolRunner } from '../runner.js';
+import type { Handler } from '../../catalog/types.js';
+import type { RunContext, ToolRunner } from '../runner.js';
+import { ModuleWorkerEnded } from './module-errors.js';
+import { moduleUrl } from './module-url.js';
+import { ModuleWorker } from './module-worker.js';
 
-type ToolFunction = (args: Record<string, unknown>, context: ModuleContext) => unknown;
-
-/** What a module handler's function gets as its second argument. */
+/** What a module handler's function gets as its second argument, inside its worker thread. */
 export interface ModuleContext {
   cwd: string;
+  /** Aborted when toolman cancels the call (timeout, Ctrl-C). */
   signal: AbortSignal;
   progress(message: string): void;
+  /** Per session and tool; lives in the worker, so it is lost if the worker is replaced. */
   scratch: Map<string, unknown>;
   tool: string;
 }
 
-const loaded = new Map<string, Promise<Record<string, unknown>>>();
-
-/** Loads a JavaScript module, or a TypeScript one compiled on the fly with esbuild (loaded only then). */
-async function loadModule(file: string): Promise<Record<string, unknown>> {
-  let module = loaded.get(file);
-  if (!module) {
-    module = (async () => {
-      if (!existsSync(file)) throw new Error(`module file ${file} does not exist`);
-      if (['.ts', '.mts', '.cts'].includes(extname(file))) {
-        const { build } = await import('esbuild');
-        const result = await build({ entryPoints: [file], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'silent' });
-        const code = result.outputFiles[0]!.text;
-        return (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as Record<string, unknown>;
-      }
-      return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    })();
-    loaded.set(file, module);
-  }
-  return module;
+/** Runs module handlers; `close()` stops their workers. */
+export interface ModuleRunner extends ToolRunner<'module'> {
+  close(): Promise<void>;
 }
 
-/** Calls a module's exported function `(args, context)`; resolved relative to the catalog. */
-export const moduleRunner: ToolRunner<'module'> = {
-  kind: 'module',
-  async run({ file, exportName }, args, context) {
-    const module = await loadModule(file);
-    const fn = (exportName === 'default' ? (module.default ?? module) : module[exportName]) as ToolFunction | undefined;
-    if (typeof fn !== 'function') throw new Error(`${file} has no exported function ${JSON.stringify(exportName)}`);
-    return fn(args, { cwd: context.cwd, signal: context.signal, progress: (message) => context.progress(message), scratch: context.scratch, tool: context.tool.name });
-  },
-};
+/**
+ * A module runner with one worker thread per module file (so module-level state lasts across
+ * calls), started on the first call and replaced after the module crashes it. A runner registry
+ * owns one and closes it.
+ */
+export function createModuleRunner(): ModuleRunner {
+  return new WorkerModuleRunner();
+}
+
+type ModuleHandler = Extract<Handler, { kind: 'module' }>;
+
+class WorkerModuleRunner implements ModuleRunner {
+  readonly kind = 'module' as const;
+  private readonly workers = new Map<string, ModuleWorker>();
+  private readonly urls = new Map<string, Promise<string>>();
+  /** Host scratch stores by identity → the id their worker-side copies go by. */
+  private readonly scratchIds = new WeakMap<Map<string, unknown>, number>();
+  private readonly scratchGone = new FinalizationRegistry<number>((id) => {
+    for (const worker of this.workers.values()) worker.forgetScratch(id);
+  });
+  private nextScratchId = 0;
+  private closed = false;
+
+  async run(handler: ModuleHandler, args: Record<string, unknown>, context: RunContext): Promise<unknown> {
+    const url = await this.urlOf(handler.file);
+    let worker = this.workerFor(handler, url);
+    // After a cancel the worker may be blocked: wait (at most the grace) until it answered or was replaced.
+    while (worker.mayBeBlocked && !context.signal.aborted) {
+      await worker.cancelsSettled();
+      worker = this.workerFor(handler, url);
+    }
+    return worker.run({
+      request: { exportName: handler.exportName, args, scratchId: this.scratchId(context.scratch), cwd: context.cwd, tool: context.tool.name },
+      signal: context.signal,
+      progress: (message) => context.progress(message),
+      name: `${context.callId} (${context.tool.name})`,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const workers = [...this.workers.values()];
+    this.workers.clear();
+    await Promise.all(workers.map((worker) => worker.stop('toolman closed its module runner')));
+  }
+
+  /** Compiled once per file; a failure (missing file, compile error) is retried on the next call. */
+  private urlOf(file: string): Promise<string> {
+    let url = this.urls.get(file);
+    if (!url) {
+      url = moduleUrl(file);
+      this.urls.set(file, url);
+      url.catch(() => this.urls.delete(file));
+    }
+    return url;
+  }
+
+  private workerFor(handler: ModuleHandler, url: string): ModuleWorker {
+    if (this.closed) throw new ModuleWorkerEnded('the module runner was closed');
+    const { file } = handler;
+    let worker = this.workers.get(file);
+    if (!worker) {
+      const label = `module ${handler.spec.split('#')[0]}`;
+      worker = new ModuleWorker(label, url, (ended) => {
+        if (this.workers.get(file) === ended) this.workers.delete(file);
+      });
+      this.workers.set(file, worker);
+    }
+    return worker;
+  }
+
+  private scratchId(scratch: Map<string, unknown>): number {
+    let id = this.scratchIds.get(scratch);
+    if (id === undefined) {
+      id = ++this.nextScratchId;
+      this.scratchIds.set(scratch, id);
+      this.scratchGone.register(scratch, id);
+    }
+    return id;
+  }
+}

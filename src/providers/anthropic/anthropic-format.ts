@@ -1,6 +1,7 @@
 import type { Tool } from '../../catalog/types.js';
 import { promptContributions } from '../prompt-contributions.js';
-import { describe, nativeDefinition, resultFor } from '../shared.js';
+import { describe, nativeDefinition, placeOf, resultFor } from '../shared.js';
+import { withoutFalseItems } from '../schema-rewrites.js';
 import type { FormatInput, FormatResult } from '../types.js';
 import { ANTHROPIC_STRICT_LIMITS, ANTHROPIC_TOOL_SEARCH } from './anthropic-facts.js';
 import { fitsClosedObjects, toAnthropicStrict } from './anthropic-strict-schema.js';
@@ -25,7 +26,7 @@ export function formatAnthropic(input: FormatInput): FormatResult {
       return;
     }
     const description = describe(tool);
-    const definition: Record<string, unknown> = { name: tool.name, ...(description ? { description } : {}), input_schema: tool.parameters };
+    const definition: Record<string, unknown> = { name: tool.name, ...(description ? { description } : {}), input_schema: withoutFalseItems(tool.parameters) };
     if (tool.examples.length) {
       definition.input_examples = tool.examples;
       change(tool, 'examples sent as input_examples');
@@ -41,7 +42,7 @@ export function formatAnthropic(input: FormatInput): FormatResult {
             : budget.unions + converted.unions > ANTHROPIC_STRICT_LIMITS.unions
               ? `more than ${ANTHROPIC_STRICT_LIMITS.unions} union-typed parameters across strict tools`
               : undefined;
-      const reason = converted.strict ? over : converted.reason;
+      const reason = converted.strict ? over : `${converted.reason}${placeOf(converted.path)}`;
       if (reason || !converted.strict) {
         warn(`sent non-strict: ${reason}`, tool);
         change(tool, `non-strict: ${reason}`);

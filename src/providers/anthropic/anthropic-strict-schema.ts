@@ -3,6 +3,8 @@ import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
 import { restate } from '../restate.js';
 import { ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_RESTATED } from './anthropic-facts.js';
+import { setOwn } from '../../shared/own.js';
+import { allOfHasObjects, IMPLICIT_OPEN_MAP_REASON, isImplicitOpenMap, mergeAllOf, tupleAsArray } from '../schema-rewrites.js';
 
 export type AnthropicStrictConversion =
   | { strict: true; schema: JsonSchema; changes: string[]; optional: number; unions: number }
@@ -15,9 +17,11 @@ type Node = Record<string, unknown>;
  * Schema limitations): every object closed with `additionalProperties: false`; constraints strict
  * mode does not support (numeric and length bounds, `minItems` above 1, `maxItems`, formats it
  * does not know, conditionals...) removed and restated in the description, so the tool stays strict
- * with the constraint in words; `oneOf` as `anyOf`; `$defs` no reference reaches dropped. Refused,
- * with the reason and where: open maps, recursive or external references, `allOf` with a
- * reference, enums of objects or arrays. Also counts what the per-request limits count: optional
+ * with the constraint in words; `oneOf` as `anyOf`; `allOf` parts merged into one schema where
+ * that changes nothing; tuples as arrays of their item types; `$defs` no reference reaches
+ * dropped. Refused, with the reason and where: open maps (including objects with no properties and
+ * no `additionalProperties`), recursive or external references, `allOf` with a reference or of
+ * objects that cannot be merged, enums of objects or arrays. Also counts what the per-request limits count: optional
  * parameters and parameters with union types.
  */
 export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion {
@@ -32,8 +36,27 @@ export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion
   const used = references.used;
 
   const convert = (input: Node, path: SchemaPath, property: boolean): Node => {
-    const node: Node = { ...input };
+    let node: Node = { ...input };
     const restated: string[] = [];
+    // allOf parts that merge into one schema are merged: closed one by one, object parts would
+    // each refuse the others' keys, and only {} would satisfy the whole.
+    if (Array.isArray(node.allOf)) {
+      const merged = mergeAllOf(node);
+      if (merged) {
+        node = merged;
+        changes.add('allOf merged into one schema');
+      } else if (JSON.stringify(node.allOf).includes('"$ref"')) fail('allOf with $ref is not supported in strict mode', pathTo(path, 'allOf'));
+      else if (allOfHasObjects(node)) fail('allOf of object schemas that cannot be merged into one object (the same property with different schemas, or keywords that depend on their neighbours); strict mode would close each part, so only {} would be accepted', pathTo(path, 'allOf'));
+    }
+    // A tuple becomes an array of the union of its positions, the order in words.
+    const tuple = tupleAsArray(node);
+    if (tuple) {
+      node = tuple.node;
+      if (tuple.words) {
+        restated.push(tuple.words);
+        changes.add('tuples sent as arrays of their item types (the order restated in the description)');
+      }
+    }
     for (const keyword of ANTHROPIC_STRICT_RESTATED) {
       if (!(keyword in node)) continue;
       if (keyword === 'minItems' && (node.minItems === 0 || node.minItems === 1)) continue;
@@ -53,13 +76,14 @@ export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion
       changes.add('oneOf became anyOf');
     }
     if (Array.isArray(node.enum) && node.enum.some((v) => v !== null && typeof v === 'object')) fail('an enum lists objects or arrays; strict mode takes enums of strings, numbers, booleans and null only', pathTo(path, 'enum'));
-    if (Array.isArray(node.allOf) && JSON.stringify(node.allOf).includes('"$ref"')) fail('allOf with $ref is not supported in strict mode', pathTo(path, 'allOf'));
     if (property && (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1))) unions++;
 
     const isObject = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || isRecord(node.properties);
     if (isObject) {
       const ap = node.additionalProperties;
       if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', pathTo(path, 'additionalProperties'));
+      // The root without properties is a tool without parameters: closed, it is still what the tool takes.
+      if (path !== null && isImplicitOpenMap(node)) fail(IMPLICIT_OPEN_MAP_REASON, path);
       if (ap !== false) changes.add('objects closed with additionalProperties: false');
       node.additionalProperties = false;
       if (isRecord(node.properties)) {
@@ -67,7 +91,7 @@ export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion
         const converted: Node = {};
         for (const [name, sub] of Object.entries(node.properties)) {
           if (!required.has(name)) optional++;
-          converted[name] = isRecord(sub) ? convert(sub, pathTo(path, 'properties', name), true) : sub;
+          setOwn(converted, name, isRecord(sub) ? convert(sub, pathTo(path, 'properties', name), true) : sub);
         }
         node.properties = converted;
       }

@@ -3,6 +3,8 @@ import { promptContributions } from '../prompt-contributions.js';
 import { describe, nativeDefinition, resultFor } from '../shared.js';
 import type { FormatInput, FormatResult } from '../types.js';
 import { toGeminiSchema } from './gemini-schema.js';
+import { withoutFalseItems } from '../schema-rewrites.js';
+import { isRecord } from '../../shared/is-record.js';
 import { GEMINI_MAX_DECLARATIONS, geminiName } from './gemini-facts.js';
 
 
@@ -29,20 +31,22 @@ export function formatGemini(input: FormatInput): FormatResult {
     const description = describe(tool);
     const declaration: Record<string, unknown> = { name, ...(description ? { description } : {}) };
     if (input.options.geminiJsonSchema) {
-      declaration.parametersJsonSchema = tool.parameters;
+      declaration.parametersJsonSchema = withoutFalseItems(tool.parameters);
       change(tool, 'parameters sent as parametersJsonSchema');
     } else {
       const converted = toGeminiSchema(tool.parameters);
       if (!converted.ok) {
-        warn(`not sent: ${converted.reason} (use --gemini-json-schema to send it as parametersJsonSchema)`, tool);
+        warn(`not sent: ${converted.reason} (use --gemini-json-schema to send it as parametersJsonSchema)`, tool, 'TM0403');
         change(tool, `not sent: ${converted.reason}`);
         return;
       }
       for (const at of converted.openMaps) {
         warn(`${at.length > 1 ? `parameters.${at.slice(0, -1).filter((s) => s !== 'properties').join('.')}` : 'parameters'} allows any key (additionalProperties), which Gemini's schema subset cannot express: only its declared keys are sent (--gemini-json-schema keeps it)`, tool);
       }
+      // No parameters: left out, as Gemini refuses an OBJECT without properties ("properties:
+      // should be non-empty for OBJECT type").
       const props = converted.schema.properties;
-      if (!(props && typeof props === 'object' && Object.keys(props).length === 0)) declaration.parameters = converted.schema;
+      if (converted.schema.type !== 'OBJECT' || (isRecord(props) && Object.keys(props).length > 0)) declaration.parameters = converted.schema;
       for (const c of converted.changes) change(tool, c);
     }
     declarations.push(declaration);
@@ -52,7 +56,7 @@ export function formatGemini(input: FormatInput): FormatResult {
   for (const tool of input.tools) add(tool);
   if (input.options.nativeToolSearch && input.deferred.length) warn('Gemini has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
 
-  if (declarations.length > GEMINI_MAX_DECLARATIONS) warn(`${declarations.length} function declarations in one request; Gemini takes at most ${GEMINI_MAX_DECLARATIONS} (defer some tools behind tool_search)`);
+  if (declarations.length > GEMINI_MAX_DECLARATIONS) warn(`${declarations.length} function declarations in one request; Gemini takes at most ${GEMINI_MAX_DECLARATIONS} (defer some tools behind tool_search)`, undefined, 'TM0405');
   const tools: Record<string, unknown>[] = [];
   if (declarations.length) tools.push({ functionDeclarations: declarations });
   tools.push(...nativeTools);

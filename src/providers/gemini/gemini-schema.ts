@@ -1,7 +1,8 @@
 import type { JsonSchema } from '../../catalog/types.js';
 import { pathArray, pathTo, resolveLocalRef, type SchemaPath } from '../../catalog/json-schema.js';
 import { isRecord } from '../../shared/is-record.js';
-import { restate } from '../restate.js';
+import { describeValue, restate } from '../restate.js';
+import { isObjectWithoutProperties, mergeAllOf, tupleAsArray } from '../schema-rewrites.js';
 import { GEMINI_FORMATS, GEMINI_INT64_KEYS, GEMINI_SCHEMA_KEYS, geminiPropertyNames } from './gemini-facts.js';
 
 const TYPES: Record<string, string> = { string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT', null: 'NULL' };
@@ -34,7 +35,8 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
   const changes = new Set<string>();
   const lossyEnums: LossyEnum[] = [];
   const openMaps: string[][] = [];
-  const convert = (input: Node, refs: string[], path: SchemaPath): Node => {
+  /** `nested`: false for the root (the parameters object itself). */
+  const convert = (input: Node, refs: string[], path: SchemaPath, nested: boolean): Node => {
     if (typeof input.$ref === 'string') {
       const ref = input.$ref;
       if (refs.includes(ref)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} is recursive; Gemini's schema subset has no references`, pathArray(pathTo(path, '$ref')));
@@ -43,9 +45,25 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       changes.add('local $ref inlined');
       const { $ref: _r, ...siblings } = input;
       const targetPath = ref === '#' ? null : pathTo(null, ...ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')));
-      return convert({ ...target, ...siblings }, [...refs, ref], targetPath);
+      return convert({ ...target, ...siblings }, [...refs, ref], targetPath, nested);
     }
     let node: Node = { ...input };
+    if (Array.isArray(node.allOf)) {
+      const merged = mergeAllOf(node);
+      if (merged) {
+        node = merged;
+        changes.add('allOf merged into one schema');
+      }
+    }
+    // A tuple becomes an array of the union of its positions, the order in words.
+    const tuple = tupleAsArray(node);
+    if (tuple) {
+      node = tuple.node;
+      if (tuple.words) {
+        node.description = [node.description, `(${tuple.words})`].filter(Boolean).join(' ');
+        changes.add('tuples sent as arrays of their item types (the order restated in the description)');
+      }
+    }
     if ('const' in node) {
       node.enum = [node.const];
       delete node.const;
@@ -84,10 +102,14 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
         // anyOf stands alone on its node: other keys move into each branch.
         const { anyOf: _a, description, nullable, ...rest } = node;
         if (Object.keys(rest).length) changes.add('keys beside anyOf moved into its branches');
-        const converted = nonNull.map((b, i) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs, pathTo(path, 'anyOf', String(i))));
+        const converted = nonNull.map((b, i) => convert({ ...rest, ...b, ...(description !== undefined && b.description === undefined ? { description } : {}) }, refs, pathTo(path, 'anyOf', String(i)), true));
         return { anyOf: converted.map((b) => (nullable ? { ...b, nullable: true } : b)) };
       }
     }
+    // An object with no properties of its own (an open map, or always {}) is an OBJECT the API
+    // refuses ("properties: should be non-empty for OBJECT type"): it goes as JSON text, which
+    // decodeArguments parses back. The root is the tool's parameters: left out when empty (gemini-format).
+    if (nested && isObjectWithoutProperties(node)) return objectAsJsonText(node, changes);
     const restated: string[] = [];
     const out: Node = {};
     for (const key in node) {
@@ -137,12 +159,12 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
       const names = geminiPropertyNames(Object.keys(out.properties));
       const renamed = [...names].filter(([from, to]) => from !== to);
       if (renamed.length) changes.add(`properties renamed for Gemini (${renamed.map(([from, to]) => `${from} → ${to}`).join(', ')})`);
-      out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [names.get(k)!, convert(isRecord(v) ? v : {}, refs, pathTo(path, 'properties', k))]));
+      out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [names.get(k)!, convert(isRecord(v) ? v : {}, refs, pathTo(path, 'properties', k), true)]));
       if (renamed.length && Array.isArray(out.required)) out.required = out.required.map((name) => (typeof name === 'string' ? (names.get(name) ?? name) : name));
       if (renamed.length && Array.isArray(out.propertyOrdering)) out.propertyOrdering = out.propertyOrdering.map((name) => (typeof name === 'string' ? (names.get(name) ?? name) : name));
     }
-    if (isRecord(out.items)) out.items = convert(out.items, refs, pathTo(path, 'items'));
-    else if (Array.isArray(out.items)) delete out.items;
+    if (isRecord(out.items)) out.items = convert(out.items, refs, pathTo(path, 'items'), true);
+    else if (out.items !== undefined) delete out.items;
     if (type === 'ARRAY' && out.items === undefined) {
       out.items = { type: 'STRING' };
       changes.add('arrays without items typed as arrays of strings');
@@ -150,11 +172,30 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
     return out;
   };
   try {
-    return { ok: true, schema: convert(root, [], null), changes: [...changes], lossyEnums, openMaps };
+    return { ok: true, schema: convert(root, [], null, false), changes: [...changes], lossyEnums, openMaps };
   } catch (error) {
     if (error instanceof Unconvertible) return { ok: false, reason: error.message, path: error.path };
     throw error;
   }
+}
+
+/**
+ * An object schema without properties of its own as Gemini's STRING holding JSON text, the
+ * description saying so (and what the keys and values may be).
+ */
+function objectAsJsonText(node: Node, changes: Set<string>): Node {
+  const ap = node.additionalProperties;
+  const closed = ap === false || node.unevaluatedProperties === false;
+  const words = [closed ? 'an empty JSON object, {}' : isRecord(ap) && Object.keys(ap).length ? `a JSON object with any keys, each value ${describeValue(ap)}` : 'a JSON object with any keys'];
+  for (const key of ['minProperties', 'maxProperties'] as const) if (typeof node[key] === 'number') words.push(restate(key, node[key]));
+  const out: Node = { type: 'STRING' };
+  if (typeof node.title === 'string') out.title = node.title;
+  out.description = [node.description, `(${words.join('; ')}, written as JSON text)`].filter((d) => typeof d === 'string' && d).join(' ');
+  if (node.nullable === true) out.nullable = true;
+  for (const key of ['default', 'example'] as const) if (node[key] !== undefined) out[key] = typeof node[key] === 'string' ? node[key] : JSON.stringify(node[key]);
+  if (Array.isArray(node.examples) && node.examples.length > 0) out.example = JSON.stringify(node.examples[0]);
+  changes.add('objects without properties of their own sent as JSON text (parsed back when the call returns)');
+  return out;
 }
 
 class Unconvertible extends Error {

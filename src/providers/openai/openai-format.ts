@@ -1,6 +1,7 @@
 import type { Tool } from '../../catalog/types.js';
 import { promptContributions } from '../prompt-contributions.js';
-import { describe, nativeDefinition, resultFor } from '../shared.js';
+import { describe, nativeDefinition, placeOf, resultFor } from '../shared.js';
+import { withoutFalseItems } from '../schema-rewrites.js';
 import type { FormatInput, FormatResult } from '../types.js';
 import { OPENAI_CHAT_MAX_TOOLS } from './openai-facts.js';
 import { toOpenAiStrict } from './openai-strict-schema.js';
@@ -26,7 +27,8 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
       if (definition) tools.push(definition);
       return;
     }
-    let parameters = tool.parameters;
+    // Sent as JSON Schema unless made strict; never with `items: false`, which is not a schema.
+    let parameters = withoutFalseItems(tool.parameters);
     let strict: boolean | undefined;
     if (input.options.strict) {
       const converted = toOpenAiStrict(tool.parameters);
@@ -36,8 +38,8 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
         for (const c of converted.changes) change(tool, `strict: ${c}`);
       } else {
         strict = false;
-        warn(`sent non-strict: ${converted.reason}`, tool);
-        change(tool, `non-strict: ${converted.reason}`);
+        warn(`sent non-strict: ${converted.reason}${placeOf(converted.path)}`, tool, 'TM0402');
+        change(tool, `non-strict: ${converted.reason}${placeOf(converted.path)}`);
       }
     }
     // Responses treats a missing `strict` as "make it strict if you can", rewriting optional
@@ -64,7 +66,7 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
     warn('Chat Completions has no native tool search; deferred tools stay behind toolman\'s tool_search meta-tool');
   }
   const functions = tools.filter((t) => t.type === 'function').length;
-  if (api === 'openai' && functions > OPENAI_CHAT_MAX_TOOLS) warn(`${functions} functions in one request; Chat Completions takes at most ${OPENAI_CHAT_MAX_TOOLS} (defer some tools behind tool_search)`);
+  if (api === 'openai' && functions > OPENAI_CHAT_MAX_TOOLS) warn(`${functions} functions in one request; Chat Completions takes at most ${OPENAI_CHAT_MAX_TOOLS} (defer some tools behind tool_search)`, undefined, 'TM0405');
   if (tools.length) result.payload.tools = tools;
 
   const choice = input.toolChoice;

@@ -3,6 +3,8 @@ import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
 import { restate } from '../restate.js';
 import { OPENAI_STRICT_FORMATS, OPENAI_STRICT_LIMITS, OPENAI_STRICT_UNSUPPORTED } from './openai-facts.js';
+import { setOwn } from '../../shared/own.js';
+import { IMPLICIT_OPEN_MAP_REASON, isImplicitOpenMap, mergeAllOf, tupleAsArray } from '../schema-rewrites.js';
 
 const UNSUPPORTED: ReadonlySet<string> = new Set(OPENAI_STRICT_UNSUPPORTED);
 const UNSUPPORTED_ORDER = new Map<string, number>(OPENAI_STRICT_UNSUPPORTED.map((k, i) => [k, i]));
@@ -26,10 +28,12 @@ type Node = Record<string, unknown>;
 /**
  * Rewrites a tool's parameters for OpenAI strict mode: every object closed
  * (`additionalProperties: false`) with every property required, optional ones made nullable;
- * keywords strict mode does not support are removed and restated in the description. Schemas
- * that cannot be made strict (open maps, a root union, untyped values, over the size limits) are
- * refused with the reason and where. This one function decides both what `format --strict` sends
- * and what `validate` reports (TM0401, TM0402).
+ * keywords strict mode does not support are removed and restated in the description; `allOf`
+ * parts are merged into one schema and tuples become arrays of their item types. Schemas that
+ * cannot be made strict (open maps, including objects with no properties and no
+ * `additionalProperties`, a root union, untyped values, an `allOf` that cannot be merged, over the
+ * size limits) are refused with the reason and where. This one function decides both what
+ * `format --strict` sends and what `validate` reports (TM0401, TM0402).
  */
 export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return { strict: false, reason: 'the root is a union; strict mode needs one object', path: [] };
@@ -48,8 +52,27 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   const fail = (reason: string, path: SchemaPath) => void (failure ??= { reason, path: pathArray(path) });
 
   const convert = (input: Node, depth: number, path: SchemaPath): Node => {
-    const node: Node = { ...input };
+    let node: Node = { ...input };
     const restated: string[] = [];
+    // allOf is not supported: parts that merge into one schema are merged (so an object built from
+    // parts is closed as one object); others cannot be sent strict.
+    if (Array.isArray(node.allOf)) {
+      const merged = mergeAllOf(node);
+      if (merged) {
+        node = merged;
+        changes.add('allOf merged into one schema');
+      } else fail('allOf whose parts cannot be merged into one schema (a $ref, conflicting keywords, or keywords that depend on their neighbours); strict mode does not support allOf', pathTo(path, 'allOf'));
+    }
+    // A tuple becomes an array of the union of its positions, the order in words.
+    const tuple = tupleAsArray(node);
+    if (tuple) {
+      node = tuple.node;
+      if (tuple.words) {
+        restated.push(tuple.words);
+        restatedKeywords.push({ keyword: 'prefixItems', path: pathArray(pathTo(path, 'prefixItems')) });
+        changes.add('tuples sent as arrays of their item types (the order restated in the description)');
+      }
+    }
     // Nodes have a few keys and the unsupported list is long: look at the node's own keys, then
     // handle the ones found in the list's order (so descriptions read the same every time).
     let found: string[] | undefined;
@@ -101,6 +124,8 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
     if (isObject) {
       const ap = node.additionalProperties;
       if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', pathTo(path, 'additionalProperties'));
+      // The root without properties is a tool without parameters: closed, it is still what the tool takes.
+      if (path !== null && isImplicitOpenMap(node)) fail(IMPLICIT_OPEN_MAP_REASON, path);
       if (ap !== false) changes.add('objects closed with additionalProperties: false');
       node.additionalProperties = false;
       const props = isRecord(node.properties) ? node.properties : {};
@@ -114,7 +139,7 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
           child = nullable(child);
           changes.add('optional properties made required and nullable');
         }
-        converted[name] = child;
+        setOwn<unknown>(converted, name, child);
       }
       node.properties = converted;
       node.required = Object.keys(converted);

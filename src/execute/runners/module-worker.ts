@@ -1,0 +1,194 @@
+import { Worker } from 'node:worker_threads';
+import { ModuleCallError, ModuleWorkerEnded } from './module-errors.js';
+import { isFromWorker, type CallMessage, type FromWorker, type ToWorker } from './module-worker-protocol.js';
+import { MODULE_WORKER_URL } from './module-worker-script.js';
+
+/** How long a cancelled call may take to settle before its worker is presumed blocked and stopped. */
+export const CANCEL_GRACE_MS = 100;
+
+/** One call, as the host side of a worker sees it. */
+export interface WorkerCall {
+  request: Omit<CallMessage, 'type' | 'id'>;
+  /** Aborting it cancels the call: the promise rejects with its reason at once. */
+  signal: AbortSignal;
+  progress(message: string): void;
+  /** How messages about other calls name this one ("c1 (spins)"). */
+  name: string;
+}
+
+interface InFlight {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  progress(message: string): void;
+  /** Stops listening to the call's signal and clears its grace timer. */
+  release(): void;
+}
+
+/**
+ * One worker thread running one module file's functions, for as long as that thread lives. Calls
+ * may run concurrently in it. Whatever ends the thread (the module throwing outside a call,
+ * exiting its thread, a cancelled call that does not settle in time, `stop()`) fails the calls
+ * in flight with a `ModuleWorkerEnded` and tells the owner through `onEnd`, which starts a new
+ * worker for later calls. The thread keeps toolman alive only while calls are in flight.
+ */
+export class ModuleWorker {
+  private readonly thread: Worker;
+  private readonly inFlight = new Map<number, InFlight>();
+  /** Calls cancelled but not settled yet: until they settle, the thread may be blocked. */
+  private readonly cancelled = new Set<number>();
+  private whenCancelsSettle: { promise: Promise<void>; resolve(): void } | undefined;
+  private nextId = 0;
+  /** Set once the worker has ended: resolves when its thread has stopped. */
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    /** How messages name the module: "module ./handlers/x.mjs". */
+    private readonly label: string,
+    moduleUrl: string,
+    private readonly onEnd: (worker: ModuleWorker) => void,
+  ) {
+    this.thread = new Worker(MODULE_WORKER_URL, { workerData: { moduleUrl, label } });
+    this.thread.unref();
+    this.thread.on('message', (message: unknown) => {
+      if (isFromWorker(message)) this.receive(message);
+    });
+    // Errors the worker's own handlers did not catch (a module that removed them, running out of memory).
+    this.thread.on('error', (error) => this.end(`${label} threw outside the call: ${describe(error)}`));
+    // Not preceded by an error or stop(): the module ended its thread itself (exiting the process, as it thinks).
+    this.thread.on('exit', (code) => this.end(`${label} exited with code ${code}`));
+  }
+
+  get ended(): boolean {
+    return this.stopped !== undefined;
+  }
+
+  /** True while a cancelled call has not settled: the thread may be blocked, so new calls wait. */
+  get mayBeBlocked(): boolean {
+    return this.cancelled.size > 0 && !this.ended;
+  }
+
+  /** Resolves once no cancelled call is pending: they settled, or the worker was stopped. */
+  cancelsSettled(): Promise<void> {
+    if (!this.mayBeBlocked) return Promise.resolve();
+    if (!this.whenCancelsSettle) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.whenCancelsSettle = { promise, resolve };
+    }
+    return this.whenCancelsSettle.promise;
+  }
+
+  run(call: WorkerCall): Promise<unknown> {
+    const { signal } = call;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.ended) return Promise.reject(new ModuleWorkerEnded(`${this.label}'s worker has ended`));
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      let grace: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        reject(signal.reason);
+        this.cancelled.add(id);
+        this.post({ type: 'cancel', id });
+        // A cooperative function settles quickly; one that does not is presumed to block its thread.
+        grace = setTimeout(() => this.end(`${this.label} was stopped: its worker did not respond within ${CANCEL_GRACE_MS} ms after call ${call.name} was cancelled`), CANCEL_GRACE_MS);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.inFlight.set(id, {
+        resolve,
+        reject,
+        progress: call.progress,
+        release: () => {
+          signal.removeEventListener('abort', onAbort);
+          clearTimeout(grace);
+        },
+      });
+      // toolman waits for this call: the thread must keep the process alive until it settles.
+      if (this.inFlight.size === 1) this.thread.ref();
+      try {
+        this.post({ type: 'call', id, ...call.request });
+      } catch (error) {
+        this.settle(id)?.reject(new ModuleCallError(`cannot send the call to ${this.label}: ${describe(error)}`));
+      }
+    });
+  }
+
+  /** The session that owned this scratch store is gone. */
+  forgetScratch(scratchId: number): void {
+    if (!this.ended) this.post({ type: 'forget', scratchId });
+  }
+
+  /** Ends the worker, failing its calls in flight; resolves once the thread has stopped. */
+  stop(why: string): Promise<void> {
+    this.end(`${this.label} was stopped: ${why}`);
+    return this.stopped!;
+  }
+
+  private post(message: ToWorker): void {
+    this.thread.postMessage(message);
+  }
+
+  private receive(message: FromWorker): void {
+    switch (message.type) {
+      case 'crashed':
+        this.end(`${this.label} threw outside the call${message.how === 'rejected' ? ' (a promise rejection nobody handled)' : ''}: ${message.message}`);
+        return;
+      case 'progress':
+        this.inFlight.get(message.id)?.progress(message.message);
+        return;
+      case 'failed':
+        this.settle(message.id)?.reject(new ModuleCallError(message.message));
+        return;
+      case 'done': {
+        const call = this.settle(message.id);
+        if (!call) return;
+        try {
+          call.resolve(JSON.parse(message.json));
+        } catch {
+          call.reject(new ModuleCallError(`${this.label} sent a result that is not JSON`));
+        }
+      }
+    }
+  }
+
+  /** Takes a call out of flight; an idle worker no longer keeps toolman alive. */
+  private settle(id: number): InFlight | undefined {
+    const call = this.inFlight.get(id);
+    if (!call) return undefined;
+    this.inFlight.delete(id);
+    call.release();
+    if (this.cancelled.delete(id) && this.cancelled.size === 0) this.wakeWaiters();
+    if (this.inFlight.size === 0 && !this.ended) this.thread.unref();
+    return call;
+  }
+
+  private end(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = this.thread.terminate().then(
+      () => undefined,
+      () => undefined,
+    );
+    const error = new ModuleWorkerEnded(reason);
+    const calls = [...this.inFlight.values()];
+    this.inFlight.clear();
+    for (const call of calls) {
+      call.release();
+      call.reject(error);
+    }
+    this.cancelled.clear();
+    this.onEnd(this);
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    this.whenCancelsSettle?.resolve();
+    this.whenCancelsSettle = undefined;
+  }
+}
+
+function describe(value: unknown): string {
+  try {
+    return value instanceof Error ? value.message : String(value);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadedCatalog } from '../catalog/load-catalog.js';
+
+/**
+ * Catalogs known to validate with no errors, remembered by content, as linters cache clean files:
+ * commands that refuse a catalog with errors (`call`, `format`, `budget`, the loop) would otherwise
+ * run every check on every start. A catalog's key is the hash of its files' paths and text and of
+ * this toolman build; only "no errors" is stored (an empty file), so the cache can make a command
+ * faster, never different. Lives in TOOLMAN_CACHE_DIR, else $XDG_CACHE_HOME/toolman, else
+ * $HOME/.cache/toolman, from the environment the command was given; `TOOLMAN_CACHE_DIR=off` (or
+ * none of these) turns it off, and a folder that cannot be written is simply not used.
+ */
+export class ValidationCache {
+  private constructor(private readonly dir: string) {}
+
+  static from(env: Record<string, string | undefined>): ValidationCache | undefined {
+    const base = env.TOOLMAN_CACHE_DIR ?? (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.cache', 'toolman') : undefined);
+    return base && base !== 'off' ? new ValidationCache(join(base, 'validated')) : undefined;
+  }
+
+  knownValid(loaded: LoadedCatalog): boolean {
+    try {
+      return statSync(join(this.dir, key(loaded))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  rememberValid(loaded: LoadedCatalog): void {
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      writeFileSync(join(this.dir, key(loaded)), '');
+    } catch {
+      // a read-only home or a full disk: run without the cache
+    }
+  }
+}
+
+/** This build of toolman: a change to any check must not reuse an older verdict. */
+let build: string | undefined;
+function buildId(): string {
+  if (build === undefined) {
+    try {
+      build = String(statSync(fileURLToPath(import.meta.url)).mtimeMs);
+    } catch {
+      build = 'unknown';
+    }
+  }
+  return build;
+}
+
+function key(loaded: LoadedCatalog): string {
+  const hash = createHash('sha256').update(buildId());
+  for (const file of [...loaded.sources.values()].sort((a, b) => a.absolutePath.localeCompare(b.absolutePath))) hash.update('\u0000').update(file.absolutePath).update('\u0000').update(file.text);
+  return hash.digest('hex');
+}
