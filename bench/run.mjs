@@ -118,9 +118,13 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const r = await executorBench({ quick });
   const overhead = { label: 'executor overhead per call (median)', median_ms: r.overhead_ms };
   const batch = { label: '100 safe mock tools, 50 ms each, one turn', median_ms: r.batch_100x50ms_ms };
-  results.push(overhead, batch);
+  const moduleCall = { label: 'module tool call in its worker thread (median)', median_ms: r.module_call_ms };
+  const moduleCold = { label: 'module tool, first call (worker start + import)', median_ms: r.module_cold_call_ms };
+  results.push(overhead, batch, moduleCall, moduleCold);
   console.log(`${overhead.label.padEnd(52)} ${overhead.median_ms.toFixed(3).padStart(8)} ms`);
   console.log(`${batch.label.padEnd(52)} ${batch.median_ms.toFixed(1).padStart(8)} ms`);
+  console.log(`${moduleCall.label.padEnd(52)} ${moduleCall.median_ms.toFixed(3).padStart(8)} ms`);
+  console.log(`${moduleCold.label.padEnd(52)} ${moduleCold.median_ms.toFixed(1).padStart(8)} ms`);
 }
 
 mkdirSync(join(root, '.bench', '.'), { recursive: true });

@@ -122,6 +122,13 @@ describe.skipIf(!linux)('exec: every process toolman starts is gone when toolman
     expect(await waitUntil(() => running(`sleep\u0000${marker}`) === 0)).toBe(true);
   });
 
+  it('a daemon that detached into its own session after its parent exited is stopped when toolman ends', async () => {
+    const marker = '987.105';
+    const run = await runBin(['-c', catalog(tree('daemon', 'daemon', marker)), 'call', 'daemon']);
+    expect(run.code).toBe(0);
+    expect(await waitUntil(() => running(`sleep\u0000${marker}`) === 0)).toBe(true);
+  });
+
   it('a background job\'s processes do not survive toolman', async () => {
     const marker = '987.104';
     const run = await runBin(['-c', catalog(tree('job', 'wait', marker, '    mode: background\n')), 'call', 'job']);

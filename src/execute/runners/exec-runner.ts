@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExecHandler } from '../../catalog/types.js';
 import { fillCatalogText, hasTemplate, templateParameters } from '../templates.js';
 import { ToolFailure, type RunContext, type ToolRunner } from '../runner.js';
-import { killProcessTree } from './process-tree.js';
+import { killMarkedProcesses, killProcessTree } from './process-tree.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
 /** Passed through always, so programs can be found and behave; everything else only by `env`. */
@@ -19,67 +20,82 @@ const CLOSE_GRACE_MS = 200;
  * group; on timeout or cancel the whole tree is killed, and when the program exits whatever it left
  * running in its group is stopped too. stdout and stderr are capped in bytes.
  */
-export const execRunner: ToolRunner<'exec'> = {
-  kind: 'exec',
-  run({ exec: spec }, args, context) {
-    let argv: string[];
-    try {
-      argv = buildArgv(spec, args, context);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const [program, ...rest] = argv as [string, ...string[]];
-    const cwd = resolve(context.baseDir, spec.cwd ?? '.');
-    if (!isDirectory(cwd)) return Promise.reject(new ToolFailure(`${context.tool.name} cannot run: its working directory ${spec.cwd ?? cwd} does not exist`));
-    const env: Record<string, string> = {};
-    for (const name of [...BASE_ENV, ...(spec.env ?? [])]) if (context.env[name] !== undefined) env[name] = context.env[name]!;
-    const limit = spec.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    // Read past the limit by the longest secret, so one cut at the limit is still recognised and redacted.
-    const stdout = new CappedOutput(limit, limit + context.secrets.maxLength);
-    const stderr = new CappedOutput(limit, limit + context.secrets.maxLength);
+export function createExecRunner(): ToolRunner<'exec'> {
+  // Put in every program's environment, so what they start can be found when toolman closes.
+  const marker = `TOOLMAN_RUN=${process.pid}-${randomUUID()}`;
+  let started = false;
+  return {
+    kind: 'exec',
+    run: (handler, args, context) => {
+      started = true;
+      return runProgram(handler.exec, args, context, marker);
+    },
+    async close() {
+      if (started) killMarkedProcesses(marker);
+    },
+  };
+}
 
-    return new Promise((resolvePromise, reject) => {
-      const child = spawn(program, rest, { cwd, env, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
-      let settled = false;
-      let grace: NodeJS.Timeout | undefined;
-      const settle = (finish: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(grace);
-        context.signal.removeEventListener('abort', onAbort);
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish();
-      };
-      /** Waits briefly for the pipes to close, then stops reading: nothing left behind may hold the call open. */
-      const afterExit = (finish: () => void) => {
-        grace = setTimeout(() => settle(finish), CLOSE_GRACE_MS);
-        child.once('close', () => settle(finish));
-      };
-      const onAbort = () => {
-        if (child.pid) killProcessTree(child.pid);
-        afterExit(() => reject(context.signal.reason));
-      };
-      context.signal.addEventListener('abort', onAbort, { once: true });
-      child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(new ToolFailure(error.code === 'ENOENT' ? `${context.tool.name} cannot run: program not found: ${program}` : `${context.tool.name} cannot run ${program}: ${error.message}`))));
-      child.on('exit', (code, signal) => {
-        if (context.signal.aborted) return;
-        // The program is done: background processes it left in its group are stopped with it.
-        if (child.pid) killGroup(child.pid);
-        afterExit(() => {
-          const out = stdout.text(context);
-          const err = stderr.text(context);
-          const cut = stdout.cut || stderr.cut;
-          const result = { exit_code: code, ...(signal ? { signal } : {}), stdout: out, stderr: err, ...(cut ? { output_cut_at_bytes: limit } : {}) };
-          if (code === 0) resolvePromise(result);
-          else reject(Object.assign(new Error(`${program} exited with ${code ?? signal}${err ? `: ${err.trim().slice(0, 500)}` : ''}`), { result }));
-        });
+function runProgram(spec: ExecHandler, args: Record<string, unknown>, context: RunContext, marker: string): Promise<unknown> {
+  let argv: string[];
+  try {
+    argv = buildArgv(spec, args, context);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const [program, ...rest] = argv as [string, ...string[]];
+  const cwd = resolve(context.baseDir, spec.cwd ?? '.');
+  if (!isDirectory(cwd)) return Promise.reject(new ToolFailure(`${context.tool.name} cannot run: its working directory ${spec.cwd ?? cwd} does not exist`));
+  const env: Record<string, string> = {};
+  for (const name of [...BASE_ENV, ...(spec.env ?? [])]) if (context.env[name] !== undefined) env[name] = context.env[name]!;
+  const [markName, markValue] = marker.split('=') as [string, string];
+  env[markName] = markValue;
+  const limit = spec.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  // Read past the limit by the longest secret, so one cut at the limit is still recognised and redacted.
+  const stdout = new CappedOutput(limit, limit + context.secrets.maxLength);
+  const stderr = new CappedOutput(limit, limit + context.secrets.maxLength);
+
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(program, rest, { cwd, env, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(grace);
+      context.signal.removeEventListener('abort', onAbort);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish();
+    };
+    /** Waits briefly for the pipes to close, then stops reading: nothing left behind may hold the call open. */
+    const afterExit = (finish: () => void) => {
+      grace = setTimeout(() => settle(finish), CLOSE_GRACE_MS);
+      child.once('close', () => settle(finish));
+    };
+    const onAbort = () => {
+      if (child.pid) killProcessTree(child.pid);
+      afterExit(() => reject(context.signal.reason));
+    };
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(new ToolFailure(error.code === 'ENOENT' ? `${context.tool.name} cannot run: program not found: ${program}` : `${context.tool.name} cannot run ${program}: ${error.message}`))));
+    child.on('exit', (code, signal) => {
+      if (context.signal.aborted) return;
+      // The program is done: background processes it left in its group are stopped with it.
+      if (child.pid) killGroup(child.pid);
+      afterExit(() => {
+        const out = stdout.text(context);
+        const err = stderr.text(context);
+        const cut = stdout.cut || stderr.cut;
+        const result = { exit_code: code, ...(signal ? { signal } : {}), stdout: out, stderr: err, ...(cut ? { output_cut_at_bytes: limit } : {}) };
+        if (code === 0) resolvePromise(result);
+        else reject(Object.assign(new Error(`${program} exited with ${code ?? signal}${err ? `: ${err.trim().slice(0, 500)}` : ''}`), { result }));
       });
     });
-  },
-};
+  });
+}
 
 /**
  * The argv for one call. The catalog author decides what runs; the model only fills values:

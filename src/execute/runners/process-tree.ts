@@ -56,3 +56,29 @@ function linuxDescendants(root: number): number[] {
   }
   return out;
 }
+
+/**
+ * Kills every process (Linux: read from /proc) whose environment holds `marker`, an entry toolman
+ * put in the environment of each program it started. That reaches what nothing else does: a
+ * daemon that detached into a session of its own after its parent exited still carries the
+ * environment it inherited. Used when toolman closes, so nothing it started outlives it.
+ */
+export function killMarkedProcesses(marker: string): void {
+  if (process.platform !== 'linux') return;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (environ.split('\u0000').includes(marker)) signal(Number(entry));
+  }
+}
