@@ -336,6 +336,7 @@ class LoadState {
       limits: {
         max_calls_per_round: num(limits.max_calls_per_round) ?? DEFAULT_LIMITS.max_calls_per_round,
         max_rounds: num(limits.max_rounds) ?? DEFAULT_LIMITS.max_rounds,
+        max_repeats: num(limits.max_repeats) ?? DEFAULT_LIMITS.max_repeats,
       },
       searchMode: search.mode === 'discover' ? 'discover' : 'tool_search',
       format: {

@@ -196,6 +196,8 @@ export interface Budget {
 export interface Limits {
   max_calls_per_round: number;
   max_rounds: number;
+  /** The same call (name and arguments) allowed this many times in one user turn; more is a loop. */
+  max_repeats: number;
 }
 
 /** Catalog-wide formatter settings (`format:`); command-line flags override them. */
@@ -234,7 +236,7 @@ export const TOOL_DEFAULTS = {
   truncation: 'smart',
 } as const;
 
-export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8 };
+export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8, max_repeats: 3 };
 
 /** Names of toolman's own meta-tools, offered when tools are deferred; catalog tools may not use them. */
 export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool', 'job_status', 'job_result'] as const;

@@ -182,6 +182,41 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   program
+    .command('chat')
+    .description('talk to a live model with the catalog\'s tools: the REPL on a terminal, one turn with --prompt or piped input')
+    .addOption(new Option('-P, --provider <provider>', 'openai (Chat Completions, and compatible servers), openai-responses, anthropic, or replay').choices(['openai', 'openai-responses', 'anthropic', 'replay']))
+    .option('-m, --model <model>', 'the model (default per provider)')
+    .option('--base-url <url>', 'the API\'s base URL: a local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio), a proxy')
+    .option('-p, --profile <name>', 'the profile whose tools are offered')
+    .option('--force <tool>', 'offer this tool as the required choice in round one (repeatable)', collect)
+    .addOption(new Option('--search <mode>', 'how deferred tools are found: client (toolman\'s tool_search) or native (the provider\'s own)').choices(['client', 'native']))
+    .option('--system <text>', 'the system prompt (the tools\' prompt contributions follow it)')
+    .option('--strict', 'send strict tool schemas (OpenAI, Anthropic)')
+    .option('-y, --yes', 'approve tools that ask for confirmation')
+    .option('--prompt <text>', 'run one turn with this message and exit')
+    .option('--json', 'one turn: print one JSON document at the end (answer, stop, rounds, calls, usage, transcript)')
+    .option('--events', 'one turn: print each event as a JSON line as it happens')
+    .option('--no-stream', 'ask for whole replies instead of streams')
+    .option('--transcript <file>', 'append the session to this JSONL file (default: under the user\'s data folder)')
+    .option('--no-transcript', 'keep no transcript')
+    .option('--record <file>', 'save every request and the provider\'s raw response, for --replay')
+    .option('--replay <file>', 'answer from a recording instead of a provider: no network, no key')
+    .action(async (opts, command: Command) => {
+      const { chatCommand, readPrompt } = await import('./commands/chat.js');
+      const interrupt = interruption();
+      try {
+        setCode(
+          await chatCommand(
+            { catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY), readStdin: () => readPrompt(process.stdin), signal: interrupt.signal },
+            io,
+          ),
+        );
+      } finally {
+        interrupt.dispose();
+      }
+    });
+
+  program
     .command('import')
     .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
     .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')

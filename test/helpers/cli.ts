@@ -27,12 +27,13 @@ export function runBin(args: string[], options: { cwd?: string; env?: Record<str
 }
 
 /** Starts the built `toolman` and lets the test watch its stderr and signal it. */
-export function spawnBin(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+export function spawnBin(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env } as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   let stdout = '';
   let stderr = '';
   const watchers: { pattern: RegExp; resolve: () => void }[] = [];

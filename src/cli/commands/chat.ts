@@ -1,0 +1,243 @@
+import { resolve } from 'node:path';
+import type { Approver } from '../../execute/types.js';
+import { ChatLoop } from '../../loop/chat-loop.js';
+import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
+import { readRecording, recordingFetch, replayFetch } from '../../loop/recording.js';
+import { defaultTranscriptPath, TranscriptWriter } from '../../loop/transcript.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
+import { PROVIDER_ENV } from '../../providers/credentials.js';
+import { DEFAULT_MODELS } from '../../providers/default-models.js';
+import type { ClientConnection, ModelClient } from '../../providers/model-client.js';
+import { CHAT_PROVIDERS, createModelClient } from '../../providers/model-clients.js';
+import type { FormatOptions, ProviderName } from '../../providers/types.js';
+import type { ToolSession } from '../../session/tool-session.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { readRegularFile } from '../../shared/read-file.js';
+import type { ReplContext } from '../../repl/repl-context.js';
+import { formatOptions } from '../format-options.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { withManager } from '../open-manager.js';
+import { colorEnabled, palette } from '../color.js';
+import { plainText } from '../output/terminal-text.js';
+
+export interface ChatOptions {
+  catalog?: string[];
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  profile?: string;
+  force?: string[];
+  search?: 'client' | 'native';
+  yes?: boolean;
+  /** A path, or false for --no-transcript; default: the user's data folder. */
+  transcript?: string | false;
+  record?: string;
+  replay?: string;
+  prompt?: string;
+  json?: boolean;
+  events?: boolean;
+  /** false with --no-stream. */
+  stream?: boolean;
+  system?: string;
+  strict?: boolean;
+  /** The prompt when it is piped in (no --prompt and no terminal). */
+  readStdin?: () => Promise<string>;
+  /** Standard input is a terminal: without --prompt, the REPL starts. */
+  interactive?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * `toolman chat`: a live conversation with a model over the catalog's tools. With --prompt (or a
+ * prompt piped in) one turn runs and the answer is printed (or one JSON document, or events as
+ * JSON lines); on a terminal, the REPL starts.
+ */
+export async function chatCommand(options: ChatOptions, io: CliIO): Promise<ExitCode> {
+  return withManager(
+    io,
+    options.catalog,
+    async (manager) => {
+      const context = await openChat(options, io, manager);
+      try {
+        const oneShot = options.prompt !== undefined || !options.interactive || options.json || options.events;
+        if (!oneShot) {
+          const { runRepl } = await import('../../repl/run-repl.js');
+          return await runRepl(context, io);
+        }
+        const prompt = options.prompt ?? (await options.readStdin?.())?.trim() ?? '';
+        if (!prompt) throw new ToolmanError(ErrorCode.USAGE, 'no prompt: give one with --prompt "..." or pipe it in', { hint: 'or run toolman chat on a terminal for the interactive REPL' });
+        return await oneShotTurn(context, prompt, options, io);
+      } finally {
+        if (context.transcript && !options.json && !options.events) io.stderr.write(`transcript: ${context.transcript.file}\n`);
+      }
+    },
+    { requireValid: 'all' },
+  );
+}
+
+/** Everything a conversation needs, for the one-shot mode and the REPL alike. */
+async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager): Promise<ReplContext> {
+  const notices: string[] = [];
+  const { provider, model, connection } = connect(options, io, (message) => notices.push(message));
+  if (!(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ToolmanError(ErrorCode.USAGE, `toolman chat does not talk to ${provider} yet`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay (and OpenAI-compatible servers with --provider openai --base-url URL)` });
+  }
+  const search = options.search ?? 'client';
+  if (search === 'native' && provider === 'openai') {
+    throw new ToolmanError(ErrorCode.USAGE, 'OpenAI Chat Completions has no native tool search', { hint: 'use --provider openai-responses or anthropic, or --search client' });
+  }
+  const format: FormatOptions = {
+    ...formatOptions(manager.catalog.format, options.strict !== undefined ? { strict: options.strict } : {}),
+    ...(search === 'native' ? { nativeToolSearch: 'bm25' as const } : {}),
+  };
+  if (search === 'client') delete format.nativeToolSearch;
+  const transcriptFile = options.transcript === false ? undefined : (options.transcript ? resolve(io.cwd, options.transcript) : defaultTranscriptPath(io.env));
+  const transcript = transcriptFile
+    ? new TranscriptWriter(transcriptFile, manager.secrets, { provider, model, catalog: manager.catalog.files, profile: options.profile ?? null, search, replay: options.replay ?? null })
+    : undefined;
+  if (options.record) connection.fetch = recordingFetch(resolve(io.cwd, options.record), { provider, model, base_url: connection.baseUrl ?? null }, manager.secrets, connection.fetch);
+  const client = await createModelClient(provider, model, connection);
+  const approve: Approver = async () => (options.yes ? 'approve' : 'decline');
+  const openSession = (profile: string | undefined): Promise<ToolSession> =>
+    manager.session({ ...(profile ? { profile } : {}), force: options.force ?? [], provider, model, format });
+  const session = await openSession(options.profile);
+  const loop = new ChatLoop({ client, session, format, ...(options.system ? { system: options.system } : {}), stream: options.stream !== false, approve });
+  return {
+    manager,
+    loop,
+    client: client as ModelClient,
+    provider: provider as ProviderName,
+    model,
+    profile: options.profile ?? null,
+    search,
+    format,
+    yes: options.yes ?? false,
+    ...(transcript ? { transcript } : {}),
+    notices,
+    openSession,
+  };
+}
+
+/** Provider, model and how to reach it: a recording to replay, or the API with a key (or a local server). */
+function connect(options: ChatOptions, io: CliIO, notice: (message: string) => void): { provider: ProviderName; model: string; connection: ClientConnection } {
+  if (options.provider === 'replay' || options.replay) {
+    if (!options.replay) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
+    const { header, exchanges } = readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: '--replay' }), options.replay);
+    if (options.model && options.model !== header.model) notice(`replay: the recording was made with ${header.model}; --model ${options.model} is ignored`);
+    return {
+      provider: header.provider,
+      model: header.model,
+      connection: { apiKey: 'replay', ...(header.base_url ? { baseUrl: header.base_url } : {}), fetch: replayFetch(exchanges, notice) },
+    };
+  }
+  const provider = (options.provider ?? 'openai') as ProviderName;
+  if (!(provider in PROVIDER_ENV)) {
+    throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${provider}"`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay` });
+  }
+  const spec = PROVIDER_ENV[provider];
+  const baseUrl = options.baseUrl ?? io.env[spec.baseUrl] ?? undefined;
+  const apiKey = spec.key.map((name) => io.env[name]).find((value) => value !== undefined && value !== '');
+  if (!apiKey && !baseUrl) {
+    throw new ToolmanError(ErrorCode.USAGE, `toolman chat with ${spec.label} needs ${spec.key[0]}`, {
+      hint: `set ${spec.key[0]}, point --base-url at a local OpenAI-compatible server, or see the loop without a key: toolman chat --provider replay --replay catalogs/recordings/assistant.jsonl`,
+    });
+  }
+  // Local servers (Ollama, vLLM, llama.cpp, LM Studio) take any key.
+  return { provider, model: options.model ?? DEFAULT_MODELS[provider], connection: { apiKey: apiKey ?? 'local', ...(baseUrl ? { baseUrl } : {}) } };
+}
+
+/** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. */
+async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOptions, io: CliIO): Promise<ExitCode> {
+  const c = palette(colorEnabled(io, io.stderr));
+  const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
+  for (const notice of context.notices.splice(0)) reportWarning(notice, options, io, c);
+  let wroteText = false;
+  const onEvent = (event: LoopEvent) => {
+    context.transcript?.write(event);
+    for (const notice of context.notices.splice(0)) reportWarning(notice, options, io, c);
+    if (options.events) {
+      io.stdout.write(JSON.stringify(event) + '\n');
+      return;
+    }
+    if (options.json) return;
+    switch (event.type) {
+      case 'text':
+        io.stdout.write(text(event.delta));
+        wroteText = true;
+        return;
+      case 'tool_calls':
+        if (wroteText) io.stdout.write('\n');
+        wroteText = false;
+        for (const call of event.calls) io.stderr.write(c.dim(`→ ${call.name}(${preview(call.arguments)})\n`));
+        return;
+      case 'tool_status':
+        if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${event.name} needs approval (${event.reason}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
+        return;
+      case 'tool_result':
+        io.stderr.write(event.response.ok ? c.dim(`✓ ${event.response.name} ${event.response.duration_ms} ms${event.response.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${event.response.name}: ${plainText(event.response.error ?? '')}\n`));
+        return;
+      case 'search':
+        io.stderr.write(c.dim(`tool search found: ${event.activated.join(', ')}\n`));
+        return;
+      case 'retry':
+        io.stderr.write(c.yellow(`retrying in ${(event.wait_ms / 1000).toFixed(1)} s (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ''}): ${event.reason}\n`));
+        return;
+      case 'warning':
+        io.stderr.write(c.yellow(`warning: ${event.message}\n`));
+        return;
+      case 'error':
+        io.stderr.write(`${c.red('error:')} ${event.message}\n${event.hint ? `  ${c.dim('hint:')} ${event.hint}\n` : ''}`);
+        return;
+      case 'done':
+        if (wroteText) io.stdout.write('\n');
+        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
+        if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${event.message}\n`));
+        return;
+      default:
+        return;
+    }
+  };
+  context.transcript?.note({ type: 'user', text: prompt });
+  const summary = await context.loop.run(prompt, { ...(options.signal ? { signal: options.signal } : {}), onEvent });
+  if (options.json) io.stdout.write(JSON.stringify(summaryDocument(summary, context), null, 2) + '\n');
+  return exitFor(summary, options.signal);
+}
+
+function reportWarning(message: string, options: ChatOptions, io: CliIO, c: ReturnType<typeof palette>): void {
+  if (options.events) io.stdout.write(JSON.stringify({ type: 'warning', message }) + '\n');
+  else io.stderr.write(c.yellow(`warning: ${message}\n`));
+}
+
+/** The one-shot JSON document (README, "toolman chat"). */
+export function summaryDocument(summary: TurnSummary, context: Pick<ReplContext, 'transcript'>): Record<string, unknown> {
+  return {
+    answer: summary.answer,
+    stop: summary.stop,
+    rounds: summary.rounds,
+    calls: summary.calls,
+    usage: summary.usage,
+    ...(summary.message ? { message: summary.message } : {}),
+    transcript: context.transcript?.file ?? null,
+  };
+}
+
+export function exitFor(summary: TurnSummary, signal?: AbortSignal): ExitCode {
+  if (summary.stop === 'cancelled' || signal?.aborted) return EXIT.INTERRUPTED;
+  return summary.stop === 'done' || summary.stop === 'took_control' ? EXIT.OK : EXIT.FAILURE;
+}
+
+function preview(args: unknown): string {
+  const text = typeof args === 'string' ? args : JSON.stringify(args);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Reads a whole stream (piped standard input) as text, up to 1 MiB. */
+export async function readPrompt(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += String(chunk);
+    if (text.length > 1 << 20) throw new ToolmanError(ErrorCode.USAGE, 'the piped prompt is over 1 MiB');
+  }
+  return text;
+}
+

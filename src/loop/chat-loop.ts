@@ -1,0 +1,261 @@
+import type { Approver, CallEvent, ToolCall, ToolResponse } from '../execute/types.js';
+import type { ChatMessage, ModelClient, ModelReply, ModelRequest, ModelToolResult } from '../providers/model-client.js';
+import { ModelCallError } from '../providers/model-errors.js';
+import type { FormatOptions } from '../providers/types.js';
+import type { ToolSession } from '../session/tool-session.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { isToolmanError } from '../shared/errors.js';
+import { EventChannel } from './event-channel.js';
+import type { LoopEvent, StopReason, TurnCall, TurnSummary, TurnUsage } from './loop-events.js';
+
+export interface ChatLoopOptions {
+  client: ModelClient;
+  session: ToolSession;
+  /** How the tools are formatted (strict, native tool search...): the catalog's settings and flags. */
+  format?: FormatOptions;
+  /** The user's system prompt; the tools' contributions follow it. */
+  system?: string;
+  /** Default: the catalog's limits.max_rounds. */
+  maxRounds?: number;
+  /** Default: the catalog's limits.max_repeats. */
+  maxRepeats?: number;
+  /** Default true. */
+  stream?: boolean;
+  /** Output token cap sent where the API requires one (Anthropic). */
+  maxTokens?: number;
+  /** Asks before destructive tools run; without it such calls are declined. */
+  approve?: Approver;
+  /** toolman's own estimate of each request's input tokens, shown next to the API's count; default on. */
+  estimate?: boolean;
+}
+
+export interface TurnOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/**
+ * The live loop: one conversation with a model over a catalog's tools. Each user turn sends the
+ * conversation with the tools the session offers this round, runs the calls the model makes
+ * through the session's executor, sends the results back, and repeats until the model answers
+ * without calls, a take-control tool answers the user, the same call repeats past the limit, or
+ * the round limit is reached. Everything it does is an event; nothing here draws or prints.
+ */
+export class ChatLoop {
+  readonly messages: ChatMessage[] = [];
+  private turns = 0;
+  /** Tools' `user` prompt texts already given (each once per conversation). */
+  private readonly deliveredUserTexts = new Set<string>();
+
+  constructor(private readonly options: ChatLoopOptions) {}
+
+  /** How many user turns ran. */
+  get turnCount(): number {
+    return this.turns;
+  }
+
+  get session(): ToolSession {
+    return this.options.session;
+  }
+
+  get client(): ModelClient {
+    return this.options.client;
+  }
+
+  /** Continues the conversation over another session's tools (another profile). */
+  useSession(session: ToolSession): void {
+    this.options.session = session;
+  }
+
+  /** Forgets the conversation (the session keeps the tools found so far). */
+  reset(): void {
+    this.messages.length = 0;
+    this.deliveredUserTexts.clear();
+  }
+
+  /** One user turn as an async iterable of events; its return value is the summary. */
+  async *turn(text: string, options: Omit<TurnOptions, 'onEvent'> = {}): AsyncGenerator<LoopEvent, TurnSummary> {
+    const channel = new EventChannel<LoopEvent>();
+    const work = this.run(text, { ...options, onEvent: (event) => channel.push(event) }).finally(() => channel.close());
+    for await (const event of channel.drain()) yield event;
+    return work;
+  }
+
+  /** One user turn, reporting events to `onEvent`; resolves with the summary. Never rejects. */
+  async run(text: string, options: TurnOptions = {}): Promise<TurnSummary> {
+    const signal = options.signal ?? new AbortController().signal;
+    const emit = (event: LoopEvent) => {
+      try {
+        options.onEvent?.(event);
+      } catch {
+        // a display's failure must not break the turn
+      }
+    };
+    const { session, client } = this.options;
+    const limits = session.catalog.limits;
+    const maxRounds = this.options.maxRounds ?? limits.max_rounds;
+    const maxRepeats = this.options.maxRepeats ?? limits.max_repeats;
+    const format = this.options.format ?? {};
+    const calls: TurnCall[] = [];
+    const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: 0 };
+    const repeats = new Map<string, number>();
+    let warnedRepeat = false;
+    let answer = '';
+    let round = 0;
+    const finish = (stop: StopReason, message?: string): TurnSummary => {
+      emit({ type: 'done', stop, answer, rounds: round, ...(message ? { message } : {}) });
+      return { answer, stop, rounds: round, calls, usage, ...(message ? { message } : {}) };
+    };
+
+    this.turns++;
+    emit({ type: 'turn_start', turn: this.turns, text });
+    this.messages.push({ role: 'user', text: this.withContributions(text, 1) });
+    const unsubscribe = session.onChange((change) => emit({ type: 'search', round, activated: change.activated }));
+    try {
+      while (round < maxRounds) {
+        round++;
+        if (signal.aborted) return finish('cancelled');
+        emit({ type: 'round_start', round });
+        const fragment = session.format(client.provider, round, format);
+        const request: ModelRequest = {
+          model: client.model,
+          system: [this.options.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n'),
+          messages: [...this.messages],
+          tools: fragment,
+          stream: this.options.stream ?? true,
+          maxTokens: this.options.maxTokens ?? 4096,
+        };
+        emit({ type: 'request', round, provider: client.provider, model: client.model, tools: Object.values(fragment.sent), tool_choice: fragment.payload.tool_choice ?? null, stream: request.stream });
+        for (const warning of round === 1 ? fragment.warnings : []) emit({ type: 'warning', message: warning.message });
+        // The estimate loads a tokenizer: it runs while the request is on its way, not before.
+        const estimate = this.options.estimate === false ? Promise.resolve(null) : estimateInput(client, request);
+        let reply: ModelReply;
+        let partial = '';
+        try {
+          reply = await client.send(request, {
+            signal,
+            onText: (delta) => {
+              partial += delta;
+              emit({ type: 'text', round, delta });
+            },
+            onRetry: (notice) => emit({ type: 'retry', round, attempt: notice.attempt, ...(notice.status !== undefined ? { status: notice.status } : {}), wait_ms: notice.waitMs, reason: notice.reason }),
+            onWarning: (message) => emit({ type: 'warning', message }),
+          });
+        } catch (error) {
+          const failure = error instanceof ModelCallError ? error : undefined;
+          // What the model said before it failed stays in the conversation.
+          if (partial) this.messages.push({ role: 'assistant', text: partial, toolCalls: [] });
+          answer = partial || answer;
+          if (signal.aborted || failure?.kind === 'cancelled') return finish('cancelled');
+          const message = error instanceof Error ? error.message : String(error);
+          emit({ type: 'error', kind: failure?.kind ?? 'internal', message, ...(isToolmanError(error) && error.hint ? { hint: error.hint } : {}) });
+          return finish('error', message);
+        }
+        const estimated = await estimate;
+        if (reply.usage) {
+          usage.input += reply.usage.input;
+          usage.output += reply.usage.output;
+          usage.cached += reply.usage.cached;
+        }
+        if (estimated !== null) usage.estimated_input += estimated;
+        emit({ type: 'usage', round, usage: reply.usage ?? null, estimated_input: estimated });
+        this.messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls, ...(reply.native !== undefined ? { native: reply.native } : {}) });
+        if (reply.text) answer = reply.text;
+        if (reply.toolCalls.length === 0) {
+          emit({ type: 'round_end', round });
+          return finish('done');
+        }
+
+        emit({ type: 'tool_calls', round, calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArguments(c.arguments) })) });
+        // A model using the provider's own tool search calls deferred tools the provider found.
+        if (format.nativeToolSearch) session.activate(reply.toolCalls.map((c) => session.decodeCall(c, client.provider, format).name));
+
+        // The same call again and again is a loop: past the limit it is not run, and the model is told.
+        const looping = new Map<string, string>();
+        let loopedAfterWarning = false;
+        for (const call of reply.toolCalls) {
+          const key = `${session.decodeCall(call, client.provider, format).name}\u0000${canonicalJson(parseArguments(call.arguments))}`;
+          const count = (repeats.get(key) ?? 0) + 1;
+          repeats.set(key, count);
+          if (count > maxRepeats) {
+            looping.set(call.id, `not run: this is call number ${count} of ${call.name} with these same arguments in this turn, which looks like a loop. Use the results you already have, change the arguments, or answer the user.`);
+            if (warnedRepeat) loopedAfterWarning = true;
+          }
+        }
+        if (looping.size) warnedRepeat = true;
+
+        const approvals = new Map<string, 'approved' | 'declined'>();
+        const toRun: ToolCall[] = reply.toolCalls.filter((c) => !looping.has(c.id)).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+        const ran = toRun.length
+          ? await session.runTurn(toRun, {
+              provider: client.provider,
+              format,
+              signal,
+              ...(this.options.approve ? { approve: this.options.approve } : {}),
+              onEvent: (event: CallEvent) => {
+                if (event.type === 'tool_approval') approvals.set(event.id, event.decision === 'decline' ? 'declined' : 'approved');
+                emit({ ...event, round });
+              },
+            })
+          : { responses: [], took_control: null };
+        const byId = new Map(ran.responses.map((r) => [r.id, r]));
+        const results: ModelToolResult[] = [];
+        for (const call of reply.toolCalls) {
+          const response: ToolResponse = byId.get(call.id) ?? loopResponse(call.id, call.name, looping.get(call.id) ?? 'not run');
+          emit({ type: 'tool_result', round, response });
+          results.push({ id: call.id, name: call.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });
+          calls.push({ round, id: call.id, name: call.name, arguments: parseArguments(call.arguments), ok: response.ok, content: response.content, error: response.error, approval: approvals.get(call.id) ?? null });
+        }
+        // Every call gets its answer before anything else happens: the history stays one the APIs accept.
+        this.messages.push({ role: 'tool', results });
+        emit({ type: 'round_end', round });
+        if (signal.aborted) return finish('cancelled');
+        if (ran.took_control) {
+          answer = byId.get(reply.toolCalls.find((c) => session.decodeCall(c, client.provider, format).name === ran.took_control)?.id ?? '')?.content ?? answer;
+          return finish('took_control', `${ran.took_control} took control: its result is the answer`);
+        }
+        if (loopedAfterWarning) return finish('repeats', `the model kept repeating the same call after being told it was looping (limits.max_repeats is ${maxRepeats})`);
+      }
+      return finish('max_rounds', `stopped after ${maxRounds} rounds (limits.max_rounds); the model had not finished`);
+    } catch (error) {
+      // Anything unexpected still ends the turn with what was said kept, and says what happened.
+      const message = error instanceof Error ? error.message : String(error);
+      emit({ type: 'error', kind: 'internal', message });
+      return finish(signal.aborted ? 'cancelled' : 'error', message);
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** The user's text with the tools' prompt contributions: `user` texts once per conversation, reminders every turn. */
+  private withContributions(text: string, round: number): string {
+    const prompts = this.options.session.format(this.options.client.provider, round, this.options.format ?? {}).prompts;
+    const fresh = prompts.user.filter((t) => !this.deliveredUserTexts.has(t));
+    for (const t of fresh) this.deliveredUserTexts.add(t);
+    return [...fresh, text, ...prompts.reminders].join('\n\n');
+  }
+}
+
+function loopResponse(id: string, name: string, message: string): ToolResponse {
+  return { id, name, ok: false, content: message, error: message, error_kind: 'over_limit', deduplicated: false, truncated: false, original_tokens: null, duration_ms: 0 };
+}
+
+function parseArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** toolman's count of the request's input tokens (exact where measured, else its estimate); null if it cannot count. */
+async function estimateInput(client: ModelClient, request: ModelRequest): Promise<number | null> {
+  try {
+    const { countRequest } = await import('../tokens/count-request.js');
+    const { stream: _stream, stream_options: _options, ...body } = client.body(request);
+    return (await countRequest(client.provider, body, client.model)).tokens;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,129 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { ModelCallError } from '../providers/model-errors.js';
+import type { ProviderName } from '../providers/types.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { isRecord } from '../shared/is-record.js';
+import { parseJsonText } from '../shared/json-text.js';
+import type { SecretSet } from '../shared/secrets.js';
+import { describeDifferences, requestDifferences } from './request-diff.js';
+
+/**
+ * Recordings of a conversation with a provider, at the HTTP level: each request body as sent and
+ * the response as it came (a streamed one as its raw event text), one JSON line each, after a
+ * header that says which provider and model. Replaying feeds the same bytes to the same SDK, so
+ * the whole path from the wire to the loop runs, with no network and no key.
+ */
+export interface RecordingHeader {
+  type: 'recording';
+  version: 1;
+  provider: ProviderName;
+  model: string;
+  base_url: string | null;
+  created: string;
+}
+
+export interface RecordedExchange {
+  type: 'exchange';
+  request: { method: string; path: string; body: unknown };
+  response: { status: number; headers: Record<string, string>; body: string };
+}
+
+/** Headers worth keeping: what the SDKs read to parse the body. Never credentials. */
+const KEPT_HEADERS = ['content-type', 'retry-after', 'request-id', 'x-request-id'];
+
+/**
+ * A fetch that records every exchange into `file` (created now, with its header) and otherwise
+ * behaves like `inner`. Secrets are redacted from what is written; a streamed response is
+ * recorded as it passes through, without delaying it.
+ */
+export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type' | 'version' | 'created'>, secrets: SecretSet, inner: typeof fetch = fetch): typeof fetch {
+  writeFileSync(file, JSON.stringify({ type: 'recording', version: 1, ...header, created: new Date().toISOString() } satisfies RecordingHeader) + '\n');
+  return async (input, init) => {
+    const response = await inner(input, init);
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const requestBody = typeof init?.body === 'string' ? safeParse(init.body) : null;
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const write = (body: string) => {
+      const exchange: RecordedExchange = { type: 'exchange', request: { method: init?.method ?? 'GET', path: url.pathname, body: requestBody }, response: { status: response.status, headers, body } };
+      appendFileSync(file, secrets.redact(JSON.stringify(exchange)) + '\n');
+    };
+    if (!response.body) {
+      write('');
+      return response;
+    }
+    const [forCaller, forRecord] = response.body.tee();
+    void new Response(forRecord).text().then(write, () => write('(the response stream broke off)'));
+    return new Response(forCaller, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** A recording read back: its header and exchanges. */
+export function readRecording(text: string, file: string): { header: RecordingHeader; exchanges: RecordedExchange[] } {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const header = lines.length ? parseJsonText(lines[0]!, `${file}:1`) : undefined;
+  if (!isRecord(header) || header.type !== 'recording' || header.version !== 1 || typeof header.provider !== 'string' || typeof header.model !== 'string') {
+    throw new ToolmanError(ErrorCode.USAGE, `${file} is not a toolman recording (its first line must be {"type": "recording", "version": 1, ...})`, { hint: 'make one with toolman chat --record FILE' });
+  }
+  const exchanges = lines.slice(1).map((line, i) => {
+    const value = parseJsonText(line, `${file}:${i + 2}`);
+    if (!isRecord(value) || value.type !== 'exchange' || !isRecord(value.request) || !isRecord(value.response) || typeof value.response.body !== 'string' || typeof value.response.status !== 'number') {
+      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 2} is not a recorded exchange`);
+    }
+    return value as unknown as RecordedExchange;
+  });
+  return { header: header as unknown as RecordingHeader, exchanges };
+}
+
+/** A request with no recording to answer it: says how it differs from the closest one. */
+export class ReplayMismatchError extends ModelCallError {
+  constructor(message: string, hint: string) {
+    super('bad_request', message, undefined, undefined, hint);
+  }
+}
+
+/**
+ * A fetch that answers from a recording. Each request is matched to an unused recorded exchange
+ * by content (the whole body, compared key by key, so key order and position in the recording do
+ * not matter); each exchange answers once. When the only differences are in tool results, the
+ * tools answered differently from the recording (a catalog change): the recorded reply is used,
+ * and `onDifference` says which results changed. Any other difference stops the replay with the
+ * differences from the closest recorded request.
+ */
+export function replayFetch(exchanges: readonly RecordedExchange[], onDifference: (message: string) => void): typeof fetch {
+  const used = new Set<number>();
+  return async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const body = typeof init?.body === 'string' ? safeParse(init.body) : null;
+    const key = canonicalJson(body);
+    const candidates = exchanges.map((e, i) => ({ e, i })).filter(({ e, i }) => !used.has(i) && e.request.path === url.pathname);
+    let match = candidates.find(({ e }) => canonicalJson(e.request.body) === key);
+    if (!match) {
+      const ranked = candidates.map((c) => ({ ...c, differences: requestDifferences(c.e.request.body, body) })).sort((a, b) => a.differences.length - b.differences.length || a.i - b.i);
+      const closest = ranked[0];
+      if (!closest) {
+        throw new ReplayMismatchError(`the recording has no ${used.size ? 'more exchanges' : 'exchange'} for ${url.pathname} (${used.size} of ${exchanges.length} used)`, 'the conversation went further than the recorded one; record it again with --record');
+      }
+      if (closest.differences.every((d) => d.toolResult)) {
+        onDifference(`replay: tool results differ from the recording (the recorded reply is used):\n${describeDifferences(closest.differences)}`);
+        match = closest;
+      } else {
+        throw new ReplayMismatchError(`replay: this request matches no recorded one; the closest (exchange ${closest.i + 1}) differs in:\n${describeDifferences(closest.differences)}`, 'a catalog or option change altered what is sent; record the session again with --record to accept it');
+      }
+    }
+    used.add(match.i);
+    return new Response(match.e.response.body, { status: match.e.response.status, headers: match.e.response.headers });
+  };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

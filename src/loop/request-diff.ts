@@ -1,0 +1,90 @@
+import { canonicalJson } from '../shared/canonical-json.js';
+import { isRecord } from '../shared/is-record.js';
+
+/** One difference between a recorded request and the one sent now, in words a catalog author reads. */
+export interface RequestDifference {
+  /** Where: `tools.search_email.description`, `messages[3].content`, `model`. */
+  path: string;
+  recorded: unknown;
+  now: unknown;
+  /** Only a tool's result differs: the catalog ran and answered differently, the conversation is the same. */
+  toolResult: boolean;
+}
+
+/**
+ * Compares two request bodies structurally. Tools are compared by name (a reordered list is not a
+ * change; an added, removed or edited tool is named), messages and input items by position, and
+ * everything else key by key. Stops after `limit` differences.
+ */
+export function requestDifferences(recorded: unknown, now: unknown, limit = 20): RequestDifference[] {
+  const out: RequestDifference[] = [];
+  const add = (path: string, a: unknown, b: unknown, toolResult = false) => {
+    if (out.length < limit) out.push({ path, recorded: a, now: b, toolResult });
+  };
+  const walk = (a: unknown, b: unknown, path: string, inResult: boolean): void => {
+    if (out.length >= limit || canonicalJson(a) === canonicalJson(b)) return;
+    if (path === 'tools' && Array.isArray(a) && Array.isArray(b)) return compareTools(a, b);
+    if (Array.isArray(a) && Array.isArray(b)) {
+      if (a.length !== b.length && !(path === 'messages' || path === 'input')) return add(path, `${a.length} items`, `${b.length} items`, inResult);
+      for (let i = 0; i < Math.max(a.length, b.length); i++) {
+        if (i >= a.length) add(`${path}[${i}]`, undefined, b[i], inResult);
+        else if (i >= b.length) add(`${path}[${i}]`, a[i], undefined, inResult);
+        else walk(a[i], b[i], `${path}[${i}]`, inResult || isToolResult(a[i]));
+      }
+      return;
+    }
+    if (isRecord(a) && isRecord(b)) {
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+        if (!Object.hasOwn(a, key)) add(join(path, key), undefined, b[key], inResult);
+        else if (!Object.hasOwn(b, key)) add(join(path, key), a[key], undefined, inResult);
+        else walk(a[key], b[key], join(path, key), inResult || isToolResult(a[key]));
+      }
+      return;
+    }
+    add(path, a, b, inResult);
+  };
+  const compareTools = (a: unknown[], b: unknown[]) => {
+    const named = (list: unknown[]) => new Map(list.map((tool, i) => [toolName(tool) ?? `#${i}`, tool]));
+    const before = named(a);
+    const after = named(b);
+    for (const name of before.keys()) if (!after.has(name)) add(`tools.${name}`, 'defined', 'removed');
+    for (const [name, tool] of after) {
+      if (!before.has(name)) add(`tools.${name}`, 'absent', 'added');
+      else walk(unwrapTool(before.get(name)), unwrapTool(tool), `tools.${name}`, false);
+    }
+  };
+  walk(recorded, now, '', false);
+  return out;
+}
+
+/** The differences as lines, for a replay that cannot continue. */
+export function describeDifferences(differences: readonly RequestDifference[]): string {
+  return differences.map((d) => `  ${d.path || '(the body)'}: recorded ${show(d.recorded)}, now ${show(d.now)}`).join('\n');
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/** A tool's name in any provider's shape: {function: {name}} (Chat), {name} (Responses, Anthropic). */
+function toolName(tool: unknown): string | undefined {
+  if (!isRecord(tool)) return undefined;
+  if (isRecord(tool.function) && typeof tool.function.name === 'string') return tool.function.name;
+  return typeof tool.name === 'string' ? tool.name : undefined;
+}
+
+function unwrapTool(tool: unknown): unknown {
+  return isRecord(tool) && isRecord(tool.function) ? tool.function : tool;
+}
+
+/** A message or item that carries a tool's result, in each API's shape. */
+function isToolResult(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  return value.role === 'tool' || value.type === 'function_call_output' || value.type === 'tool_result';
+}

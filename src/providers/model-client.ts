@@ -1,0 +1,96 @@
+import type { FormatResult, ProviderName } from './types.js';
+
+/** Where formatters put the tools' system-prompt contributions; a client builds the system prompt itself. */
+const PROMPT_KEYS = new Set(['messages', 'instructions', 'system', 'systemInstruction']);
+
+/** The formatter's fragment without its system prompt: tools, tool choice and the like. */
+export function toolFields(fragment: FormatResult): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fragment.payload).filter(([key]) => !PROMPT_KEYS.has(key)));
+}
+
+/**
+ * What the live loop says to a model and hears back, the same for every provider: each provider's
+ * client (in its folder, on the official SDK) turns these into its wire format and back.
+ */
+
+/** A tool call as the model made it: arguments are its raw JSON text (validated later, by the executor). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ModelToolResult {
+  /** The call id it answers. */
+  id: string;
+  name: string;
+  content: string;
+  /** The call failed: sent as `is_error` to Anthropic, in words to the others. */
+  isError: boolean;
+}
+
+export type ChatMessage =
+  | { role: 'user'; text: string }
+  /**
+   * `native` is the provider's own form of the reply (content blocks, output items) when it holds
+   * more than text and calls (a native tool search's blocks): sent back as it came.
+   */
+  | { role: 'assistant'; text: string; toolCalls: ModelToolCall[]; native?: unknown }
+  | { role: 'tool'; results: ModelToolResult[] };
+
+export interface ModelRequest {
+  model: string;
+  /** The system prompt: the user's, then the tools' contributions. */
+  system: string;
+  messages: readonly ChatMessage[];
+  /** The formatter's fragment for this round (tools, tool choice). */
+  tools: FormatResult;
+  stream: boolean;
+  maxTokens: number;
+}
+
+export interface ModelUsage {
+  input: number;
+  output: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cached: number;
+}
+
+export interface ModelReply {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage?: ModelUsage;
+  /** The provider's own word for why it stopped (stop, end_turn, tool_use, length...). */
+  stopReason: string;
+  native?: unknown;
+}
+
+export interface RetryNotice {
+  attempt: number;
+  status?: number;
+  waitMs: number;
+  reason: string;
+}
+
+export interface ModelCallHooks {
+  signal: AbortSignal;
+  onText?(delta: string): void;
+  onRetry?(notice: RetryNotice): void;
+  onWarning?(message: string): void;
+}
+
+export interface ModelClient {
+  readonly provider: ProviderName;
+  readonly model: string;
+  /** The request body this client would send, for estimates, recordings and tests. */
+  body(request: ModelRequest): Record<string, unknown>;
+  send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply>;
+}
+
+/** How a client reaches its API: key, base URL, and the fetch it sends through (recording and replay swap it). */
+export interface ClientConnection {
+  apiKey: string;
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}

@@ -1,0 +1,114 @@
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { PROVIDER_ENV } from './credentials.js';
+import type { ProviderName } from './types.js';
+
+/** Why a model call failed, in the loop's terms. */
+export type ModelFailureKind = 'auth' | 'model_not_found' | 'rate_limited' | 'server' | 'bad_request' | 'network' | 'stream_dropped' | 'cancelled';
+
+/** A failed model call: the message says what happened and the hint what to do. */
+export class ModelCallError extends ToolmanError {
+  constructor(
+    readonly kind: ModelFailureKind,
+    message: string,
+    readonly status: number | undefined,
+    readonly retryAfterMs: number | undefined,
+    hint?: string,
+  ) {
+    super(ErrorCode.PROVIDER, message, hint ? { hint } : {});
+  }
+
+  get retryable(): boolean {
+    return this.kind === 'rate_limited' || this.kind === 'server' || this.kind === 'network';
+  }
+}
+
+interface SdkErrorLike {
+  status?: number;
+  name?: string;
+  message?: string;
+  headers?: Headers | Record<string, string | null | undefined>;
+  error?: { message?: string; error?: { message?: string } };
+  cause?: unknown;
+}
+
+/**
+ * An SDK's error (openai and @anthropic-ai/sdk throw APIError subclasses with `status` and
+ * `headers`, APIConnectionError without a status, APIUserAbortError when cancelled) as a
+ * ModelCallError that says what happened and what to do. The API's own message is kept.
+ */
+export function modelCallError(error: unknown, provider: ProviderName, model: string, baseUrl: string | undefined): ModelCallError {
+  if (error instanceof ModelCallError) return error;
+  const e = (error ?? {}) as SdkErrorLike;
+  // A failure of toolman's own transport (a replay with no matching recording) arrives wrapped by the SDK.
+  if (e.cause instanceof ModelCallError) return e.cause;
+  const label = PROVIDER_ENV[provider].label;
+  const where = baseUrl ?? `the ${label} API`;
+  const detail = apiMessage(e);
+  if (e.name === 'AbortError' || e.name === 'APIUserAbortError' || /aborted/i.test(e.message ?? '')) return new ModelCallError('cancelled', 'the request was cancelled', undefined, undefined);
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  if (status === undefined) {
+    const cause = e.cause instanceof Error ? `: ${(e.cause as NodeJS.ErrnoException).code ?? ''} ${e.cause.message}`.replace(/: +/, ': ') : detail ? `: ${detail}` : '';
+    return new ModelCallError('network', `cannot reach ${where}${cause}`, undefined, undefined, `check the network${PROVIDER_ENV[provider].baseUrl ? ` and ${PROVIDER_ENV[provider].baseUrl} / --base-url` : ''}`);
+  }
+  const retryAfterMs = retryAfter(e.headers);
+  if (status === 401 || status === 403) return new ModelCallError('auth', `${label} refused the API key (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, undefined, `check ${PROVIDER_ENV[provider].key[0]}`);
+  if (status === 404) return new ModelCallError('model_not_found', `${label} has no model "${model}" at ${where} (HTTP 404)${detail ? `: ${detail}` : ''}`, status, undefined, 'check --model (and --base-url for a local server)');
+  if (status === 429) return new ModelCallError('rate_limited', `${label} is rate limiting requests (HTTP 429)${detail ? `: ${detail}` : ''}`, status, retryAfterMs, 'wait a little, or lower the request rate');
+  if (status >= 500) return new ModelCallError('server', `${label} failed (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, retryAfterMs, 'the provider had a problem; try again');
+  return new ModelCallError('bad_request', `${label} refused the request (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, undefined, 'toolman sent something this API or model does not take; the transcript has the request');
+}
+
+function apiMessage(e: SdkErrorLike): string {
+  const nested = e.error?.error?.message ?? e.error?.message;
+  if (nested) return nested;
+  // The SDKs prefix the status to the message ("429 Too many requests"): keep what follows.
+  return (e.message ?? '').replace(/^\d{3}\s*/, '').trim();
+}
+
+function retryAfter(headers: SdkErrorLike['headers']): number | undefined {
+  const value = headers instanceof Headers ? headers.get('retry-after') : headers?.['retry-after'];
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/**
+ * Calls `attempt` and retries what is worth retrying (rate limits, server errors, network
+ * failures) up to `maxRetries` times, waiting as the server asks (retry-after, at most 20 s) or
+ * 0.5 s, 1 s, 2 s...; each retry is announced. `attempt` says through `started()` once output
+ * reached the user: a stream cut after that is not retried (the text would repeat), it fails.
+ */
+export async function withRetries<T>(
+  attempt: (started: () => void) => Promise<T>,
+  hooks: { signal: AbortSignal; onRetry?: (notice: { attempt: number; status?: number; waitMs: number; reason: string }) => void },
+  toError: (error: unknown) => ModelCallError,
+  maxRetries = 2,
+): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    let begun = false;
+    try {
+      return await attempt(() => (begun = true));
+    } catch (raw) {
+      const error = toError(raw);
+      if (hooks.signal.aborted) throw new ModelCallError('cancelled', 'the request was cancelled', undefined, undefined);
+      if (!error.retryable || begun || tries >= maxRetries) throw begun && error.kind === 'network' ? new ModelCallError('stream_dropped', `the reply stopped in the middle: ${error.message}`, undefined, undefined, 'what arrived is kept; ask again to continue') : error;
+      const waitMs = Math.min(20_000, error.retryAfterMs ?? 500 * 2 ** tries);
+      hooks.onRetry?.({ attempt: tries + 1, ...(error.status !== undefined ? { status: error.status } : {}), waitMs, reason: error.message });
+      await sleep(waitMs, hooks.signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

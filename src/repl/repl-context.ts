@@ -1,0 +1,32 @@
+import type { ChatLoop } from '../loop/chat-loop.js';
+import type { TranscriptWriter } from '../loop/transcript.js';
+import type { ToolManager } from '../manager/tool-manager.js';
+import type { ModelClient } from '../providers/model-client.js';
+import type { FormatOptions, ProviderName } from '../providers/types.js';
+import type { ToolSession } from '../session/tool-session.js';
+
+/** Everything a chat needs, opened once by `toolman chat` for the one-shot mode and the REPL alike. */
+export interface ReplContext {
+  manager: ToolManager;
+  loop: ChatLoop;
+  client: ModelClient;
+  provider: ProviderName;
+  model: string;
+  profile: string | null;
+  search: 'client' | 'native';
+  format: FormatOptions;
+  /** --yes: approvals are given without asking. */
+  yes: boolean;
+  transcript?: TranscriptWriter;
+  /** Messages from setup and replay (a differing tool result) waiting to be shown. */
+  notices: string[];
+  /** A session over another profile (`/profile NAME`), with the same forced tools and format. */
+  openSession(profile: string | undefined): Promise<ToolSession>;
+}
+
+/** The terminal the REPL draws on (the CLI's streams; tests pass fakes). */
+export interface ReplIO {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+}

@@ -1,0 +1,169 @@
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin, spawnBin } from '../helpers/cli.js';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+
+let server: ModelServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(() => server.close());
+
+const catalog = ['-c', 'test/fixtures/catalogs/chat.yaml'];
+const openai = () => ({ OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: `${server.url}/v1` });
+const dir = () => mkdtempSync(join(tmpdir(), 'toolman-chat-'));
+
+describe('toolman chat, one turn', () => {
+  it('prints the answer as text and the tools it ran on stderr', async () => {
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is 3 °C in Oslo.' }]);
+    const run = await runBin([...catalog, 'chat', '--prompt', 'Weather in Oslo?', '--no-transcript'], { env: openai() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('It is 3 °C in Oslo.\n');
+    expect(run.stderr).toContain('→ get_weather({"city":"Oslo"})');
+    expect(run.stderr).toMatch(/✓ get_weather \d/);
+  });
+
+  it('--json prints exactly one document with the calls and the usage', async () => {
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 120, output: 10, cached: 20 } }, { text: 'Cold.', usage: { input: 150, output: 2 } }]);
+    const run = await runBin([...catalog, 'chat', '--prompt', 'Weather?', '--json', '--no-transcript'], { env: openai() });
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      answer: 'Cold.',
+      stop: 'done',
+      rounds: 2,
+      calls: [{ round: 1, name: 'get_weather', arguments: { city: 'Oslo' }, ok: true, error: null, approval: null }],
+      usage: { input: 270, output: 12, cached: 20, estimated_input: expect.any(Number) },
+      transcript: null,
+    });
+  });
+
+  it('--events prints each event as a JSON line, ending with done', async () => {
+    server.script([{ text: 'Hi.' }]);
+    const run = await runBin([...catalog, 'chat', '--prompt', 'Hello', '--events', '--no-transcript'], { env: openai() });
+    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(events[0]!.type).toBe('turn_start');
+    expect(events.at(-1)).toMatchObject({ type: 'done', stop: 'done', answer: 'Hi.' });
+    expect(events.map((e) => e.type)).toContain('usage');
+  });
+
+  it('reads the prompt from standard input', async () => {
+    server.script([{ text: 'Piped.' }]);
+    const run = spawnBin([...catalog, 'chat', '--no-transcript'], { env: openai(), stdin: 'Hello from a pipe' });
+    expect((await run.done).stdout).toBe('Piped.\n');
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('Hello from a pipe');
+  });
+
+  it('without a key names the variable to set, and how to see the loop without one (exit 2)', async () => {
+    const run = await runBin([...catalog, 'chat', '--prompt', 'x', '--provider', 'anthropic'], { env: { ANTHROPIC_API_KEY: '' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('needs ANTHROPIC_API_KEY');
+    expect(run.stderr).toContain('--provider replay');
+  });
+
+  it('a refused key is a clear error, exit 1', async () => {
+    server.script([{ status: 401 }]);
+    const run = await runBin([...catalog, 'chat', '--prompt', 'x', '--no-transcript'], { env: openai() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('refused the API key (HTTP 401)');
+    expect(run.stderr).toContain('check OPENAI_API_KEY');
+  });
+
+  it('declines destructive tools without --yes, runs them with it', async () => {
+    const call = { toolCalls: [{ name: 'delete_event', arguments: { id: 'e1' } }] };
+    server.script([call, { text: 'Not deleted.' }]);
+    const declined = await runBin([...catalog, 'chat', '--prompt', 'delete e1', '--json', '--no-transcript'], { env: openai() });
+    expect(JSON.parse(declined.stdout).calls[0]).toMatchObject({ ok: false, approval: 'declined' });
+    server.script([call, { text: 'Deleted.' }]);
+    const approved = await runBin([...catalog, 'chat', '--prompt', 'delete e1', '--json', '--yes', '--no-transcript'], { env: openai() });
+    expect(JSON.parse(approved.stdout).calls[0]).toMatchObject({ ok: true, approval: 'approved' });
+  });
+
+  it('exits 1 at the round limit', async () => {
+    const loop = (city: string) => ({ toolCalls: [{ name: 'get_weather', arguments: { city } }] });
+    server.script([loop('A'), loop('B'), loop('C'), loop('D')]);
+    const run = await runBin([...catalog, 'chat', '--prompt', 'x', '--json', '--no-transcript'], { env: openai() });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ stop: 'max_rounds', rounds: 4 });
+  });
+
+  it('Ctrl-C cancels the turn and exits 130', async () => {
+    server.script([{ text: 'slow', delayMs: 5000 }]);
+    server.requests.length = 0;
+    const run = spawnBin([...catalog, 'chat', '--prompt', 'x', '--no-transcript'], { env: openai() });
+    // Interrupted once the request is out, so the turn (not the start-up) is what is cancelled.
+    await new Promise<void>((resolve) => {
+      const check = () => (server.requests.length ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    run.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
+  });
+
+  it('writes a transcript as it goes, with secrets redacted', async () => {
+    const folder = dir();
+    const transcript = join(folder, 't.jsonl');
+    server.script([{ text: 'The key is sk-secret-123456.' }]);
+    const secretCatalog = join(folder, 'c.yaml');
+    writeFileSync(secretCatalog, readFileSync('test/fixtures/catalogs/chat.yaml', 'utf8').replace('tools:\n', 'tools:\n  - name: uses_key\n    description: Calls an API with a key from the environment.\n    handler: { http: { url: "https://api.example.com/?key=${env:TEST_SECRET}" } }\n'));
+    const run = await runBin(['-c', secretCatalog, 'chat', '--prompt', 'what is the key?', '--transcript', transcript], { env: { ...openai(), TEST_SECRET: 'sk-secret-123456' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`transcript: ${transcript}`);
+    const lines = readFileSync(transcript, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string });
+    expect(lines[0]).toMatchObject({ type: 'session', provider: 'openai' });
+    expect(lines.map((l) => l.type)).toEqual(expect.arrayContaining(['user', 'turn_start', 'request', 'usage', 'assistant_text', 'done']));
+    expect(readFileSync(transcript, 'utf8')).not.toContain('sk-secret-123456');
+    expect(lines.find((l) => l.type === 'assistant_text')!.text).toBe('The key is [redacted].');
+  });
+});
+
+describe('record and replay', () => {
+  it('replays a recorded session with no network and no key: the same calls and answer', async () => {
+    const folder = dir();
+    const recording = join(folder, 'session.jsonl');
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is 3 °C in Oslo.' }]);
+    const recorded = await runBin([...catalog, 'chat', '--prompt', 'Weather in Oslo?', '--json', '--record', recording, '--no-transcript'], { env: openai() });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const requestsBefore = server.requests.length;
+    const replayed = await runBin([...catalog, 'chat', '--provider', 'replay', '--replay', recording, '--prompt', 'Weather in Oslo?', '--json', '--no-transcript'], { env: {} });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(server.requests.length).toBe(requestsBefore);
+    const strip = (doc: { calls: { content: string }[] }) => ({ ...doc, usage: undefined, calls: doc.calls.map((c) => ({ ...c })) });
+    expect(strip(JSON.parse(replayed.stdout))).toEqual(strip(JSON.parse(recorded.stdout)));
+  });
+
+  it('stops with a diff naming what changed when the catalog changed a request', async () => {
+    const folder = dir();
+    const recording = join(folder, 'session.jsonl');
+    server.script([{ text: 'Hello.' }]);
+    await runBin([...catalog, 'chat', '--prompt', 'Hi', '--record', recording, '--no-transcript'], { env: openai() });
+    const changed = join(folder, 'chat.yaml');
+    copyFileSync('test/fixtures/catalogs/chat.yaml', changed);
+    writeFileSync(changed, readFileSync(changed, 'utf8').replace('Current weather for a city', 'The weather right now in a city'));
+    const run = await runBin(['-c', changed, 'chat', '--replay', recording, '--prompt', 'Hi', '--no-transcript'], { env: {} });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('matches no recorded one');
+    expect(run.stderr).toContain('tools.get_weather.description');
+  });
+
+  it('says so when a tool answers differently from the recording, and goes on', async () => {
+    const folder = dir();
+    const recording = join(folder, 'session.jsonl');
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }]);
+    await runBin([...catalog, 'chat', '--prompt', 'Weather?', '--record', recording, '--no-transcript'], { env: openai() });
+    const changed = join(folder, 'chat.yaml');
+    writeFileSync(changed, readFileSync('test/fixtures/catalogs/chat.yaml', 'utf8').replace('temp_c: 3', 'temp_c: 4'));
+    const run = await runBin(['-c', changed, 'chat', '--replay', recording, '--prompt', 'Weather?', '--no-transcript'], { env: {} });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('tool results differ from the recording');
+    expect(run.stdout).toBe('Cold.\n');
+  });
+
+  it('refuses a file that is not a recording', async () => {
+    const run = await runBin([...catalog, 'chat', '--replay', 'test/fixtures/catalogs/chat.yaml', '--prompt', 'x'], { env: {} });
+    expect(run.code).toBe(2);
+    expect(existsSync('x')).toBe(false);
+  });
+});

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalDecision } from '../../src/execute/types.js';
+import { ChatLoop } from '../../src/loop/chat-loop.js';
+import type { LoopEvent } from '../../src/loop/loop-events.js';
+import { ToolManager } from '../../src/manager/tool-manager.js';
+import { createModelClient } from '../../src/providers/model-clients.js';
+import type { ProviderName } from '../../src/providers/types.js';
+import { startModelServer, type ModelServer, type ScriptedReply } from '../helpers/model-server.js';
+import { ROOT } from '../helpers/paths.js';
+
+let server: ModelServer;
+let manager: ToolManager;
+beforeAll(async () => {
+  server = await startModelServer();
+  manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/chat.yaml'], cwd: ROOT });
+});
+afterAll(async () => {
+  await server.close();
+  await manager.close();
+});
+
+const providers: ProviderName[] = ['openai', 'openai-responses', 'anthropic'];
+
+async function chat(provider: ProviderName, script: ScriptedReply[], options: { profile?: string; stream?: boolean; approve?: ApprovalDecision; text?: string; nativeSearch?: boolean } = {}) {
+  server.script(script);
+  server.requests.length = 0;
+  const client = await createModelClient(provider, 'test-model', { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` });
+  const session = await manager.session(options.profile ? { profile: options.profile } : {});
+  const format = options.nativeSearch ? { nativeToolSearch: 'bm25' as const } : {};
+  const loop = new ChatLoop({ client, session, format, stream: options.stream ?? true, ...(options.approve ? { approve: async () => options.approve! } : {}) });
+  const events: LoopEvent[] = [];
+  const summary = await loop.run(options.text ?? 'hello', { onEvent: (e) => events.push(e) });
+  return { summary, events, loop, requests: server.requests, session };
+}
+
+const kinds = (events: LoopEvent[]) => events.map((e) => e.type);
+
+describe.each(providers)('the loop with %s', (provider) => {
+  it.each([true, false])('answers in plain text (stream: %s)', async (stream) => {
+    const { summary, events } = await chat(provider, [{ text: 'Hello there!', usage: { input: 50, output: 4 } }], { stream });
+    expect(summary).toMatchObject({ answer: 'Hello there!', stop: 'done', rounds: 1, calls: [] });
+    expect(summary.usage).toMatchObject({ input: 50, output: 4 });
+    expect(summary.usage.estimated_input).toBeGreaterThan(0);
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('Hello there!');
+    expect(kinds(events)[0]).toBe('turn_start');
+    expect(kinds(events).at(-1)).toBe('done');
+  });
+
+  it('runs one tool call and sends the result back in the provider\'s format', async () => {
+    const { summary, requests } = await chat(provider, [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is 3 °C in Oslo.' }]);
+    expect(summary).toMatchObject({ stop: 'done', rounds: 2, answer: 'It is 3 °C in Oslo.' });
+    expect(summary.calls).toEqual([expect.objectContaining({ round: 1, name: 'get_weather', arguments: { city: 'Oslo' }, ok: true, approval: null })]);
+    const second = JSON.stringify(requests[1]!.body);
+    expect(second).toContain('temp_c');
+    // The tools' system prompt contribution is in every request.
+    expect(JSON.stringify(requests[0]!.body)).toContain('Weather figures are in Celsius.');
+  });
+
+  it('runs parallel calls in one round', async () => {
+    const { summary } = await chat(provider, [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Rome' } }] }, { text: 'Cold and warm.' }]);
+    expect(summary.calls.map((c) => [c.round, (c.arguments as { city: string }).city, c.ok])).toEqual([
+      [1, 'Oslo', true],
+      [1, 'Rome', true],
+    ]);
+  });
+
+  it('tells the model its arguments were bad, and the model fixes them', async () => {
+    const { summary, requests } = await chat(provider, [{ toolCalls: [{ name: 'get_weather', arguments: { town: 'Oslo' } }] }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Done.' }]);
+    expect(summary.calls.map((c) => c.ok)).toEqual([false, true]);
+    expect(summary.calls[0]!.error).toContain('missing required argument "city"');
+    expect(JSON.stringify(requests[1]!.body)).toContain('missing required argument');
+    if (provider === 'anthropic') expect(JSON.stringify(requests[1]!.body)).toContain('"is_error":true');
+  });
+
+  it('finds a deferred tool through tool_search and calls it in a later round', async () => {
+    const { summary, events, requests } = await chat(provider, [
+      { toolCalls: [{ name: 'tool_search', arguments: { query: 'flights' } }] },
+      { toolCalls: [{ name: 'find_flights', arguments: { from: 'OSL', to: 'ROM' } }] },
+      { text: 'TM101 for 99.' },
+    ]);
+    expect(summary.calls.map((c) => [c.name, c.ok])).toEqual([
+      ['tool_search', true],
+      ['find_flights', true],
+    ]);
+    expect(events).toContainEqual({ type: 'search', round: 1, activated: ['find_flights'] });
+    const offered = (i: number) => JSON.stringify(requests[i]!.body.tools);
+    expect(offered(0)).not.toContain('find_flights');
+    expect(offered(1)).toContain('find_flights');
+  });
+
+  it('ends the turn with a take-control tool\'s result as the answer', async () => {
+    const { summary } = await chat(provider, [{ toolCalls: [{ name: 'deep_research', arguments: { question: 'tides' } }] }]);
+    expect(summary).toMatchObject({ stop: 'took_control', rounds: 1, answer: expect.stringContaining('Report on tides') });
+  });
+
+  it('forces the profile\'s tool in round one only', async () => {
+    const { requests } = await chat(provider, [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }], { profile: 'forced' });
+    expect(requests[0]!.body.tool_choice).toBeTruthy();
+    expect(requests[1]!.body.tool_choice).toBeUndefined();
+  });
+
+  it('stops at the round limit and keeps what was said', async () => {
+    const again = { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] };
+    const { summary, loop } = await chat(provider, [{ ...again, text: 'Checking.' }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] }]);
+    expect(summary).toMatchObject({ stop: 'max_rounds', rounds: 4, answer: 'Checking.' });
+    expect(summary.message).toContain('limits.max_rounds');
+    expect(loop.messages.at(-1)!.role).toBe('tool');
+  });
+
+  it('tells the model it is looping, and ends the turn if it goes on', async () => {
+    const same = { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] };
+    const { summary, requests } = await chat(provider, [same, same, same, same]);
+    expect(summary.stop).toBe('repeats');
+    expect(summary.calls.map((c) => c.ok)).toEqual([true, true, false, false]);
+    expect(JSON.stringify(requests[3]!.body)).toContain('looks like a loop');
+  });
+
+  it('retries a 429 and says so', async () => {
+    const { summary, events } = await chat(provider, [{ status: 429, retryAfter: 0.01 }, { text: 'Fine now.' }]);
+    expect(summary).toMatchObject({ stop: 'done', answer: 'Fine now.' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retry', attempt: 1, status: 429 }));
+  });
+
+  // Events until the first text delta has arrived, per wire format (see test/helpers/model-server.ts).
+  const afterFirstText = { openai: 3, 'openai-responses': 6, anthropic: 4 }[provider as 'openai'];
+
+  it('ends the turn cleanly when the stream is cut mid-answer, keeping what arrived', async () => {
+    const { summary, events, loop } = await chat(provider, [{ text: 'The first part of a long answer that never ends', cutAfterEvents: afterFirstText }]);
+    expect(summary.stop).toBe('error');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'error', kind: 'stream_dropped' }));
+    expect(summary.answer.length).toBeGreaterThan(0);
+    expect(loop.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('retries a stream cut before anything arrived', async () => {
+    const { summary, events } = await chat(provider, [{ text: 'lost', cutAfterEvents: 1 }, { text: 'Second try.' }]);
+    expect(summary).toMatchObject({ stop: 'done', answer: 'Second try.' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retry', attempt: 1 }));
+  });
+
+  it.each<[ApprovalDecision, boolean]>([
+    ['approve', true],
+    ['decline', false],
+  ])('asks before a destructive tool (%s)', async (decision, ok) => {
+    const { summary, events } = await chat(provider, [{ toolCalls: [{ name: 'delete_event', arguments: { id: 'e1' } }] }, { text: 'Done.' }], { approve: decision });
+    expect(summary.calls[0]).toMatchObject({ name: 'delete_event', ok, approval: ok ? 'approved' : 'declined' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool_status', status: 'awaiting_approval', round: 1 }));
+  });
+});
+
+describe('OpenAI-compatible servers', () => {
+  it.each(['indexless-fragments', 'repeated-names'] as const)('stitches tool-call fragments with the %s quirk', async (quirk) => {
+    const { summary } = await chat('openai', [{ quirk, toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Rome' } }] }, { text: 'ok' }]);
+    expect(summary.calls.map((c) => [c.name, (c.arguments as { city: string }).city, c.ok])).toEqual([
+      ['get_weather', 'Oslo', true],
+      ['get_weather', 'Rome', true],
+    ]);
+  });
+
+  it('falls back to non-streaming once when a server cannot stream tool calls, with a warning', async () => {
+    const { summary, events, requests } = await chat('openai', [{ refuseStreamingTools: true }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }]);
+    expect(summary.stop).toBe('done');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: expect.stringContaining('cannot stream tool calls') }));
+    expect(requests.map((r) => r.stream)).toEqual([true, false, false]);
+  });
+});
+
+describe('native tool search', () => {
+  it('Anthropic: sends the server tool, echoes its blocks back, and runs the tool it found', async () => {
+    const found = [
+      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'tool_search_tool_bm25', input: { query: 'flights' } },
+      { type: 'tool_search_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'find_flights' }] } },
+    ];
+    const { summary, requests } = await chat('anthropic', [{ raw: found, toolCalls: [{ name: 'find_flights', arguments: { from: 'OSL', to: 'ROM' } }] }, { text: 'TM101.' }], { nativeSearch: true });
+    expect(summary.calls).toEqual([expect.objectContaining({ name: 'find_flights', ok: true })]);
+    const first = JSON.stringify(requests[0]!.body.tools);
+    expect(first).toContain('tool_search_tool_bm25');
+    expect(first).toContain('"defer_loading":true');
+    expect(JSON.stringify(requests[1]!.body.messages)).toContain('srvtoolu_1');
+  });
+});
