@@ -62,6 +62,11 @@ export class ChatLoop {
     return this.options.client;
   }
 
+  /** Who answers approval requests from now on (the REPL asks the user). */
+  useApprover(approve: Approver | undefined): void {
+    this.options.approve = approve;
+  }
+
   /** Continues the conversation over another session's tools (another profile). */
   useSession(session: ToolSession): void {
     this.options.session = session;

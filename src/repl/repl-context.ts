@@ -20,8 +20,8 @@ export interface ReplContext {
   transcript?: TranscriptWriter;
   /** Messages from setup and replay (a differing tool result) waiting to be shown. */
   notices: string[];
-  /** A session over another profile (`/profile NAME`), with the same forced tools and format. */
-  openSession(profile: string | undefined): Promise<ToolSession>;
+  /** A session over a profile (`/profile NAME`) with tools forced in its first round (`/force NAME`), in the chat's format. */
+  openSession(profile: string | undefined, force?: readonly string[]): Promise<ToolSession>;
 }
 
 /** The terminal the REPL draws on (the CLI's streams; tests pass fakes). */

@@ -98,8 +98,8 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager): 
   if (options.record) connection.fetch = recordingFetch(resolve(io.cwd, options.record), { provider, model, base_url: connection.baseUrl ?? null }, manager.secrets, connection.fetch);
   const client = await createModelClient(provider, model, connection);
   const approve: Approver = async () => (options.yes ? 'approve' : 'decline');
-  const openSession = (profile: string | undefined): Promise<ToolSession> =>
-    manager.session({ ...(profile ? { profile } : {}), force: options.force ?? [], provider, model, format });
+  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
+    manager.session({ ...(profile ? { profile } : {}), force, provider, model, format });
   const session = await openSession(options.profile);
   const loop = new ChatLoop({ client, session, format, ...(options.system ? { system: options.system } : {}), stream: options.stream !== false, approve });
   return {
