@@ -127,6 +127,29 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   console.log(`${moduleCold.label.padEnd(52)} ${moduleCold.median_ms.toFixed(1).padStart(8)} ms`);
 }
 
+{
+  const { chatBench } = await import('./chat.mjs');
+  const r = await chatBench({ quick });
+  const own = { label: 'chat: toolman time per round, large.yaml (median)', median_ms: r.own_per_round_ms };
+  results.push(own);
+  console.log(`${own.label.padEnd(52)} ${own.median_ms.toFixed(2).padStart(8)} ms`);
+  for (const catalog of ['assistant', 'large']) {
+    const first = { label: `chat --prompt: start to first request (${catalog})`, median_ms: r.first_request_ms[catalog], ratio_to_bare_node: r.first_request_ratio[catalog] };
+    results.push(first);
+    console.log(`${first.label.padEnd(52)} ${first.median_ms.toFixed(1).padStart(8)} ms  ${first.ratio_to_bare_node.toFixed(2)}x node -e 0 (its own baseline)`);
+  }
+}
+
+{
+  const { replBench } = await import('./repl.mjs');
+  const r = await replBench({ runs: quick ? 5 : 11, bareMs: bare.median_ms });
+  if (!r) console.log('toolman chat (REPL): skipped, tmux is not installed');
+  else {
+    results.push(r);
+    console.log(`${r.label.padEnd(52)} ${r.median_ms.toFixed(1).padStart(8)} ms  ${r.ratio_to_bare_node.toFixed(2)}x node -e 0`);
+  }
+}
+
 mkdirSync(join(root, '.bench', '.'), { recursive: true });
 writeFileSync(join(root, '.bench', 'results.json'), JSON.stringify({ node: process.version, bare_node_ms: bare.median_ms, results }, null, 2));
 console.log('\nwritten to .bench/results.json');

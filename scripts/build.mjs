@@ -23,7 +23,7 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   // A native binary, loaded only to compile TypeScript module handlers.
-  external: ['esbuild'],
+  external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'], // and for the REPL: ink's devtools (loaded only with DEV=true), react's development builds (src/repl/run-repl.tsx loads react as production)
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);" },
 });

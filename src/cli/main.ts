@@ -193,7 +193,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--system <text>', 'the system prompt (the tools\' prompt contributions follow it)')
     .option('--strict', 'send strict tool schemas (OpenAI, Anthropic)')
     .option('-y, --yes', 'approve tools that ask for confirmation')
-    .option('--prompt <text>', 'run one turn with this message and exit')
+    .option('--prompt <text>', 'run a turn with this message and exit (repeatable: one turn each, in one conversation)', collect)
     .option('--json', 'one turn: print one JSON document at the end (answer, stop, rounds, calls, usage, transcript)')
     .option('--events', 'one turn: print each event as a JSON line as it happens')
     .option('--no-stream', 'ask for whole replies instead of streams')

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Tool } from '../catalog/types.js';
-import { createAjv, type AjvInstance } from '../catalog/json-schema.js';
+import { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
 
 let ajv: AjvInstance | undefined;
 const cache = new WeakMap<Tool, ValidateFunction>();

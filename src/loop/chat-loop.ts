@@ -132,8 +132,6 @@ export class ChatLoop {
         };
         emit({ type: 'request', round, provider: client.provider, model: client.model, tools: Object.values(fragment.sent), tool_choice: fragment.payload.tool_choice ?? null, stream: request.stream });
         for (const warning of round === 1 ? fragment.warnings : []) emit({ type: 'warning', message: warning.message });
-        // The estimate loads a tokenizer: it runs while the request is on its way, not before.
-        const estimate = this.options.estimate === false ? Promise.resolve(null) : estimateInput(client, request);
         let reply: ModelReply;
         let partial = '';
         try {
@@ -156,7 +154,8 @@ export class ChatLoop {
           emit({ type: 'error', kind: failure?.kind ?? 'internal', message, ...(isToolmanError(error) && error.hint ? { hint: error.hint } : {}) });
           return finish('error', message);
         }
-        const estimated = await estimate;
+        // Counted once the reply is in: loading the tokenizer before would delay the first request.
+        const estimated = this.options.estimate === false ? null : await estimateInput(client, request);
         if (reply.usage) {
           usage.input += reply.usage.input;
           usage.output += reply.usage.output;
@@ -254,12 +253,30 @@ function parseArguments(text: string): unknown {
   }
 }
 
-/** toolman's count of the request's input tokens (exact where measured, else its estimate); null if it cannot count. */
+/** Per offered-tools fragment: the tokens of a request holding only those tools (a fragment is reused until the offer changes). */
+const toolsOnlyCost = new WeakMap<object, number>();
+/** Per provider and model: the tokens of an empty request (what every request costs anyway). */
+const emptyCost = new Map<string, number>();
+
+/**
+ * toolman's count of the request's input tokens (exact where measured, else its estimate); null
+ * if it cannot count. The tools are most of a request and the same round after round, so their
+ * part is counted once per offer and the conversation each round (counts are sums of parts).
+ */
 async function estimateInput(client: ModelClient, request: ModelRequest): Promise<number | null> {
   try {
     const { countRequest } = await import('../tokens/count-request.js');
-    const { stream: _stream, stream_options: _options, ...body } = client.body(request);
-    return (await countRequest(client.provider, body, client.model)).tokens;
+    const count = async (r: ModelRequest) => {
+      const { stream: _stream, stream_options: _options, ...body } = client.body(r);
+      return (await countRequest(client.provider, body, client.model)).tokens;
+    };
+    const none = { ...request.tools, payload: {} };
+    let tools = toolsOnlyCost.get(request.tools);
+    if (tools === undefined) toolsOnlyCost.set(request.tools, (tools = await count({ ...request, system: '', messages: [] })));
+    const key = `${client.provider}\u0000${client.model}`;
+    let empty = emptyCost.get(key);
+    if (empty === undefined) emptyCost.set(key, (empty = await count({ ...request, tools: none, system: '', messages: [] })));
+    return tools + (await count({ ...request, tools: none })) - empty;
   } catch {
     return null;
   }

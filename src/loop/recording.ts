@@ -20,7 +20,16 @@ export interface RecordingHeader {
   provider: ProviderName;
   model: string;
   base_url: string | null;
+  /** The catalog files, relative to the recording's folder: a replay without --catalog uses them. */
+  catalog?: string[];
+  profile?: string | null;
   created: string;
+}
+
+/** What the user typed, in order: a replay without --prompt says the same. */
+export interface RecordedPrompt {
+  type: 'prompt';
+  text: string;
 }
 
 export interface RecordedExchange {
@@ -62,21 +71,29 @@ export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type
   };
 }
 
-/** A recording read back: its header and exchanges. */
-export function readRecording(text: string, file: string): { header: RecordingHeader; exchanges: RecordedExchange[] } {
+/** Notes a user message in a recording (before the requests it leads to). */
+export function recordPrompt(file: string, text: string, secrets: SecretSet): void {
+  appendFileSync(file, secrets.redact(JSON.stringify({ type: 'prompt', text } satisfies RecordedPrompt)) + '\n');
+}
+
+/** A recording read back: its header, the user's messages and the exchanges. */
+export function readRecording(text: string, file: string): { header: RecordingHeader; prompts: string[]; exchanges: RecordedExchange[] } {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const header = lines.length ? parseJsonText(lines[0]!, `${file}:1`) : undefined;
   if (!isRecord(header) || header.type !== 'recording' || header.version !== 1 || typeof header.provider !== 'string' || typeof header.model !== 'string') {
     throw new ToolmanError(ErrorCode.USAGE, `${file} is not a toolman recording (its first line must be {"type": "recording", "version": 1, ...})`, { hint: 'make one with toolman chat --record FILE' });
   }
-  const exchanges = lines.slice(1).map((line, i) => {
+  const exchanges: RecordedExchange[] = [];
+  const prompts: string[] = [];
+  lines.slice(1).forEach((line, i) => {
     const value = parseJsonText(line, `${file}:${i + 2}`);
+    if (isRecord(value) && value.type === 'prompt' && typeof value.text === 'string') return void prompts.push(value.text);
     if (!isRecord(value) || value.type !== 'exchange' || !isRecord(value.request) || !isRecord(value.response) || typeof value.response.body !== 'string' || typeof value.response.status !== 'number') {
       throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 2} is not a recorded exchange`);
     }
-    return value as unknown as RecordedExchange;
+    exchanges.push(value as unknown as RecordedExchange);
   });
-  return { header: header as unknown as RecordingHeader, exchanges };
+  return { header: header as unknown as RecordingHeader, prompts, exchanges };
 }
 
 /** A request with no recording to answer it: says how it differs from the closest one. */

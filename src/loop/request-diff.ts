@@ -59,7 +59,14 @@ export function requestDifferences(recorded: unknown, now: unknown, limit = 20):
 
 /** The differences as lines, for a replay that cannot continue. */
 export function describeDifferences(differences: readonly RequestDifference[]): string {
-  return differences.map((d) => `  ${d.path || '(the body)'}: recorded ${show(d.recorded)}, now ${show(d.now)}`).join('\n');
+  // Tools added or removed wholesale (another profile, say) read better as one line each.
+  const added = differences.filter((d) => /^tools\.[^.]+$/.test(d.path) && d.now === 'added').map((d) => d.path.slice(6));
+  const removed = differences.filter((d) => /^tools\.[^.]+$/.test(d.path) && d.now === 'removed').map((d) => d.path.slice(6));
+  const lines = differences.filter((d) => !(/^tools\.[^.]+$/.test(d.path) && (d.now === 'added' || d.now === 'removed'))).map((d) => `  ${d.path || '(the body)'}: recorded ${show(d.recorded)}, now ${show(d.now)}`);
+  const list = (names: string[]) => (names.length > 6 ? `${names.slice(0, 6).join(', ')} and ${names.length - 6} more (at least)` : names.join(', '));
+  if (added.length) lines.unshift(`  tools added: ${list(added)}`);
+  if (removed.length) lines.unshift(`  tools removed: ${list(removed)}`);
+  return lines.join('\n');
 }
 
 function show(value: unknown): string {

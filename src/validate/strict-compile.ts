@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { createAjv, type AjvInstance } from '../catalog/json-schema.js';
+import { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
 import type { JsonSchema } from '../catalog/types.js';
 import { ajvDeferredRegExp } from '../shared/linear-regexp.js';
 

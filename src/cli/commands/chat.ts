@@ -1,8 +1,8 @@
-import { resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { Approver } from '../../execute/types.js';
 import { ChatLoop } from '../../loop/chat-loop.js';
 import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
-import { readRecording, recordingFetch, replayFetch } from '../../loop/recording.js';
+import { readRecording, recordingFetch, recordPrompt, replayFetch } from '../../loop/recording.js';
 import { defaultTranscriptPath, TranscriptWriter } from '../../loop/transcript.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
 import { PROVIDER_ENV } from '../../providers/credentials.js';
@@ -33,7 +33,8 @@ export interface ChatOptions {
   transcript?: string | false;
   record?: string;
   replay?: string;
-  prompt?: string;
+  /** One turn per prompt, in order, in one conversation. */
+  prompt?: string | string[];
   json?: boolean;
   events?: boolean;
   /** false with --no-stream. */
@@ -53,20 +54,37 @@ export interface ChatOptions {
  * JSON lines); on a terminal, the REPL starts.
  */
 export async function chatCommand(options: ChatOptions, io: CliIO): Promise<ExitCode> {
+  // A recording names the catalog it was made with: replaying it needs nothing else.
+  const recording = options.replay ? readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: '--replay' }), options.replay) : undefined;
+  const catalogs = options.catalog ?? recording?.header.catalog?.map((file) => resolve(dirname(resolve(io.cwd, options.replay!)), file));
   return withManager(
     io,
-    options.catalog,
+    catalogs,
     async (manager) => {
-      const context = await openChat(options, io, manager);
+      // ...and the profile it was made with.
+      const context = await openChat(options.profile === undefined && recording?.header.profile ? { ...options, profile: recording.header.profile } : options, io, manager, recording);
       try {
         const oneShot = options.prompt !== undefined || !options.interactive || options.json || options.events;
         if (!oneShot) {
           const { runRepl } = await import('../../repl/run-repl.js');
           return await runRepl(context, io);
         }
-        const prompt = options.prompt ?? (await options.readStdin?.())?.trim() ?? '';
-        if (!prompt) throw new ToolmanError(ErrorCode.USAGE, 'no prompt: give one with --prompt "..." or pipe it in', { hint: 'or run toolman chat on a terminal for the interactive REPL' });
-        return await oneShotTurn(context, prompt, options, io);
+        // A replay without a prompt says what the recorded user said, turn after turn.
+        const given = options.prompt === undefined ? [] : Array.isArray(options.prompt) ? options.prompt : [options.prompt];
+        const prompts = given.length ? given : context.initialPrompts.length ? context.initialPrompts : [(await options.readStdin?.())?.trim() ?? ''];
+        if (!prompts[0]) throw new ToolmanError(ErrorCode.USAGE, 'no prompt: give one with --prompt "..." or pipe it in', { hint: 'or run toolman chat on a terminal for the interactive REPL' });
+        const documents: Record<string, unknown>[] = [];
+        let code: ExitCode = EXIT.OK;
+        for (const prompt of prompts) {
+          if (prompts.length > 1 && !options.json && !options.events) io.stdout.write(`> ${prompt}\n`);
+          const summary = await oneShotTurn(context, prompt, options, io);
+          documents.push(summaryDocument(summary, context));
+          code = exitFor(summary, options.signal);
+          if (code !== EXIT.OK) break;
+        }
+        // One document: the turn's, or the turns' when there were several.
+        if (options.json) io.stdout.write(JSON.stringify(documents.length === 1 ? documents[0] : { turns: documents, transcript: context.transcript?.file ?? null }, null, 2) + '\n');
+        return code;
       } finally {
         if (context.transcript && !options.json && !options.events) io.stderr.write(`transcript: ${context.transcript.file}\n`);
       }
@@ -76,9 +94,9 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
 }
 
 /** Everything a conversation needs, for the one-shot mode and the REPL alike. */
-async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager): Promise<ReplContext> {
+async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, recording: ReturnType<typeof readRecording> | undefined): Promise<ReplContext> {
   const notices: string[] = [];
-  const { provider, model, connection } = connect(options, io, (message) => notices.push(message));
+  const { provider, model, connection } = connect(options, recording, io.env, (message) => notices.push(message));
   if (!(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
     throw new ToolmanError(ErrorCode.USAGE, `toolman chat does not talk to ${provider} yet`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay (and OpenAI-compatible servers with --provider openai --base-url URL)` });
   }
@@ -95,7 +113,11 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager): 
   const transcript = transcriptFile
     ? new TranscriptWriter(transcriptFile, manager.secrets, { provider, model, catalog: manager.catalog.files, profile: options.profile ?? null, search, replay: options.replay ?? null })
     : undefined;
-  if (options.record) connection.fetch = recordingFetch(resolve(io.cwd, options.record), { provider, model, base_url: connection.baseUrl ?? null }, manager.secrets, connection.fetch);
+  const recordFile = options.record ? resolve(io.cwd, options.record) : undefined;
+  if (recordFile) {
+    const catalog = manager.catalog.files.map((file) => relative(dirname(recordFile), resolve(io.cwd, file)).split('\\').join('/'));
+    connection.fetch = recordingFetch(recordFile, { provider, model, base_url: connection.baseUrl ?? null, catalog, profile: options.profile ?? null }, manager.secrets, connection.fetch);
+  }
   const client = await createModelClient(provider, model, connection);
   const approve: Approver = async () => (options.yes ? 'approve' : 'decline');
   const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
@@ -114,15 +136,21 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager): 
     yes: options.yes ?? false,
     ...(transcript ? { transcript } : {}),
     notices,
+    initialPrompts: options.prompt === undefined ? (recording?.prompts ?? []) : [],
+    recordPrompt: (text: string) => {
+      if (recordFile) recordPrompt(recordFile, text, manager.secrets);
+      transcript?.note({ type: 'user', text });
+    },
     openSession,
+    ...(options.signal ? { signal: options.signal } : {}),
   };
 }
 
 /** Provider, model and how to reach it: a recording to replay, or the API with a key (or a local server). */
-function connect(options: ChatOptions, io: CliIO, notice: (message: string) => void): { provider: ProviderName; model: string; connection: ClientConnection } {
-  if (options.provider === 'replay' || options.replay) {
-    if (!options.replay) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
-    const { header, exchanges } = readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: '--replay' }), options.replay);
+function connect(options: ChatOptions, recording: ReturnType<typeof readRecording> | undefined, env: Record<string, string | undefined>, notice: (message: string) => void): { provider: ProviderName; model: string; connection: ClientConnection } {
+  if (options.provider === 'replay' || recording) {
+    if (!recording) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
+    const { header, exchanges } = recording;
     if (options.model && options.model !== header.model) notice(`replay: the recording was made with ${header.model}; --model ${options.model} is ignored`);
     return {
       provider: header.provider,
@@ -135,8 +163,8 @@ function connect(options: ChatOptions, io: CliIO, notice: (message: string) => v
     throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${provider}"`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay` });
   }
   const spec = PROVIDER_ENV[provider];
-  const baseUrl = options.baseUrl ?? io.env[spec.baseUrl] ?? undefined;
-  const apiKey = spec.key.map((name) => io.env[name]).find((value) => value !== undefined && value !== '');
+  const baseUrl = options.baseUrl ?? env[spec.baseUrl] ?? undefined;
+  const apiKey = spec.key.map((name) => env[name]).find((value) => value !== undefined && value !== '');
   if (!apiKey && !baseUrl) {
     throw new ToolmanError(ErrorCode.USAGE, `toolman chat with ${spec.label} needs ${spec.key[0]}`, {
       hint: `set ${spec.key[0]}, point --base-url at a local OpenAI-compatible server, or see the loop without a key: toolman chat --provider replay --replay catalogs/recordings/assistant.jsonl`,
@@ -147,7 +175,7 @@ function connect(options: ChatOptions, io: CliIO, notice: (message: string) => v
 }
 
 /** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. */
-async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOptions, io: CliIO): Promise<ExitCode> {
+async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOptions, io: CliIO): Promise<TurnSummary> {
   const c = palette(colorEnabled(io, io.stderr));
   const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
   for (const notice of context.notices.splice(0)) reportWarning(notice, options, io, c);
@@ -197,10 +225,8 @@ async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOp
         return;
     }
   };
-  context.transcript?.note({ type: 'user', text: prompt });
-  const summary = await context.loop.run(prompt, { ...(options.signal ? { signal: options.signal } : {}), onEvent });
-  if (options.json) io.stdout.write(JSON.stringify(summaryDocument(summary, context), null, 2) + '\n');
-  return exitFor(summary, options.signal);
+  context.recordPrompt(prompt);
+  return context.loop.run(prompt, { ...(options.signal ? { signal: options.signal } : {}), onEvent });
 }
 
 function reportWarning(message: string, options: ChatOptions, io: CliIO, c: ReturnType<typeof palette>): void {

@@ -1,0 +1,97 @@
+// Makes the shipped recordings in catalogs/recordings/: one short session per shipped catalog,
+// recorded by `toolman chat --record` against the tests' scripted model server (no network, no
+// key), so anyone can watch the whole loop work with `toolman chat --replay FILE`. The scripts
+// below are what the "model" says; the tools run for real (their mock handlers). Run it again
+// after changing a shipped catalog: test/loop/shipped-recordings.test.ts fails until you do.
+//   node scripts/make-recordings.mjs
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundleForScript } from './bundle-for-script.mjs';
+
+const root = new URL('../', import.meta.url).pathname;
+const bundle = await bundleForScript('model-server', ["export { startModelServer } from './test/helpers/model-server.ts';"]);
+const { startModelServer } = await import(bundle);
+
+/** Per catalog: the profile, and each user message with the replies the scripted model gives. */
+const SESSIONS = {
+  assistant: {
+    turns: [
+      {
+        prompt: "What's on my calendar on Monday the 23rd? Add lunch with Ana at 12:30 that day.",
+        replies: [
+          { toolCalls: [{ name: 'list_calendar_events', arguments: { from: '2026-11-23', to: '2026-11-23' } }], usage: { input: 1480, output: 38 } },
+          { toolCalls: [{ name: 'add_calendar_event', arguments: { title: 'Lunch with Ana', start: '2026-11-23T12:30:00+01:00', duration_minutes: 60, attendees: ['ana@example.com'] } }], usage: { input: 1602, output: 61 } },
+          { text: 'On Monday you have Standup at 9:00. I added "Lunch with Ana" at 12:30 for an hour and invited ana@example.com.', usage: { input: 1701, output: 33 } },
+        ],
+      },
+      {
+        prompt: 'Thanks. Any unread email from Ana?',
+        replies: [
+          { toolCalls: [{ name: 'search_email', arguments: { query: 'from:ana@example.com is:unread' } }], usage: { input: 1768, output: 24 } },
+          { text: 'Yes: one unread message from Ana, "Q4 planning", asking for your slides by Friday.', usage: { input: 1850, output: 22 } },
+        ],
+      },
+    ],
+  },
+  coding: {
+    turns: [
+      {
+        prompt: 'Where is loadCatalog defined? Show me the start of that file.',
+        replies: [
+          { toolCalls: [{ name: 'grep_code', arguments: { pattern: 'function loadCatalog', glob: '*.ts' } }], usage: { input: 1390, output: 30 } },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'src/catalog.ts', start_line: 1, end_line: 20 } }], usage: { input: 1455, output: 34 } },
+          { text: 'loadCatalog is defined in src/catalog.ts at line 12. The file starts with `export const answer = 42;`.', usage: { input: 1520, output: 30 } },
+        ],
+      },
+    ],
+  },
+  enterprise: {
+    turns: [
+      {
+        prompt: 'What is our parental leave policy?',
+        replies: [
+          { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1210, output: 29 } },
+          { text: 'Parental leave is 20 weeks, fully paid ([Parental leave](https://intranet.example.com/hr/parental-leave), updated 2026-09-01).', usage: { input: 1300, output: 35 } },
+        ],
+      },
+    ],
+  },
+  large: {
+    profile: 'minimal',
+    turns: [
+      {
+        prompt: 'List the open invoices of account acc_42.',
+        replies: [
+          { toolCalls: [{ name: 'tool_search', arguments: { query: 'list invoices of an account' } }], usage: { input: 910, output: 21 } },
+          { toolCalls: [{ name: 'billing_list_invoices', arguments: { account_id: 'acc_42', status: 'open' } }], usage: { input: 1240, output: 27 } },
+          { text: 'Account acc_42 has the open invoices listed above.', usage: { input: 1330, output: 14 } },
+        ],
+      },
+    ],
+  },
+};
+
+const out = join(root, 'catalogs', 'recordings');
+mkdirSync(out, { recursive: true });
+for (const [name, session] of Object.entries(SESSIONS)) {
+  const server = await startModelServer();
+  server.script(session.turns.flatMap((t) => t.replies));
+  const file = join(out, `${name}.jsonl`);
+  const prompts = session.turns.flatMap((t) => ['--prompt', t.prompt]);
+  const args = [join(root, 'bin', 'toolman.js'), '-c', join(root, 'catalogs', `${name}.yaml`), 'chat', '--provider', 'openai', '--model', 'gpt-4o', '--record', file, '--no-transcript', '--json', ...(session.profile ? ['--profile', session.profile] : [])];
+  // Asynchronous: the model server answers from this process while toolman runs.
+  const result = await promisify(execFile)(process.execPath, [...args, ...prompts], {
+    cwd: root,
+    env: { ...process.env, OPENAI_API_KEY: 'recording', OPENAI_BASE_URL: `${server.url}/v1`, NO_COLOR: '1' },
+  });
+  await server.close();
+  // The loopback URL is the recording's business, not the user's.
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), base_url: null });
+  writeFileSync(file, lines.join('\n'));
+  const doc = JSON.parse(result.stdout);
+  const turns = doc.turns ?? [doc];
+  console.log(`catalogs/recordings/${name}.jsonl: ${turns.length} turns, ${turns.reduce((n, t) => n + t.calls.length, 0)} calls, stops: ${turns.map((t) => t.stop).join(', ')}`);
+}

@@ -1,0 +1,343 @@
+import type { ApprovalDecision, Approver } from '../execute/types.js';
+import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import type { ToolSession } from '../session/tool-session.js';
+import { isToolmanError } from '../shared/errors.js';
+import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
+import type { ReplContext } from './repl-context.js';
+import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
+import { parseInput, runCommand, sessionCounts, type CommandHost } from './slash-commands.js';
+
+export interface ControllerOptions {
+  /** Base for /save paths. */
+  cwd?: string;
+  /** The clock for durations (tests pass a fake). */
+  now?: () => number;
+  /** How long an exit waits for a cancelled turn to wind down before leaving anyway. */
+  exitGraceMs?: number;
+}
+
+/**
+ * The REPL's behaviour without a terminal: keys in, state out. It runs turns on the context's
+ * ChatLoop (one AbortController each), answers approvals from the keyboard, runs the slash
+ * commands, writes the transcript, and decides when to exit and with which code. The ink app
+ * subscribes to its state and forwards keys; tests do the same without ink.
+ */
+export class ReplController implements CommandHost {
+  private current: ReplState;
+  private readonly listeners = new Set<() => void>();
+  private readonly inputHistory = new InputHistory();
+  private readonly turnSummaries: TurnSummary[] = [];
+  private turn: { controller: AbortController; done: Promise<void> } | undefined;
+  private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
+  private readonly initialPrompts: string[];
+  /** The session's forced tools apply to one turn: after it, the same tools without the force. */
+  private dropForceAfterTurn: boolean;
+  private resolveExit!: (code: number) => void;
+  private exiting = false;
+  private countVersion = 0;
+  readonly exited: Promise<number>;
+  readonly cwd: string;
+  pendingOverwrite: string | undefined;
+  /** The clock panel durations are measured on. */
+  readonly now: () => number;
+
+  constructor(
+    readonly context: ReplContext,
+    private readonly options: ControllerOptions = {},
+  ) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.now = options.now ?? (() => performance.now());
+    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+    const session = context.loop.session;
+    this.current = initialState({
+      provider: context.provider,
+      model: context.model,
+      ...sessionCounts(session),
+      budget: context.manager.catalog.budget.definitions ?? null,
+      search: context.search,
+      yes: context.yes,
+    });
+    this.dropForceAfterTurn = session.selection.forced.length > 0;
+    this.initialPrompts = [...context.initialPrompts];
+    if (!context.yes) context.loop.useApprover(this.approver);
+    context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
+  }
+
+  // --- the store the components read ---
+
+  get state(): ReplState {
+    return this.current;
+  }
+
+  getState = (): ReplState => this.current;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private dispatch(action: ReplAction): void {
+    const next = reduce(this.current, action);
+    if (next === this.current) return;
+    this.current = next;
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  get history(): readonly string[] {
+    return this.inputHistory.all;
+  }
+
+  get summaries(): readonly TurnSummary[] {
+    return this.turnSummaries;
+  }
+
+  /** Shows what setup said, offers the first recorded prompt of a replay, counts the definitions. */
+  start(): void {
+    const { context } = this;
+    this.output([{ text: `catalog ${context.manager.catalog.name} | ${context.provider} ${context.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
+    this.drainNotices();
+    if (this.initialPrompts.length) this.note('info', `replaying a recording: press Enter to send what the recorded user said (${this.initialPrompts.length} message${this.initialPrompts.length === 1 ? '' : 's'})`);
+    this.prefillNext();
+    if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
+    void this.countDefinitions();
+  }
+
+  // --- keys ---
+
+  key(action: KeyAction): void {
+    if (this.exiting) return;
+    if (action.type === 'ctrl_c') return this.ctrlC();
+    if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
+    if (this.current.approval) return this.approvalKey(action);
+    switch (action.type) {
+      case 'enter':
+        return this.submit(this.current.input.text);
+      case 'up': {
+        const line = this.inputHistory.up(this.current.input.text);
+        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
+        return;
+      }
+      case 'down': {
+        const line = this.inputHistory.down();
+        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
+        return;
+      }
+      case 'ctrl_o':
+        return this.expand();
+      case 'ctrl_d':
+        // On an empty line, like a shell's end of input: leave.
+        if (this.current.input.text === '' && !this.current.running) return this.exit(0);
+        break;
+      case 'escape':
+        if (this.current.hint) this.dispatch({ type: 'hint', text: null });
+        return;
+      default:
+        break;
+    }
+    const input = edit(this.current.input, action);
+    if (input !== this.current.input) this.dispatch({ type: 'input', input });
+  }
+
+  private approvalKey(action: KeyAction): void {
+    if (action.type === 'escape') return this.answer('decline');
+    if (action.type !== 'insert') return;
+    const letter = action.text.trim().toLowerCase()[0];
+    if (letter === 'y') this.answer('approve');
+    else if (letter === 'n') this.answer('decline');
+    else if (letter === 'a') this.answer('always');
+  }
+
+  /** Ctrl-C: cancels a running turn; a second one (or one while idle, after a warning) exits with 130. */
+  private ctrlC(): void {
+    if (this.current.exitArmed) return this.exit(130);
+    if (this.turn && !this.current.cancelling) {
+      this.turn.controller.abort(new Error('cancelled (Ctrl-C)'));
+      this.dispatch({ type: 'cancelling' });
+    }
+    if (this.current.input.text && !this.turn) this.dispatch({ type: 'input', input: EMPTY_LINE });
+    this.dispatch({ type: 'arm_exit', armed: true });
+  }
+
+  // --- input ---
+
+  submit(line: string): void {
+    const parsed = parseInput(line);
+    if (parsed.kind === 'empty') return;
+    if (parsed.kind === 'message' && this.turn) {
+      this.dispatch({ type: 'hint', text: 'a turn is running: wait for it, or Ctrl-C to cancel it' });
+      return;
+    }
+    this.inputHistory.push(line.trim());
+    this.dispatch({ type: 'input', input: EMPTY_LINE });
+    if (this.current.hint) this.dispatch({ type: 'hint', text: null });
+    switch (parsed.kind) {
+      case 'message':
+        if (this.initialPrompts[0] === parsed.text) this.initialPrompts.shift();
+        void this.send(parsed.text);
+        return;
+      case 'unknown':
+        this.context.transcript?.note({ type: 'command', text: line.trim(), known: false });
+        this.note('error', `unknown command /${parsed.name}${parsed.suggestion ? `; did you mean /${parsed.suggestion}?` : ''}`, '/help lists the commands');
+        return;
+      case 'command':
+        this.context.transcript?.note({ type: 'command', text: line.trim(), name: parsed.name, args: parsed.args });
+        this.dispatch({ type: 'user', text: line.trim() });
+        void runCommand(parsed, this);
+        return;
+    }
+  }
+
+  /** One user turn on the loop. */
+  send(text: string): Promise<void> {
+    const controller = new AbortController();
+    const turn = { controller, done: Promise.resolve() };
+    this.turn = turn;
+    const run = async () => {
+      this.context.recordPrompt(text);
+      this.dispatch({ type: 'user', text });
+      this.dispatch({ type: 'turn_begin' });
+      const summary = await this.context.loop.run(text, { signal: controller.signal, onEvent: this.onEvent });
+      this.turnSummaries.push(summary);
+      this.turn = undefined;
+      this.dispatch({ type: 'turn_end', summary });
+      if (this.dropForceAfterTurn) await this.unforce();
+      this.refreshCounts();
+      this.prefillNext();
+    };
+    const done = run().catch((error: unknown) => {
+      // The loop never rejects; anything else (a transcript that cannot be written) is shown.
+      this.turn = undefined;
+      this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } });
+      this.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
+    });
+    turn.done = done;
+    return done;
+  }
+
+  private onEvent = (event: LoopEvent): void => {
+    this.context.transcript?.write(event);
+    this.dispatch({ type: 'event', event, now: this.now() });
+    this.drainNotices();
+    if (event.type === 'search') this.refreshCounts();
+  };
+
+  // --- approvals ---
+
+  /** Asks the user; a cancelled turn stops asking (the executor declines then). */
+  private approver: Approver = (request, signal) =>
+    new Promise<ApprovalDecision>((resolve) => {
+      if (signal.aborted || this.exiting) return resolve('decline');
+      const clear = () => {
+        if (this.pendingApproval?.resolve === settle) this.pendingApproval = undefined;
+        if (this.current.approval?.callId === request.callId) this.dispatch({ type: 'approval', approval: null });
+      };
+      const settle = (decision: ApprovalDecision) => {
+        signal.removeEventListener('abort', onAbort);
+        clear();
+        resolve(decision);
+      };
+      const onAbort = () => settle('decline');
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pendingApproval = { resolve: settle };
+      this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason } });
+    });
+
+  private answer(decision: ApprovalDecision): void {
+    const pending = this.pendingApproval;
+    if (!pending) return;
+    const tool = this.current.approval?.tool ?? 'the tool';
+    this.context.transcript?.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
+    pending.resolve(decision);
+  }
+
+  // --- CommandHost ---
+
+  output(lines: OutputLine[], title?: string): void {
+    this.dispatch({ type: 'output', lines, ...(title ? { title } : {}) });
+  }
+
+  note(level: NoteLevel, text: string, hint?: string): void {
+    this.dispatch({ type: 'note', level, text, ...(hint ? { hint } : {}) });
+  }
+
+  expand(n?: number): void {
+    this.dispatch({ type: 'expand', ...(n !== undefined ? { n } : {}) });
+  }
+
+  reset(): void {
+    this.context.loop.reset();
+    this.context.transcript?.note({ type: 'reset' });
+  }
+
+  async switchSession(profile: string, force: string[]): Promise<void> {
+    const previous = this.context.loop.session;
+    const session = await this.context.openSession(profile, force);
+    this.use(session, previous);
+    this.dropForceAfterTurn = session.selection.forced.length > 0;
+  }
+
+  /** After a forced turn: the same profile and found tools, nothing forced. */
+  private async unforce(): Promise<void> {
+    this.dropForceAfterTurn = false;
+    const previous = this.context.loop.session;
+    try {
+      const session = await this.context.openSession(previous.selection.profile.name, []);
+      this.use(session, previous);
+    } catch (error) {
+      this.note('warning', `could not drop the forced tools: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private use(session: ToolSession, previous: ToolSession): void {
+    // Tools found by search stay found when the new session can offer them.
+    session.activate(previous.activated);
+    this.context.loop.useSession(session);
+    if (session !== previous) previous.close();
+    this.context.transcript?.note({ type: 'session', profile: session.selection.profile.name, forced: session.selection.forced.map((t) => t.name) });
+    this.refreshCounts();
+  }
+
+  exit(code: number): void {
+    if (this.exiting) return;
+    this.exiting = true;
+    const turn = this.turn;
+    if (turn) turn.controller.abort(new Error('exiting'));
+    this.pendingApproval?.resolve('decline');
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
+    void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
+      this.context.transcript?.note({ type: 'exit', code });
+      this.dispatch({ type: 'exit', code });
+      this.resolveExit(code);
+    });
+  }
+
+  // --- status ---
+
+  private drainNotices(): void {
+    for (const notice of this.context.notices.splice(0)) this.note('warning', notice);
+  }
+
+  private refreshCounts(): void {
+    this.dispatch({ type: 'status', status: sessionCounts(this.context.loop.session) });
+    void this.countDefinitions();
+  }
+
+  /** The definitions offered now, counted by toolman (the tokenizer loads on first use, after the prompt shows). */
+  private async countDefinitions(): Promise<void> {
+    const version = ++this.countVersion;
+    try {
+      const { countDefinitions } = await import('../tokens/count-payload.js');
+      const { context } = this;
+      const cost = await countDefinitions(context.loop.session.format(context.provider, 1, context.format), context.model);
+      if (version === this.countVersion) this.dispatch({ type: 'status', status: { definitions: cost.total } });
+    } catch {
+      // the status line goes without it
+    }
+  }
+
+  /** In a replay, the next recorded message waits in the input line. */
+  private prefillNext(): void {
+    const next = this.initialPrompts[0];
+    if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(next) });
+  }
+}

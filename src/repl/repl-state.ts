@@ -1,0 +1,408 @@
+import type { ErrorKind } from '../execute/types.js';
+import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import { EMPTY_LINE, type EditorState } from './line-editor.js';
+import { count } from './terminal-text.js';
+
+/**
+ * The REPL's view model and the one reducer that turns loop events, commands and keys into it.
+ * Plain data: the ink components only draw it, and the tests drive it without a terminal.
+ *
+ * The conversation is a list of items. Items settle (a streamed reply when its round ends, a
+ * tool panel when its result arrives); the settled prefix is `committed` and is printed once
+ * into the terminal's scrollback (ink's <Static>), the rest is redrawn live. A committed panel
+ * cannot change any more, so expanding it appends an expanded copy.
+ */
+
+export type PanelStatus = 'requested' | 'queued' | 'validating' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'cancelled';
+
+/** Error kinds where the executor refused the call before running it. */
+export const REFUSED_KINDS: readonly ErrorKind[] = ['not_available', 'unknown_tool', 'invalid_arguments', 'over_limit', 'must_run_alone'];
+
+export interface PanelResult {
+  ok: boolean;
+  content: string;
+  error: string | null;
+  errorKind: ErrorKind | null;
+  truncated: boolean;
+  deduplicated: boolean;
+  originalTokens: number | null;
+  durationMs: number;
+}
+
+/** One tool call as the REPL shows it. */
+export interface Panel {
+  /** Numbered across the session: `/expand N`. */
+  n: number;
+  id: string;
+  round: number;
+  name: string;
+  arguments: unknown;
+  status: PanelStatus;
+  /** When it started running (the clock the controller passes), for the live duration. */
+  startedAt: number | null;
+  durationMs: number | null;
+  approval: 'asked' | 'approved' | 'declined' | 'always' | null;
+  approvalReason: string | null;
+  progress: string | null;
+  result: PanelResult | null;
+  expanded: boolean;
+}
+
+export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
+
+export interface OutputLine {
+  text: string;
+  style?: 'dim' | 'bold' | 'warning' | 'success' | 'accent';
+}
+
+export type Item =
+  | { kind: 'user'; key: number; settled: boolean; text: string }
+  | { kind: 'assistant'; key: number; settled: boolean; round: number; text: string; via?: string }
+  | { kind: 'panel'; key: number; settled: boolean; panel: Panel }
+  | { kind: 'expanded'; key: number; settled: boolean; panel: Panel }
+  | { kind: 'note'; key: number; settled: boolean; level: NoteLevel; text: string; hint?: string }
+  | { kind: 'output'; key: number; settled: boolean; title?: string; lines: OutputLine[] }
+  | { kind: 'round'; key: number; settled: boolean; round: number; tools: number; choice: string | null };
+
+/** A pending approval question. */
+export interface ApprovalView {
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  reason: string;
+}
+
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cached: number;
+  /** toolman's estimate of the same requests' input. */
+  estimated: number;
+  requests: number;
+}
+
+export interface StatusView {
+  provider: string;
+  model: string;
+  profile: string;
+  active: number;
+  deferred: number;
+  found: number;
+  /** Tools forced in the next turn's first round. */
+  forced: string[];
+  usage: UsageTotals;
+  /** Tokens the tool definitions offered now cost (toolman's count), once counted. */
+  definitions: number | null;
+  /** The catalog's `budget.definitions`. */
+  budget: number | null;
+  search: 'client' | 'native';
+  yes: boolean;
+}
+
+export interface ReplState {
+  items: Item[];
+  /** Items [0, committed) are printed for good. */
+  committed: number;
+  nextKey: number;
+  panelCount: number;
+  /** `round:callId` → index in items, for the running turn. */
+  panelIndex: Record<string, number>;
+  running: boolean;
+  cancelling: boolean;
+  turn: number;
+  approval: ApprovalView | null;
+  input: EditorState;
+  /** A one-line message above the input (Ctrl-C hint, command refusals). */
+  hint: string | null;
+  exitArmed: boolean;
+  exitCode: number | null;
+  status: StatusView;
+}
+
+export type ReplAction =
+  | { type: 'event'; event: LoopEvent; now: number }
+  | { type: 'user'; text: string }
+  | { type: 'note'; level: NoteLevel; text: string; hint?: string }
+  | { type: 'output'; title?: string; lines: OutputLine[] }
+  | { type: 'turn_begin' }
+  | { type: 'turn_end'; summary: TurnSummary }
+  | { type: 'approval'; approval: ApprovalView | null }
+  | { type: 'input'; input: EditorState }
+  | { type: 'status'; status: Partial<StatusView> }
+  | { type: 'expand'; n?: number }
+  | { type: 'hint'; text: string | null }
+  | { type: 'arm_exit'; armed: boolean }
+  | { type: 'cancelling' }
+  | { type: 'exit'; code: number };
+
+export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> & Partial<Pick<StatusView, 'usage' | 'definitions'>>): ReplState {
+  return {
+    items: [],
+    committed: 0,
+    nextKey: 1,
+    panelCount: 0,
+    panelIndex: {},
+    running: false,
+    cancelling: false,
+    turn: 0,
+    approval: null,
+    input: EMPTY_LINE,
+    hint: null,
+    exitArmed: false,
+    exitCode: null,
+    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, ...status },
+  };
+}
+
+type NewItem = Item extends infer I ? (I extends Item ? Omit<I, 'key'> : never) : never;
+
+/** A copy of `state` with one more item. */
+function add(state: ReplState, item: NewItem): ReplState {
+  return { ...state, items: [...state.items, { ...item, key: state.nextKey } as Item], nextKey: state.nextKey + 1 };
+}
+
+function replace(state: ReplState, index: number, item: Item): ReplState {
+  const items = state.items.slice();
+  items[index] = item;
+  return { ...state, items };
+}
+
+/** Moves `committed` over the settled prefix. */
+function commit(state: ReplState): ReplState {
+  let committed = state.committed;
+  while (committed < state.items.length && state.items[committed]!.settled) committed++;
+  return committed === state.committed ? state : { ...state, committed };
+}
+
+function settleAll(state: ReplState, from = state.committed): ReplState {
+  if (state.items.slice(from).every((i) => i.settled)) return state;
+  return { ...state, items: state.items.map((item, i) => (i >= from && !item.settled ? { ...item, settled: true } : item)) };
+}
+
+/** Index of the streamed reply of `round` still open in this turn, if any. */
+function openReply(state: ReplState, round: number): number {
+  for (let i = state.items.length - 1; i >= state.committed; i--) {
+    const item = state.items[i]!;
+    if (item.kind === 'assistant' && !item.settled && item.round === round) return i;
+    if (item.kind === 'panel' || item.kind === 'user') break;
+  }
+  return -1;
+}
+
+function settleReplies(state: ReplState): ReplState {
+  let next = state;
+  for (let i = state.committed; i < state.items.length; i++) {
+    const item = state.items[i]!;
+    if (item.kind === 'assistant' && !item.settled) next = replace(next, i, { ...item, settled: true });
+  }
+  return next;
+}
+
+function withPanel(state: ReplState, round: number, id: string, update: (panel: Panel) => Panel, settle = false): ReplState {
+  const index = state.panelIndex[`${round}:${id}`];
+  if (index === undefined) return state;
+  const item = state.items[index];
+  if (!item || item.kind !== 'panel') return state;
+  return replace(state, index, { ...item, panel: update(item.panel), settled: settle || item.settled });
+}
+
+/** A tool choice as a short phrase: null when the model may choose freely. */
+export function describeChoice(choice: unknown): string | null {
+  if (choice === null || choice === undefined || choice === 'auto' || choice === 'none') return null;
+  if (choice === 'required' || choice === 'any') return 'a tool call is required';
+  if (typeof choice === 'object') {
+    const c = choice as { type?: unknown; name?: unknown; function?: { name?: unknown } };
+    const name = typeof c.name === 'string' ? c.name : typeof c.function?.name === 'string' ? c.function.name : undefined;
+    if (name) return `${name} is required`;
+    if (c.type === 'auto' || c.type === 'none') return null;
+    if (c.type === 'any' || c.type === 'required') return 'a tool call is required';
+    return JSON.stringify(choice);
+  }
+  return String(choice);
+}
+
+function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
+  switch (event.type) {
+    case 'turn_start':
+    case 'round_start':
+      return state;
+    case 'request': {
+      const choice = describeChoice(event.tool_choice);
+      if (event.round === 1 && !choice) return state;
+      return add(state, { kind: 'round', settled: true, round: event.round, tools: event.tools.length, choice });
+    }
+    case 'text': {
+      const index = openReply(state, event.round);
+      if (index < 0) return add(state, { kind: 'assistant', settled: false, round: event.round, text: event.delta });
+      const item = state.items[index] as Extract<Item, { kind: 'assistant' }>;
+      return replace(state, index, { ...item, text: item.text + event.delta });
+    }
+    case 'tool_calls': {
+      let next = settleReplies(state);
+      const panelIndex = { ...next.panelIndex };
+      for (const call of event.calls) {
+        const panel: Panel = {
+          n: next.panelCount + 1,
+          id: call.id,
+          round: event.round,
+          name: call.name,
+          arguments: call.arguments,
+          status: 'requested',
+          startedAt: null,
+          durationMs: null,
+          approval: null,
+          approvalReason: null,
+          progress: null,
+          result: null,
+          expanded: false,
+        };
+        panelIndex[`${event.round}:${call.id}`] = next.items.length;
+        next = add({ ...next, panelCount: panel.n }, { kind: 'panel', settled: false, panel });
+      }
+      return { ...next, panelIndex };
+    }
+    case 'tool_status':
+      return withPanel(state, event.round, event.id, (panel) => {
+        const base = { ...panel, name: event.name, status: event.status as PanelStatus };
+        switch (event.status) {
+          case 'running':
+            return { ...base, startedAt: now };
+          case 'awaiting_approval':
+            return { ...base, approval: 'asked', approvalReason: event.reason, arguments: event.arguments ?? panel.arguments };
+          case 'done':
+          case 'cancelled':
+            return { ...base, durationMs: event.duration_ms };
+          case 'error':
+            return { ...base, durationMs: event.duration_ms };
+          default:
+            return base;
+        }
+      });
+    case 'tool_approval':
+      return withPanel(state, event.round, event.id, (panel) => ({ ...panel, approval: event.decision === 'decline' ? 'declined' : event.decision === 'always' ? 'always' : 'approved' }));
+    case 'tool_progress':
+      return withPanel(state, event.round, event.id, (panel) => ({ ...panel, progress: event.message }));
+    case 'tool_result': {
+      const r = event.response;
+      const result: PanelResult = { ok: r.ok, content: r.content, error: r.error, errorKind: r.error_kind, truncated: r.truncated, deduplicated: r.deduplicated, originalTokens: r.original_tokens, durationMs: r.duration_ms };
+      const status: PanelStatus = r.ok ? 'done' : r.error_kind === 'cancelled' ? 'cancelled' : 'error';
+      if (state.panelIndex[`${event.round}:${r.id}`] === undefined) {
+        // A result without a request seen (should not happen): still shown.
+        const panel: Panel = { n: state.panelCount + 1, id: r.id, round: event.round, name: r.name, arguments: null, status, startedAt: null, durationMs: r.duration_ms, approval: null, approvalReason: null, progress: null, result, expanded: false };
+        return commit(add({ ...state, panelCount: panel.n }, { kind: 'panel', settled: true, panel }));
+      }
+      return commit(withPanel(state, event.round, r.id, (panel) => ({ ...panel, status, result, durationMs: panel.durationMs ?? r.duration_ms, approval: r.error_kind === 'declined' ? 'declined' : panel.approval }), true));
+    }
+    case 'usage': {
+      const u = state.status.usage;
+      const usage: UsageTotals = {
+        input: u.input + (event.usage?.input ?? 0),
+        output: u.output + (event.usage?.output ?? 0),
+        cached: u.cached + (event.usage?.cached ?? 0),
+        estimated: u.estimated + (event.estimated_input ?? 0),
+        requests: u.requests + 1,
+      };
+      return { ...state, status: { ...state.status, usage } };
+    }
+    case 'search':
+      return add(state, { kind: 'note', settled: true, level: 'info', text: `tool search found: ${event.activated.join(', ')}` });
+    case 'retry':
+      return add(state, { kind: 'note', settled: true, level: 'warning', text: `retrying in ${(event.wait_ms / 1000).toFixed(1)} s (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ''}): ${event.reason}` });
+    case 'warning':
+      return add(state, { kind: 'note', settled: true, level: 'warning', text: event.message });
+    case 'round_end':
+      return commit(settleReplies(state));
+    case 'error':
+      return add(settleReplies(state), { kind: 'note', settled: true, level: 'error', text: event.message, ...(event.hint ? { hint: event.hint } : {}) });
+    case 'done': {
+      let next = settleAll(state);
+      if (event.stop === 'took_control' && event.answer) {
+        const via = /^(\S+) took control/.exec(event.message ?? '')?.[1];
+        next = add(next, { kind: 'assistant', settled: true, round: event.rounds, text: event.answer, ...(via ? { via } : {}) });
+      } else if (event.stop === 'cancelled') {
+        next = add(next, { kind: 'note', settled: true, level: 'warning', text: 'turn cancelled; what was said so far is kept' });
+      } else if (event.stop !== 'done' && event.stop !== 'error' && event.message) {
+        next = add(next, { kind: 'note', settled: true, level: 'warning', text: `stopped (${event.stop}): ${event.message}` });
+      }
+      return commit(next);
+    }
+  }
+}
+
+export function reduce(state: ReplState, action: ReplAction): ReplState {
+  switch (action.type) {
+    case 'event':
+      return commit(onEvent(state, action.event, action.now));
+    case 'user':
+      return commit(add(state, { kind: 'user', settled: true, text: action.text }));
+    case 'note':
+      return commit(add(state, { kind: 'note', settled: true, level: action.level, text: action.text, ...(action.hint ? { hint: action.hint } : {}) }));
+    case 'output':
+      return commit(add(state, { kind: 'output', settled: true, lines: action.lines, ...(action.title ? { title: action.title } : {}) }));
+    case 'turn_begin':
+      return { ...state, running: true, cancelling: false, turn: state.turn + 1, panelIndex: {}, hint: null };
+    case 'turn_end':
+      return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
+    case 'approval':
+      return { ...state, approval: action.approval };
+    case 'input':
+      return { ...state, input: action.input };
+    case 'status':
+      return { ...state, status: { ...state.status, ...action.status } };
+    case 'expand':
+      return expand(state, action.n);
+    case 'hint':
+      return { ...state, hint: action.text };
+    case 'arm_exit':
+      return { ...state, exitArmed: action.armed, hint: action.armed ? 'press Ctrl-C again to exit' : state.hint === 'press Ctrl-C again to exit' ? null : state.hint };
+    case 'cancelling':
+      return { ...state, cancelling: true };
+    case 'exit':
+      return commit(settleAll({ ...state, exitCode: action.code, approval: null }));
+  }
+}
+
+/** Shows panel `n` (default: the last) in full: in place while live, else as a copy below. */
+function expand(state: ReplState, n = state.panelCount): ReplState {
+  const index = state.items.findIndex((item) => item.kind === 'panel' && item.panel.n === n);
+  if (index < 0) return reduce(state, { type: 'note', level: 'error', text: state.panelCount === 0 ? 'no tool calls yet' : `no tool call #${n}; they are numbered 1 to ${state.panelCount}` });
+  const item = state.items[index] as Extract<Item, { kind: 'panel' }>;
+  if (index >= state.committed) return replace(state, index, { ...item, panel: { ...item.panel, expanded: !item.panel.expanded } });
+  return commit(add(state, { kind: 'expanded', settled: true, panel: { ...item.panel, expanded: true } }));
+}
+
+/** The marker words of a panel: truncated, deduplicated, refused, declined, cancelled, error. */
+export function panelMarkers(panel: Panel): string[] {
+  const markers: string[] = [];
+  const r = panel.result;
+  if (panel.approval === 'approved' || panel.approval === 'always') markers.push(panel.approval === 'always' ? 'approved (always)' : 'approved');
+  if (!r) return markers;
+  if (r.truncated) markers.push(r.originalTokens ? `truncated from ~${r.originalTokens} tokens` : 'truncated');
+  if (r.deduplicated) markers.push('deduplicated');
+  if (r.errorKind === 'declined') markers.push('declined');
+  else if (r.errorKind && REFUSED_KINDS.includes(r.errorKind)) markers.push(`refused: ${r.errorKind}`);
+  else if (r.errorKind === 'cancelled') markers.push('cancelled');
+  else if (r.errorKind) markers.push(`error: ${r.errorKind}`);
+  return markers;
+}
+
+/** Whether a panel is still waiting on something (drawn with a spinner). */
+export function panelBusy(panel: Panel): boolean {
+  return panel.result === null && panel.status !== 'done' && panel.status !== 'error' && panel.status !== 'cancelled';
+}
+
+/** The status line's parts: provider and model, profile, tool counts, tokens against the budget. */
+export function statusParts(status: StatusView): string[] {
+  const u = status.usage;
+  const tokens = u.requests === 0 ? 'no tokens yet' : `tokens ${count(u.input)} in (toolman est. ${count(u.estimated)})${u.cached ? `, ${count(u.cached)} cached` : ''}, ${count(u.output)} out`;
+  const definitions = status.definitions === null ? null : `definitions ${count(status.definitions)}${status.budget !== null ? `/${count(status.budget)}${status.definitions > status.budget ? ' over budget' : ''}` : ''}`;
+  return [
+    `${status.provider} ${status.model}`,
+    `profile ${status.profile}`,
+    `${status.active} active, ${status.deferred} deferred, ${status.found} found${status.search === 'native' ? ' (native search)' : ''}`,
+    ...(status.forced.length ? [`next turn forces ${status.forced.join(', ')}`] : []),
+    tokens,
+    ...(definitions ? [definitions] : []),
+    ...(status.yes ? ['--yes'] : []),
+  ];
+}

@@ -1,0 +1,177 @@
+import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { render as inkRender } from 'ink';
+import { render } from 'ink-testing-library';
+import type { ReactElement } from 'react';
+import { ChatLoop } from '../../src/loop/chat-loop.js';
+import { TranscriptWriter } from '../../src/loop/transcript.js';
+import { ToolManager } from '../../src/manager/tool-manager.js';
+import type { ModelClient } from '../../src/providers/model-client.js';
+import { createModelClient } from '../../src/providers/model-clients.js';
+import type { FormatOptions, ProviderName } from '../../src/providers/types.js';
+import { ReplApp } from '../../src/repl/repl-app.js';
+import type { ReplContext } from '../../src/repl/repl-context.js';
+import { ReplController } from '../../src/repl/repl-controller.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { ROOT } from '../helpers/paths.js';
+
+export const REPL_CATALOG = 'test/repl/fixtures/repl.yaml';
+
+/** Keys as a terminal sends them. */
+export const KEY = {
+  enter: '\r',
+  up: '\u001b[A',
+  down: '\u001b[B',
+  left: '\u001b[D',
+  backspace: '\u007f',
+  ctrlC: '\u0003',
+  ctrlO: '\u000f',
+  escape: '\u001b',
+} as const;
+
+export interface HarnessOptions {
+  catalog?: string;
+  provider?: ProviderName;
+  profile?: string;
+  force?: string[];
+  yes?: boolean;
+  color?: boolean;
+  /** Terminal width; 100 (ink-testing-library's) by default. */
+  columns?: number;
+  transcript?: string;
+  notices?: string[];
+  initialPrompts?: string[];
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+export interface Harness {
+  controller: ReplController;
+  context: ReplContext;
+  manager: ToolManager;
+  /** Everything drawn so far: the scrollback and the live part (ink's debug frames). */
+  frame(): string;
+  frames(): string[];
+  /** Writes to the terminal's input, as typing or a key would. */
+  write(data: string): Promise<void>;
+  /** Types a line and presses Enter. */
+  send(line: string): Promise<void>;
+  waitFor(what: string | RegExp | (() => boolean), timeoutMs?: number): Promise<void>;
+  /** Waits for the running turn to end. */
+  idle(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The REPL over the real ChatLoop, session and executor, talking to the scripted model server,
+ * drawn by ink into a fake terminal (ink-testing-library's, or one of another width).
+ */
+export async function startRepl(server: ModelServer, options: HarnessOptions = {}): Promise<Harness> {
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all' });
+  const provider = options.provider ?? 'openai';
+  const model = 'test-model';
+  const client = (await createModelClient(provider, model, { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` })) as ModelClient;
+  const format: FormatOptions = {};
+  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []) => manager.session({ ...(profile ? { profile } : {}), force, provider, model, format });
+  const session = await openSession(options.profile);
+  const loop = new ChatLoop({ client, session, format, stream: true, approve: async () => (options.yes ? 'approve' : 'decline') });
+  const transcript = options.transcript ? new TranscriptWriter(options.transcript, manager.secrets, { provider, model }) : undefined;
+  const context: ReplContext = {
+    manager,
+    loop,
+    client,
+    provider,
+    model,
+    profile: options.profile ?? null,
+    search: 'client',
+    format,
+    yes: options.yes ?? false,
+    ...(transcript ? { transcript } : {}),
+    notices: [...(options.notices ?? [])],
+    initialPrompts: options.initialPrompts ?? [],
+    recordPrompt: (text) => transcript?.note({ type: 'user', text }),
+    openSession,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const controller = new ReplController(context, { cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'toolman-repl-')), exitGraceMs: 2000 });
+  const tree = <ReplApp controller={controller} color={options.color ?? false} />;
+  const app = options.columns ? renderAt(tree, options.columns) : render(tree);
+  controller.start();
+  // Ink turns raw mode on and starts listening in an effect: let it run.
+  await pause(20);
+  const frame = () => app.lastFrame() ?? '';
+  const waitFor: Harness['waitFor'] = async (what, timeoutMs = 8000) => {
+    const test = typeof what === 'function' ? what : typeof what === 'string' ? () => frame().includes(what) : () => what.test(frame());
+    const started = Date.now();
+    while (!test()) {
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${String(what)}; the screen:\n${frame()}`);
+      await pause(10);
+    }
+  };
+  const write = async (data: string) => {
+    app.stdin.write(data);
+    await pause(5);
+  };
+  return {
+    controller,
+    context,
+    manager,
+    frame,
+    frames: () => app.frames,
+    write,
+    send: async (line) => {
+      await write(line);
+      await write(KEY.enter);
+    },
+    waitFor,
+    idle: (timeoutMs) => waitFor(() => !controller.state.running, timeoutMs),
+    close: async () => {
+      app.unmount();
+      await manager.close();
+    },
+  };
+}
+
+/** Ink into a fake terminal `columns` wide (ink-testing-library's is 100). */
+function renderAt(tree: ReactElement, columns: number) {
+  class Stdout extends EventEmitter {
+    readonly frames: string[] = [];
+    isTTY = true;
+    get columns() {
+      return columns;
+    }
+    rows = 40;
+    write = (frame: string) => {
+      this.frames.push(frame);
+      return true;
+    };
+  }
+  class Stdin extends EventEmitter {
+    isTTY = true;
+    private data: string | null = null;
+    write = (data: string) => {
+      this.data = data;
+      this.emit('readable');
+      this.emit('data', data);
+    };
+    read = () => {
+      const data = this.data;
+      this.data = null;
+      return data;
+    };
+    setEncoding() {}
+    setRawMode() {}
+    resume() {}
+    pause() {}
+    ref() {}
+    unref() {}
+  }
+  const stdout = new Stdout();
+  const stdin = new Stdin();
+  const instance = inkRender(tree, { stdout: stdout as never, stderr: new Stdout() as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
+  return { stdin, frames: stdout.frames, lastFrame: () => stdout.frames.at(-1), unmount: () => instance.unmount() };
+}

@@ -1,0 +1,464 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import chalk from 'chalk';
+import stringWidth from 'string-width';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+
+let server: ModelServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(() => server.close());
+
+let open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open) await h.close();
+  open = [];
+});
+async function repl(options: HarnessOptions = {}): Promise<Harness> {
+  const h = await startRepl(server, options);
+  open.push(h);
+  return h;
+}
+const tmp = () => mkdtempSync(join(tmpdir(), 'toolman-repl-'));
+const call = (name: string, args: unknown, id?: string) => ({ ...(id ? { id } : {}), name, arguments: args });
+/** The screen with line breaks as spaces: for what may wrap. */
+const flat = (h: Harness) => h.frame().replace(/\s+/g, ' ');
+
+describe('the conversation', () => {
+  it('streams the answer, and the status line counts tools and tokens against the budget', async () => {
+    server.script([{ text: 'Hello from the model.', usage: { input: 100, output: 5 } }]);
+    const h = await repl();
+    await h.waitFor(() => flat(h).includes('definitions 2'));
+    expect(flat(h)).toMatch(/openai test-model \| profile full \| 6 active, 1 deferred, 0 found \| no tokens yet \| definitions [\d,]+\/2,000/);
+    await h.send('hi');
+    await h.idle();
+    expect(h.frame()).toContain('> hi\nHello from the model.');
+    expect(flat(h)).toMatch(/tokens 100 in \(toolman est\. [\d,]+\), 5 out/);
+  });
+
+  it('counts tools found by search, and sums tokens over the session', async () => {
+    server.script([
+      { toolCalls: [call('tool_search', { query: 'flights' })], usage: { input: 200, output: 10 } },
+      { toolCalls: [call('find_flights', { from: 'OSL', to: 'ROM' })], usage: { input: 300, output: 12 } },
+      { text: 'TM101 for 99.', usage: { input: 400, output: 6 } },
+    ]);
+    const h = await repl();
+    await h.send('fly me to Rome');
+    await h.idle();
+    const screen = h.frame();
+    expect(screen).toContain('· tool search found: find_flights');
+    expect(screen).toMatch(/✓ #2 find_flights \{"from":"OSL","to":"ROM"\}\n {2}done [\d.]+ ms · \[\{"flight":"TM101","price":99\}\]/);
+    expect(screen).toContain('6 active, 1 deferred, 1 found');
+    expect(flat(h)).toMatch(/tokens 900 in \(toolman est\. [\d,]+\), 28 out/);
+  });
+
+  it('takes model text as untrusted: no control sequence reaches the terminal', async () => {
+    server.script([{ text: 'Safe \u001b]0;pwned\u0007text\u001b[2J here\u001b]52;c;Zm9v\u0007.' }]);
+    const h = await repl();
+    await h.send('hi');
+    await h.idle();
+    expect(h.frame()).toContain('Safe text here.');
+    expect(h.frames().join('')).not.toMatch(/\u001b|pwned|\u0007/);
+  });
+
+  it('shows setup notices as warnings, once', async () => {
+    const h = await repl({ notices: ['replay: get_weather returned something else than recorded'] });
+    expect(h.frame()).toContain('warning: replay: get_weather returned something else than recorded');
+    expect(h.context.notices).toEqual([]);
+  });
+
+  it('offers the recorded prompts of a replay in the input line, one after the other', async () => {
+    server.script([{ text: 'one' }, { text: 'two' }]);
+    const h = await repl({ initialPrompts: ['first recorded', 'second recorded'] });
+    expect(h.frame()).toContain('> first recorded_');
+    await h.write(KEY.enter);
+    await h.idle();
+    await h.waitFor('> second recorded_');
+  });
+});
+
+describe('tool panels', () => {
+  it('shows a running call with a spinner and its live duration, then done', async () => {
+    server.script([{ toolCalls: [call('slow_task', {})] }, { text: 'Finished.' }]);
+    const h = await repl();
+    await h.send('go');
+    await h.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] #1 slow_task \{\}\n {2}running \d+ ms/);
+    await h.idle();
+    expect(h.frame()).toMatch(/✓ #1 slow_task \{\}\n {2}done 3\.\d s · finished/);
+  });
+
+  it('marks every refusal kind, failures, truncation and de-duplication', async () => {
+    server.script([
+      {
+        toolCalls: [call('get_wether', { city: 'Oslo' }), call('get_weather', {}), call('find_flights', { from: 'A', to: 'B' }), call('long_report', { topic: 'tides' }), call('long_report', { topic: 'tides' })],
+      },
+      { toolCalls: [call('deep_research', { question: 'q' }), call('get_weather', { city: 'Rome' })] },
+      { toolCalls: ['A', 'B', 'C', 'D', 'E'].map((city) => call('get_weather', { city })) },
+      { toolCalls: [call('flaky_service', {})] },
+    ]);
+    const h = await repl();
+    await h.send('break things');
+    await h.idle();
+    const screen = h.frame();
+    expect(screen).toMatch(/✗ #1 get_wether .*\n {2}failed \d.* \[refused: unknown_tool\] · there is no tool named "get_wether"; did you mean/);
+    expect(screen).toMatch(/✗ #2 get_weather \{\}\n {2}failed .*\[refused: invalid_arguments\]/);
+    expect(screen).toMatch(/✗ #3 find_flights .*\n {2}failed .*\[refused: not_available\] · find_flights is not loaded yet/);
+    expect(screen).toMatch(/✓ #4 long_report .*\n {2}done .*\[truncated from ~\d+ tokens\]/);
+    expect(screen).toMatch(/✓ #5 long_report .*\n {2}done .*\[truncated from ~\d+ tokens\] \[deduplicated\]/);
+    expect(screen).toMatch(/✗ #6 deep_research .*\n {2}failed .*\[refused: must_run_alone\]/);
+    expect(screen).toMatch(/✗ #7 get_weather .*\n {2}failed .*\[refused: must_run_alone\]/);
+    expect(screen).toMatch(/✗ #12 get_weather \{"city":"E"\}\n {2}failed .*\[refused: over_limit\]/);
+    expect(screen).toMatch(/✗ #13 flaky_service \{\}\n {2}failed .*\[error: tool_error\] · flaky_service failed: the service is down|✗ #13 flaky_service \{\}\n {2}failed .*\[error: tool_error\] · the service is down/);
+    expect(screen).toContain('warning: stopped (max_rounds)');
+  });
+
+  it('expands the last panel with Ctrl-O, another with /expand N, in place while it runs', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { toolCalls: [call('slow_task', {})] }, { text: 'Done.' }]);
+    const h = await repl();
+    await h.send('go');
+    await h.waitFor('#2 slow_task');
+    await h.write(KEY.ctrlO);
+    await h.waitFor('result: not yet');
+    await h.write(KEY.ctrlO);
+    await h.waitFor(() => !h.frame().includes('result: not yet'));
+    await h.idle();
+    await h.send('/expand 1');
+    await h.waitFor('"temp_c": 3');
+    expect(h.frame()).toMatch(/arguments\n {4}\{\n {6}"city": "Oslo"\n {4}\}\n {2}result\n {4}\{\n {6}"city": "Oslo",\n {6}"temp_c": 3,/);
+    await h.write(KEY.ctrlO);
+    await h.waitFor(/result\n {4}finished/);
+    await h.send('/expand 9');
+    await h.waitFor('error: no tool call #9; they are numbered 1 to 2');
+  });
+});
+
+describe('approvals', () => {
+  const deleting = () => [{ toolCalls: [call('delete_event', { id: 'e1' })] }, { text: 'All done.' }];
+
+  it('y runs the tool', async () => {
+    server.script(deleting());
+    const h = await repl();
+    await h.send('delete e1');
+    await h.waitFor('run delete_event? (delete_event is destructive)');
+    expect(h.frame()).toContain('[y] yes   [n] no   [a] always for delete_event in this session');
+    expect(h.frame()).toContain('waiting for your approval');
+    await h.write('y');
+    await h.idle();
+    expect(h.frame()).toMatch(/✓ #1 delete_event \{"id":"e1"\}\n {2}done .* \[approved\] · \{"deleted":"e1"\}/);
+    expect(h.frame()).not.toContain('[y] yes');
+  });
+
+  it('n declines it, and the model is told', async () => {
+    server.script(deleting());
+    const h = await repl();
+    await h.send('delete e1');
+    await h.waitFor('[y] yes');
+    await h.write('n');
+    await h.idle();
+    expect(h.frame()).toMatch(/⊘ #1 delete_event .*\n {2}failed .*\[declined\] · the user declined to run delete_event/);
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('the user declined to run delete_event');
+  });
+
+  it('a approves it for the rest of the session: the next call does not ask', async () => {
+    server.script([...deleting(), { toolCalls: [call('delete_event', { id: 'e2' })] }, { text: 'Also done.' }]);
+    const h = await repl();
+    await h.send('delete e1');
+    await h.waitFor('[y] yes');
+    await h.write('a');
+    await h.idle();
+    expect(h.frame()).toContain('[approved (always)]');
+    const before = h.frames().length;
+    await h.send('delete e2');
+    await h.idle();
+    expect(h.frame()).toMatch(/✓ #2 delete_event \{"id":"e2"\}\n {2}done/);
+    expect(h.frames().slice(before).some((f) => f.includes('[y] yes'))).toBe(false);
+  });
+
+  it('--yes: never asks', async () => {
+    server.script(deleting());
+    const h = await repl({ yes: true });
+    await h.send('delete e1');
+    await h.idle();
+    expect(h.frames().some((f) => f.includes('[y] yes'))).toBe(false);
+    expect(h.frame()).toContain('[approved]');
+  });
+});
+
+describe('slash commands', () => {
+  it('/help lists the commands and keys', async () => {
+    const h = await repl();
+    await h.send('/help');
+    for (const name of ['/tools', '/profile NAME', '/force TOOL', '/search QUERY', '/budget', '/show TOOL', '/history', '/save FILE', '/reset', '/help', '/exit', 'Ctrl-C']) expect(h.frame()).toContain(name);
+  });
+
+  it('an unknown command suggests the closest', async () => {
+    const h = await repl();
+    await h.send('/tols');
+    expect(h.frame()).toContain('error: unknown command /tols; did you mean /tools?');
+    await h.send('/hepl');
+    expect(h.frame()).toContain('did you mean /help?');
+  });
+
+  it('/tools lists active, deferred and meta-tools', async () => {
+    const h = await repl();
+    await h.send('/tools');
+    const screen = h.frame();
+    expect(screen).toContain('profile full: 6 active, 1 deferred (0 found)');
+    expect(screen).toMatch(/ {2}delete_event +destructive · Delete a calendar event for good\./);
+    expect(screen).toMatch(/deferred \(1\)[^\n]*\n {2}find_flights +Search flights/);
+    expect(screen).toMatch(/meta-tools\n {2}tool_search/);
+  });
+
+  it('/profile switches to a new session and the conversation goes on; a wrong name gets a suggestion', async () => {
+    server.script([{ text: 'one' }, { text: 'two' }]);
+    const h = await repl();
+    await h.send('hello');
+    await h.idle();
+    await h.send('/profile wether');
+    await h.waitFor('error: no profile named "wether"; did you mean "weather"?');
+    await h.send('/profile weather');
+    await h.waitFor('✓ profile weather: 1 active, 0 deferred tools; the conversation goes on');
+    expect(h.frame()).toContain('profile weather | 1 active, 0 deferred');
+    await h.send('again');
+    await h.idle();
+    const body = server.requests.at(-1)!.body as { messages: { content: unknown }[]; tools: { function: { name: string } }[] };
+    expect(body.tools.map((t) => t.function.name)).toEqual(['get_weather']);
+    expect(JSON.stringify(body.messages)).toContain('hello');
+  });
+
+  it('/force requires the tool in the next turn only', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }, { text: 'Free choice.' }]);
+    const h = await repl();
+    await h.send('/force get_weathr');
+    await h.waitFor('did you mean');
+    await h.send('/force get_weather');
+    await h.waitFor("✓ get_weather is required in the next turn's first round");
+    expect(h.frame()).toContain('next turn forces get_weather');
+    await h.send('weather?');
+    await h.idle();
+    await h.send('and now?');
+    await h.idle();
+    const choices = server.requests.slice(-3).map((r) => (r.body as { tool_choice?: unknown }).tool_choice);
+    expect(choices[0]).toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(choices[1]).not.toEqual(choices[0]);
+    expect(choices[2]).not.toEqual(choices[0]);
+    expect(h.frame()).not.toContain('next turn forces');
+  });
+
+  it('/search shows what tool search finds among the session\'s tools', async () => {
+    const h = await repl();
+    await h.send('/search flights airline');
+    await h.waitFor('search "flights airline"');
+    expect(h.frame()).toMatch(/find_flights +[\d.]+ +deferred · matched [a-z, ]+ · Search flights/);
+    await h.send('/search zebra');
+    await h.waitFor('no tool in this session matches "zebra"');
+  });
+
+  it('/budget shows what the definitions offered now cost, against the budget', async () => {
+    const h = await repl();
+    await h.send('/budget');
+    await h.waitFor('within the definitions budget');
+    expect(h.frame()).toMatch(/offered now: [\d,]+ tokens for 7 tools/);
+    expect(h.frame()).toMatch(/ {2}tool_search +\d+/);
+    expect(h.frame()).toMatch(/profile full: every selected tool up front [\d,]+; with deferral [\d,]+/);
+  });
+
+  it('/show shows a tool\'s description and parameters, and suggests for a wrong name', async () => {
+    const h = await repl();
+    await h.send('/show get_weather');
+    expect(h.frame()).toMatch(/get_weather\nread · mock handler · active\nCurrent weather for a city/);
+    expect(h.frame()).toContain('  city  string  required  · City name, e.g. Oslo.');
+    await h.send('/show get_wether');
+    expect(h.frame()).toMatch(/error: .*get_wether.*get_weather/);
+  });
+
+  it('/history lists what was said; up and down recall it in the input line', async () => {
+    server.script([{ text: 'a' }, { text: 'b' }]);
+    const h = await repl();
+    await h.send('first message');
+    await h.idle();
+    await h.send('second message');
+    await h.idle();
+    await h.send('/history');
+    expect(h.frame()).toMatch(/you said\n {2}1 {2}first message\n {2}2 {2}second message/);
+    await h.write('draft');
+    await h.write(KEY.up);
+    expect(h.controller.state.input.text).toBe('/history');
+    await h.write(KEY.up);
+    expect(h.controller.state.input.text).toBe('second message');
+    await h.write(KEY.up);
+    expect(h.frame()).toContain('> first message');
+    await h.write(KEY.down);
+    await h.write(KEY.down);
+    await h.write(KEY.down);
+    expect(h.controller.state.input.text).toBe('draft');
+    await h.write(KEY.backspace);
+    expect(h.controller.state.input.text).toBe('draf');
+  });
+
+  it('/save writes messages and turn summaries, and never overwrites without saying so', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }]);
+    const dir = tmp();
+    const h = await repl({ cwd: dir });
+    await h.send('weather?');
+    await h.idle();
+    await h.send('/save chat.json');
+    await h.waitFor('✓ saved chat.json: 4 messages, 1 turns');
+    const saved = JSON.parse(readFileSync(join(dir, 'chat.json'), 'utf8'));
+    expect(saved).toMatchObject({ provider: 'openai', model: 'test-model', profile: 'full', turns: [{ answer: 'Cold.', stop: 'done', rounds: 2, calls: [{ name: 'get_weather', ok: true }] }] });
+    expect(saved.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    writeFileSync(join(dir, 'other.json'), 'keep me');
+    await h.send('/save other.json');
+    await h.waitFor('warning: other.json exists; /save other.json again overwrites it');
+    expect(readFileSync(join(dir, 'other.json'), 'utf8')).toBe('keep me');
+    await h.send('/save other.json');
+    await h.waitFor('✓ overwrote other.json');
+    expect(JSON.parse(readFileSync(join(dir, 'other.json'), 'utf8')).turns).toHaveLength(1);
+  });
+
+  it('/reset forgets the conversation', async () => {
+    server.script([{ text: 'a' }, { text: 'b' }]);
+    const h = await repl();
+    await h.send('remember the number 42');
+    await h.idle();
+    await h.send('/reset');
+    await h.waitFor('conversation cleared');
+    expect(h.context.loop.messages).toEqual([]);
+    await h.send('what was it?');
+    await h.idle();
+    expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain('42');
+  });
+
+  it('/exit leaves with 0', async () => {
+    const h = await repl();
+    await h.send('/exit');
+    expect(await h.controller.exited).toBe(0);
+  });
+
+  it('writes every event and every command to the transcript', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }]);
+    const file = join(tmp(), 'transcript.jsonl');
+    const h = await repl({ transcript: file });
+    await h.send('weather?');
+    await h.idle();
+    await h.send('/tools');
+    await h.send('/nope');
+    await h.send('/exit');
+    await h.controller.exited;
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    const types = lines.map((l) => l.type);
+    expect(types.slice(0, 3)).toEqual(['session', 'user', 'turn_start']);
+    expect(types).toEqual(expect.arrayContaining(['request', 'tool_calls', 'tool_status', 'tool_result', 'usage', 'assistant_text', 'done']));
+    expect(lines.filter((l) => l.type === 'command').map((l) => l.text)).toEqual(['/tools', '/nope', '/exit']);
+    expect(lines.at(-1)).toMatchObject({ type: 'exit', code: 0 });
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('cancels the running turn (the stream), then a second Ctrl-C exits with 130', async () => {
+    server.script([{ text: 'too late', delayMs: 5000 }]);
+    const h = await repl();
+    await h.send('take your time');
+    await h.waitFor('working… (Ctrl-C cancels)');
+    await h.write(KEY.ctrlC);
+    await h.waitFor('warning: turn cancelled; what was said so far is kept');
+    expect(h.controller.state.running).toBe(false);
+    expect(h.frame()).toContain('press Ctrl-C again to exit');
+    await h.write(KEY.ctrlC);
+    expect(await h.controller.exited).toBe(130);
+  });
+
+  it('cancels running tools', async () => {
+    server.script([{ toolCalls: [call('slow_task', {})] }]);
+    const h = await repl();
+    await h.send('go');
+    await h.waitFor(/running \d+ ms/);
+    await h.write(KEY.ctrlC);
+    await h.idle();
+    expect(h.frame()).toMatch(/⊘ #1 slow_task \{\}\n {2}cancelled .*\[cancelled\]/);
+  });
+
+  it('cancels a pending approval', async () => {
+    server.script([{ toolCalls: [call('delete_event', { id: 'e1' })] }]);
+    const h = await repl();
+    await h.send('delete');
+    await h.waitFor('[y] yes');
+    await h.write(KEY.ctrlC);
+    await h.idle();
+    expect(h.frame()).not.toContain('[y] yes');
+    expect(h.frame()).toContain('turn cancelled');
+  });
+
+  it('while idle warns first; another key disarms it; twice in a row exits with 130', async () => {
+    const h = await repl();
+    await h.write('some text');
+    await h.write(KEY.ctrlC);
+    expect(h.frame()).toContain('press Ctrl-C again to exit');
+    expect(h.controller.state.input.text).toBe('');
+    await h.write('x');
+    expect(h.frame()).not.toContain('press Ctrl-C again to exit');
+    await h.write(KEY.ctrlC);
+    await h.write(KEY.ctrlC);
+    expect(await h.controller.exited).toBe(130);
+  });
+
+  it('a stop signal from outside (SIGTERM, SIGHUP) exits with 130', async () => {
+    const stop = new AbortController();
+    const h = await repl({ signal: stop.signal });
+    stop.abort();
+    expect(await h.controller.exited).toBe(130);
+  });
+});
+
+describe('the terminal', () => {
+  const busyScript = () => [
+    { toolCalls: [call('long_report', { topic: 'a very long topic name that goes on and on well past the width of any reasonable terminal window' })] },
+    { text: `${'A long answer with many words that must wrap at the edge of an eighty column terminal. '.repeat(4)}${'x'.repeat(150)}\n\tindented with a tab`, usage: { input: 123456, output: 7890 } },
+  ];
+
+  it('with NO_COLOR (colour off) writes no escape sequence at all; with colour it does', async () => {
+    const level = chalk.level;
+    chalk.level = 1;
+    try {
+      server.script(busyScript());
+      const plain = await repl({ color: false });
+      await plain.send('go');
+      await plain.idle();
+      await plain.write(KEY.ctrlO);
+      expect(plain.frames().join('')).not.toContain('\u001b');
+      server.script(busyScript());
+      const colored = await repl({ color: true });
+      await colored.send('go');
+      await colored.idle();
+      expect(colored.frames().join('')).toContain('\u001b[');
+    } finally {
+      chalk.level = level;
+    }
+  });
+
+  it('in 80 columns no line is wider than the terminal', async () => {
+    server.script([...busyScript(), { toolCalls: [call('delete_event', { id: 'an-event-id-that-is-quite-long-'.repeat(4) })] }]);
+    const h = await repl({ columns: 80 });
+    await h.send('go');
+    await h.idle();
+    await h.write(KEY.ctrlO);
+    await h.send('/tools');
+    await h.send('/help');
+    await h.send(`delete ${'it '.repeat(40)}`);
+    await h.waitFor('[y] yes');
+    const widths = h.frames().flatMap((f) => f.split('\n')).map((line) => stringWidth(line));
+    expect(Math.max(...widths)).toBeLessThanOrEqual(80);
+    expect(Math.max(...widths)).toBeGreaterThan(70);
+    expect(h.frame()).toContain('indented with a tab');
+  });
+});
+
+describe('the module', () => {
+  it('is only loaded by toolman chat on a terminal', () => {
+    expect(existsSync(join(__dirname, '..', '..', 'src', 'repl', 'run-repl.tsx'))).toBe(true);
+  });
+});

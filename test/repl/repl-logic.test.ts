@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { LoopEvent } from '../../src/loop/loop-events.js';
+import { decodeKeys, edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
+import { describeChoice, initialState, panelMarkers, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
+import { COMMANDS, parseInput } from '../../src/repl/slash-commands.js';
+import { displayText, plainText } from '../../src/repl/terminal-text.js';
+
+const start = () => initialState({ provider: 'openai', model: 'gpt-test', profile: 'full', active: 3, deferred: 1, found: 0, forced: [], budget: 2000, search: 'client', yes: false });
+const run = (actions: ReplAction[], state: ReplState = start()) => actions.reduce(reduce, state);
+const ev = (event: LoopEvent): ReplAction => ({ type: 'event', event, now: 1000 });
+const response = (id: string, name: string, extra: Record<string, unknown> = {}) => ({ id, name, ok: true, content: '{"ok":true}', error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: 5, ...extra });
+const panels = (state: ReplState) => state.items.filter((i): i is Extract<Item, { kind: 'panel' }> => i.kind === 'panel').map((i) => i.panel);
+
+describe('the reducer: loop events to the view model', () => {
+  it('streams text into one reply per round, settled (and committed) when the round ends', () => {
+    let s = run([{ type: 'user', text: 'hi' }, { type: 'turn_begin' }, ev({ type: 'text', round: 1, delta: 'Hel' }), ev({ type: 'text', round: 1, delta: 'lo' })]);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Hello', settled: false });
+    expect(s.committed).toBe(1);
+    s = run([ev({ type: 'round_end', round: 1 })], s);
+    expect(s.items.at(-1)).toMatchObject({ settled: true });
+    expect(s.committed).toBe(2);
+  });
+
+  it('follows a tool call from requested to running to done, with its duration and result', () => {
+    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] })]);
+    expect(panels(s)[0]).toMatchObject({ n: 1, status: 'requested', result: null });
+    s = run([{ type: 'event', event: { type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'running' }, now: 500 }], s);
+    expect(panels(s)[0]).toMatchObject({ status: 'running', startedAt: 500 });
+    expect(s.committed).toBe(0);
+    s = run([ev({ type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'done', duration_ms: 12 }), ev({ type: 'tool_result', round: 1, response: response('c1', 'get_weather') })], s);
+    expect(panels(s)[0]).toMatchObject({ status: 'done', durationMs: 12, result: { ok: true, content: '{"ok":true}' } });
+    expect(s.committed).toBe(1);
+  });
+
+  it('marks truncated, deduplicated, refused (each refusal kind), declined and failed calls', () => {
+    const kinds = ['not_available', 'unknown_tool', 'invalid_arguments', 'over_limit', 'must_run_alone'] as const;
+    const calls = [...kinds.map((k, i) => ({ id: `r${i}`, name: k })), { id: 't', name: 'big' }, { id: 'd', name: 'dup' }, { id: 'x', name: 'rm' }, { id: 'e', name: 'down' }];
+    const s = run([
+      { type: 'turn_begin' },
+      ev({ type: 'tool_calls', round: 1, calls: calls.map((c) => ({ ...c, arguments: {} })) }),
+      ...kinds.map((k, i) => ev({ type: 'tool_result', round: 1, response: response(`r${i}`, k, { ok: false, error: 'no', error_kind: k }) })),
+      ev({ type: 'tool_result', round: 1, response: response('t', 'big', { truncated: true, original_tokens: 900 }) }),
+      ev({ type: 'tool_result', round: 1, response: response('d', 'dup', { deduplicated: true }) }),
+      ev({ type: 'tool_approval', round: 1, id: 'x', name: 'rm', decision: 'decline' }),
+      ev({ type: 'tool_result', round: 1, response: response('x', 'rm', { ok: false, error: 'declined', error_kind: 'declined' }) }),
+      ev({ type: 'tool_result', round: 1, response: response('e', 'down', { ok: false, error: 'down', error_kind: 'tool_error' }) }),
+    ]);
+    expect(panels(s).map(panelMarkers)).toEqual([
+      ...kinds.map((k) => [`refused: ${k}`]),
+      ['truncated from ~900 tokens'],
+      ['deduplicated'],
+      ['declined'],
+      ['error: tool_error'],
+    ]);
+    expect(panels(s).every((p) => p.status !== 'requested')).toBe(true);
+  });
+
+  it('expands a live panel in place, a committed one as a copy below, and says when there is no such call', () => {
+    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'slow', arguments: {} }] })]);
+    s = run([{ type: 'expand' }], s);
+    expect(panels(s)[0]!.expanded).toBe(true);
+    s = run([{ type: 'expand', n: 1 }], s);
+    expect(panels(s)[0]!.expanded).toBe(false);
+    s = run([ev({ type: 'tool_result', round: 1, response: response('c1', 'slow') }), { type: 'turn_end', summary: { answer: '', stop: 'done', rounds: 1, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } }, { type: 'expand', n: 1 }], s);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'expanded', panel: { n: 1, expanded: true } });
+    s = run([{ type: 'expand', n: 7 }], s);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'note', level: 'error', text: 'no tool call #7; they are numbered 1 to 1' });
+  });
+
+  it('sums the API usage and toolman estimate over the session for the status line', () => {
+    const s = run([ev({ type: 'usage', round: 1, usage: { input: 100, output: 5, cached: 20 }, estimated_input: 98 }), ev({ type: 'usage', round: 2, usage: { input: 150, output: 7, cached: 0 }, estimated_input: 140 }), { type: 'status', status: { definitions: 2100, found: 1 } }]);
+    expect(s.status.usage).toEqual({ input: 250, output: 12, cached: 20, estimated: 238, requests: 2 });
+    expect(statusParts(s.status)).toEqual(['openai gpt-test', 'profile full', '3 active, 1 deferred, 1 found', 'tokens 250 in (toolman est. 238), 20 cached, 12 out', 'definitions 2,100/2,000 over budget']);
+  });
+
+  it('ends a turn with what stopped it', () => {
+    const end = (stop: 'took_control' | 'cancelled' | 'max_rounds', extra: Record<string, unknown> = {}) => run([{ type: 'turn_begin' }, ev({ type: 'done', stop, answer: 'Report', rounds: 2, ...extra })]).items.at(-1);
+    expect(end('took_control', { message: 'deep_research took control: its result is the answer' })).toMatchObject({ kind: 'assistant', text: 'Report', via: 'deep_research' });
+    expect(end('cancelled')).toMatchObject({ kind: 'note', text: 'turn cancelled; what was said so far is kept' });
+    expect(end('max_rounds', { message: 'stopped after 4 rounds' })).toMatchObject({ kind: 'note', level: 'warning', text: 'stopped (max_rounds): stopped after 4 rounds' });
+  });
+
+  it('describes tool choices in each provider shape', () => {
+    expect(describeChoice(null)).toBeNull();
+    expect(describeChoice('auto')).toBeNull();
+    expect(describeChoice({ type: 'function', function: { name: 'get_weather' } })).toBe('get_weather is required');
+    expect(describeChoice({ type: 'tool', name: 'get_weather' })).toBe('get_weather is required');
+    expect(describeChoice('required')).toBe('a tool call is required');
+    expect(describeChoice({ type: 'any' })).toBe('a tool call is required');
+  });
+});
+
+describe('the input line', () => {
+  const keys = (input: string, key = {}) => decodeKeys(input, key);
+  it('splits a run of typed text at Enter, Backspace and Ctrl-C, and drops other controls', () => {
+    expect(keys('ab\rc')).toEqual([{ type: 'insert', text: 'ab' }, { type: 'enter' }, { type: 'insert', text: 'c' }]);
+    expect(keys('x\r\n')).toEqual([{ type: 'insert', text: 'x' }, { type: 'enter' }]);
+    expect(keys('a\u007fb\u0003')).toEqual([{ type: 'insert', text: 'a' }, { type: 'backspace' }, { type: 'insert', text: 'b' }, { type: 'ctrl_c' }]);
+    expect(keys('a\u0007\u009bb')).toEqual([{ type: 'insert', text: 'ab' }]);
+    expect(keys('c', { ctrl: true })).toEqual([{ type: 'ctrl_c' }]);
+    expect(keys('', { upArrow: true })).toEqual([{ type: 'up' }]);
+    expect(keys('', { delete: true })).toEqual([{ type: 'backspace' }]);
+  });
+
+  it('edits by code point: insert, backspace, cursor moves, kills', () => {
+    const apply = (actions: KeyAction[], state = EMPTY_LINE) => actions.reduce(edit, state);
+    expect(apply([{ type: 'insert', text: 'héllo 🌍' }, { type: 'backspace' }, { type: 'left' }, { type: 'insert', text: '!' }])).toEqual({ text: 'héllo! ', cursor: 6 });
+    expect(apply([{ type: 'home' }, { type: 'delete' }], lineOf('abc'))).toEqual({ text: 'bc', cursor: 0 });
+    expect(apply([{ type: 'kill_word' }], lineOf('one two'))).toEqual({ text: 'one ', cursor: 4 });
+    expect(apply([{ type: 'word_left' }, { type: 'kill_to_end' }], lineOf('one two'))).toEqual({ text: 'one ', cursor: 4 });
+    expect(apply([{ type: 'left' }, { type: 'kill_line' }], lineOf('abc'))).toEqual({ text: 'c', cursor: 0 });
+  });
+
+  it('browses history up and down, keeping the draft', () => {
+    const history = new InputHistory();
+    history.push('first');
+    history.push('second');
+    history.push('second');
+    expect(history.all).toEqual(['first', 'second']);
+    expect(history.up('draft')).toBe('second');
+    expect(history.up('second')).toBe('first');
+    expect(history.up('first')).toBeUndefined();
+    expect(history.down()).toBe('second');
+    expect(history.down()).toBe('draft');
+    expect(history.down()).toBeUndefined();
+  });
+});
+
+describe('slash commands', () => {
+  it('parses commands, arguments, messages, and suggests the closest for unknown ones', () => {
+    expect(parseInput('  ')).toEqual({ kind: 'empty' });
+    expect(parseInput('hello')).toEqual({ kind: 'message', text: 'hello' });
+    expect(parseInput('//etc is a path')).toEqual({ kind: 'message', text: '/etc is a path' });
+    expect(parseInput('/show  get_weather ')).toMatchObject({ kind: 'command', name: 'show', args: 'get_weather' });
+    expect(parseInput('/QUIT')).toMatchObject({ kind: 'command', name: 'exit' });
+    expect(parseInput('/hepl')).toEqual({ kind: 'unknown', name: 'hepl', suggestion: 'help' });
+    expect(parseInput('/budgte')).toEqual({ kind: 'unknown', name: 'budgte', suggestion: 'budget' });
+    expect(parseInput('/zzzzzz')).toEqual({ kind: 'unknown', name: 'zzzzzz' });
+  });
+
+  it('has every command the issue names', () => {
+    expect(COMMANDS.map((c) => c.name)).toEqual(expect.arrayContaining(['tools', 'profile', 'force', 'search', 'budget', 'show', 'history', 'save', 'reset', 'help', 'exit']));
+  });
+});
+
+describe('untrusted text', () => {
+  it('loses every control sequence, and tabs become spaces', () => {
+    expect(plainText('a\u001b]0;title\u0007b\u001b[2Jc\u001b]52;c;Zm9v\u001b\\d\re')).toBe('abcde');
+    expect(displayText('a\tb')).toBe('a  b');
+  });
+});
