@@ -27,15 +27,16 @@ const ALLOWED: Record<string, string[]> = {
   manager: CORE.filter((f) => f !== 'manager'),
   '(root)': CORE,
   testing: [...CORE],
+  serve: [...CORE],
   repl: [...CORE],
-  cli: [...CORE, 'repl', 'testing'],
+  cli: [...CORE, 'repl', 'testing', 'serve'],
 };
 /** Packages that only some folders may import: provider SDKs in their provider's folder, UI in the drivers. */
 const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
   { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
   { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
-  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp'] },
+  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp', 'serve'] },
   { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
   { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
   { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },
