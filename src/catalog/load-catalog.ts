@@ -21,6 +21,7 @@ import {
   type ToolSource,
 } from './types.js';
 import { isRecord } from '../shared/is-record.js';
+import type { ParseCache } from './parse-cache.js';
 import { matchesPattern, parsePattern } from './tool-patterns.js';
 import { describeFsError } from '../shared/fs-errors.js';
 import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, MiB, readRegularFile } from '../shared/read-file.js';
@@ -28,6 +29,8 @@ import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, MiB, readRegularFile } f
 export interface LoadOptions {
   /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
   cwd?: string;
+  /** Parsed files remembered by content (the manager's cache on disk); none by default. */
+  parseCache?: ParseCache;
 }
 
 export interface LoadedCatalog {
@@ -67,7 +70,7 @@ interface StackEntry {
  */
 export function loadCatalog(paths: readonly string[], options: LoadOptions = {}): LoadedCatalog {
   const cwd = options.cwd ?? process.cwd();
-  const state = new LoadState(cwd);
+  const state = new LoadState(cwd, options.parseCache);
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     let read: { real: string; text: string };
@@ -113,7 +116,10 @@ class LoadState {
   private bytesRead = 0;
   private root: Raw | undefined;
 
-  constructor(private readonly cwd: string) {}
+  constructor(
+    private readonly cwd: string,
+    private readonly parseCache: ParseCache | undefined,
+  ) {}
 
   isLoaded(real: string): boolean {
     return this.loaded.has(real);
@@ -123,7 +129,7 @@ class LoadState {
     this.loaded.add(read.real);
     this.realPaths.set(displayPath, read.real);
     this.bytesRead += Buffer.byteLength(read.text);
-    const { file, diagnostics } = SourceFile.parse(displayPath, absolute, read.text, { catalog: true });
+    const { file, diagnostics } = SourceFile.parse(displayPath, absolute, read.text, { catalog: true, ...(this.parseCache ? { cache: this.parseCache } : {}) });
     this.diagnostics.push(...diagnostics);
     this.sources.set(displayPath, file);
     const reporter = new Reporter(file, this.diagnostics);

@@ -11,6 +11,7 @@ import {
 import { isRecord } from '../shared/is-record.js';
 import type { Diagnostic } from './diagnostic.js';
 import { segmentsOf } from './diagnostic.js';
+import { survivesJson, type ParseCache } from './parse-cache.js';
 
 export interface Span {
   line: number;
@@ -47,6 +48,8 @@ export interface ParseOptions {
    * errors in words of toolman's, not the parser's (which may carry a snippet of the text).
    */
   catalog?: boolean;
+  /** Data parsed earlier from the same text (see parse-cache.ts). */
+  cache?: ParseCache;
 }
 
 /** A catalog mapping has `toolman:` or a `tools:` list; anything else is some other file. */
@@ -80,13 +83,17 @@ export class SourceFile {
     readonly absolutePath: string,
     readonly text: string,
     readonly data: unknown,
-    private events: Event[],
+    /** The parser's events until the position index is built; undefined for data from the cache (parsed again when positions are needed). */
+    private events: Event[] | undefined,
     /** Whether findings may quote this file's lines (code frames); false for files that are not catalogs. */
     readonly quotable: boolean,
   ) {}
 
   /** Parses `text`; YAML problems come back as diagnostics, never as throws. */
   static parse(path: string, absolutePath: string, text: string, options: ParseOptions = {}): { file: SourceFile; diagnostics: Diagnostic[] } {
+    const cached = options.cache?.get(text);
+    // Only clean catalog files are cached: no finding to report, so no positions needed yet.
+    if (cached !== undefined) return { file: new SourceFile(path, absolutePath, text, cached, undefined, true), diagnostics: [] };
     const diagnostics: Diagnostic[] = [];
     let events: Event[] = [];
     let data: unknown = null;
@@ -122,6 +129,7 @@ export class SourceFile {
       events = [];
     }
     const quotable = !options.catalog || (data !== null ? looksLikeCatalog(data) : CATALOG_KEY_LINE.test(text));
+    const aliases = events.some((e) => e.type === EVENT_ID.ALIAS);
     const file = new SourceFile(path, absolutePath, text, data, events, quotable);
     // Duplicate keys of a file that is not a catalog would name its keys; the loader reports it as not a catalog instead.
     if (data !== null && quotable) {
@@ -139,6 +147,7 @@ export class SourceFile {
         });
       }
     }
+    if (options.cache && options.catalog && diagnostics.length === 0 && quotable && looksLikeCatalog(data) && !aliases && survivesJson(data)) options.cache.set(text, data);
     return { file, diagnostics };
   }
 
@@ -194,14 +203,26 @@ export class SourceFile {
 
   private nodeIndex(): NodeIndex | null {
     if (this.index === undefined) {
-      this.index = buildIndex(this.text, this.events).root;
+      this.index = buildIndex(this.text, this.parsedEvents()).root;
       this.events = [];
     }
     return this.index;
   }
 
+  /** The events, parsing the text again for data that came from the cache (it parsed cleanly before). */
+  private parsedEvents(): Event[] {
+    if (this.events === undefined) {
+      try {
+        this.events = parseEvents(this.text, { filename: this.path, maxDepth: MAX_DEPTH });
+      } catch {
+        this.events = [];
+      }
+    }
+    return this.events;
+  }
+
   private duplicateKeys(): { key: string; offset: number; firstOffset: number; pointer: string }[] {
-    const built = buildIndex(this.text, this.events);
+    const built = buildIndex(this.text, this.parsedEvents());
     this.index = built.root;
     this.events = []; // the index has all it needs; events are the largest structure by far
     return built.duplicates;

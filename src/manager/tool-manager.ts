@@ -17,7 +17,7 @@ import type { SearchMode, ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { catalogSecrets } from './catalog-secrets.js';
-import { ValidationCache } from './validation-cache.js';
+import { parseCacheFrom, ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -78,8 +78,9 @@ export class ToolManager {
   /** Loads the catalog (and, as they arrive, starts what it needs) and returns the manager over it. */
   static async open(options: OpenOptions): Promise<ToolManager> {
     const cwd = options.cwd ?? process.cwd();
-    const loaded = loadCatalog(options.catalogs, { cwd });
     const env = options.env ?? {};
+    const parseCache = parseCacheFrom(env);
+    const loaded = loadCatalog(options.catalogs, { cwd, ...(parseCache ? { parseCache } : {}) });
     const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env));
     const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;

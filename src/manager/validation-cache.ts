@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 
 /**
  * Catalogs known to validate with no errors, remembered by content, as linters cache clean files:
@@ -17,8 +18,8 @@ export class ValidationCache {
   private constructor(private readonly dir: string) {}
 
   static from(env: Record<string, string | undefined>): ValidationCache | undefined {
-    const base = env.TOOLMAN_CACHE_DIR ?? (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.cache', 'toolman') : undefined);
-    return base && base !== 'off' ? new ValidationCache(join(base, 'validated')) : undefined;
+    const base = cacheBase(env);
+    return base ? new ValidationCache(join(base, 'validated')) : undefined;
   }
 
   knownValid(loaded: LoadedCatalog): boolean {
@@ -37,6 +38,43 @@ export class ValidationCache {
       // a read-only home or a full disk: run without the cache
     }
   }
+}
+
+/** The cache folder the environment names, or undefined when caching is off. */
+function cacheBase(env: Record<string, string | undefined>): string | undefined {
+  const base = env.TOOLMAN_CACHE_DIR ?? (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.cache', 'toolman') : undefined);
+  return base && base !== 'off' ? base : undefined;
+}
+
+/**
+ * Parsed catalog files on disk, next to the verdicts: one JSON file per file text (and toolman
+ * build), so what is read back is exactly what this build parsed from that text. A missing,
+ * unreadable or damaged entry is a miss.
+ */
+export function parseCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  const base = cacheBase(env);
+  if (!base) return undefined;
+  const dir = join(base, 'parsed');
+  const file = (text: string) => join(dir, `${createHash('sha256').update(buildId()).update('\u0000').update(text).digest('hex')}.json`);
+  let made = false;
+  return {
+    get(text) {
+      try {
+        return JSON.parse(readFileSync(file(text), 'utf8')) as unknown;
+      } catch {
+        return undefined;
+      }
+    },
+    set(text, data) {
+      try {
+        if (!made) mkdirSync(dir, { recursive: true });
+        made = true;
+        writeFileSync(file(text), JSON.stringify(data));
+      } catch {
+        // a read-only home or a full disk: run without the cache
+      }
+    },
+  };
 }
 
 /** This build of toolman: a change to any check must not reuse an older verdict. */

@@ -1,0 +1,78 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/load-catalog.js';
+import { survivesJson, type ParseCache } from '../../src/catalog/parse-cache.js';
+import { checkLoadedCatalog } from '../../src/validate/validate-catalog.js';
+import { ROOT } from '../helpers/paths.js';
+
+/** A cache in memory that counts what it was asked, storing JSON text as the disk store does. */
+function memoryCache() {
+  const entries = new Map<string, string>();
+  const stats = { hits: 0, misses: 0, sets: 0 };
+  const cache: ParseCache = {
+    get(text) {
+      const json = entries.get(text);
+      if (json === undefined) {
+        stats.misses++;
+        return undefined;
+      }
+      stats.hits++;
+      return JSON.parse(json);
+    },
+    set(text, data) {
+      stats.sets++;
+      entries.set(text, JSON.stringify(data));
+    },
+  };
+  return { cache, stats, entries };
+}
+
+function catalogFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-parse-cache-'));
+  const file = join(dir, 'catalog.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('the parse cache', () => {
+  it('gives the same catalog and the same findings, at the same positions, from cached files', async () => {
+    const { cache, stats } = memoryCache();
+    const first = loadCatalog(['catalogs/large.yaml'], { cwd: ROOT, parseCache: cache });
+    expect(stats).toEqual({ hits: 0, misses: 14, sets: 14 });
+    const second = loadCatalog(['catalogs/large.yaml'], { cwd: ROOT, parseCache: cache });
+    expect(stats.hits).toBe(14);
+    expect(second.catalog.tools).toEqual(first.catalog.tools);
+    expect(second.diagnostics).toEqual(first.diagnostics);
+    // A catalog with findings in an included file: the positions come from the text, parsed when asked.
+    const file = catalogFile('toolman: 1\ntools:\n  - name: get_thing\n    description: x\n    parameters: { type: object, properties: { a: { type: string } } }\n    handler: { mock: [ { result: ok } ] }\n');
+    const plain = await checkLoadedCatalog(loadCatalog([file]));
+    loadCatalog([file], { parseCache: cache });
+    const fromCache = await checkLoadedCatalog(loadCatalog([file], { parseCache: cache }));
+    expect(plain.length).toBeGreaterThan(0);
+    expect(fromCache).toEqual(plain);
+  });
+
+  it('stores only clean files whose data JSON keeps exactly', () => {
+    const { cache, stats } = memoryCache();
+    const texts = [
+      'toolman: 1\nname: a\nname: b\ntools: []\n', // duplicate key: a finding
+      'toolman: 1\nx: &a { k: 1 }\ny: *a\ntools: []\n', // an alias: shared nodes
+      'toolman: 1\nx: .inf\ntools: []\n', // Infinity does not survive JSON
+      'toolman: 1\ntools: [\n', // not YAML
+      'just: some file\n', // not a catalog
+    ];
+    for (const text of texts) loadCatalog([catalogFile(text)], { parseCache: cache });
+    expect(stats.sets).toBe(0);
+  });
+
+  it('knows which values survive JSON', () => {
+    const shared = { a: 1 };
+    expect(survivesJson({ a: [1, 'x', null, true, { b: 2.5 }] })).toBe(true);
+    expect(survivesJson({ a: Number.NaN })).toBe(false);
+    expect(survivesJson([Number.POSITIVE_INFINITY])).toBe(false);
+    expect(survivesJson({ a: -0 })).toBe(false);
+    expect(survivesJson({ x: shared, y: shared })).toBe(false);
+  });
+});
