@@ -29,7 +29,8 @@ export class HttpGuard {
     this.digest = token === undefined ? undefined : sha256(token);
   }
 
-  check(headers: IncomingHttpHeaders): Refusal | undefined {
+  /** Why a request may not pass, or undefined. A CORS preflight carries no credentials, so it is not asked for the token. */
+  check(headers: IncomingHttpHeaders, preflight = false): Refusal | undefined {
     if (isLoopbackHost(this.bind)) {
       const host = hostnameOf(headers.host);
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])' };
@@ -39,7 +40,7 @@ export class HttpGuard {
       const host = hostnameOf(safeUrlHost(origin));
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: `Forbidden: requests from ${JSON.stringify(origin.slice(0, 200))} are not allowed` };
     }
-    if (this.digest) {
+    if (this.digest && !preflight) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
       // Digests have one length, so the comparison takes the same time whatever was sent.
       if (!match || !timingSafeEqual(sha256(match[1]!), this.digest)) {

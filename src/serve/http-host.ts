@@ -59,9 +59,16 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
-    const refusal = guard.check(req.headers);
-    if (refusal) return reply(res, refusal.status, refusal.message, refusal.headers);
-    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+    const foreign = guard.check(req.headers, true);
+    if (foreign) return reply(res, foreign.status, foreign.message, foreign.headers);
+    // Browser clients (the MCP Inspector's direct mode) need CORS; the guard has vetted the origin,
+    // and a browser must be able to read a 401 to ask for the token.
+    const origin = req.headers.origin;
+    if (origin) for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const unauthorized = guard.check(req.headers);
+    if (unauthorized) return reply(res, unauthorized.status, unauthorized.message, unauthorized.headers);
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE, OPTIONS' });
 
     let body: unknown;
     if (req.method === 'POST') {
@@ -126,6 +133,17 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       http.closeAllConnections();
       await closed;
     },
+  };
+}
+
+function corsHeaders(origin: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Expose-Headers': 'Mcp-Session-Id, WWW-Authenticate',
+    'Access-Control-Max-Age': '600',
+    Vary: 'Origin',
   };
 }
 

@@ -6,12 +6,12 @@ import { connectHttp, startHttp, textOf } from './serve-client.js';
 // The built `toolman serve --port 0` process against the SDK's streamable HTTP client, on loopback.
 const TOKEN = 'test-token-0123456789abcdef';
 /** A raw HTTP request, to check what the guard answers before any MCP. */
-function raw(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: string }> {
+function raw(url: string, headers: Record<string, string>, body = '{}', method = 'POST'): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+    const req = request(url, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -76,6 +76,12 @@ describe('toolman serve over streamable HTTP', () => {
     expect((await raw(served.url, { origin: 'https://evil.example' }, initialize)).status).toBe(403);
     expect((await raw(served.url, { origin: `http://localhost:${port}` }, initialize)).status).toBe(200);
     expect((await raw(served.url.replace('/mcp', '/other'), {}, initialize)).status).toBe(404);
+    // CORS for browser clients on this machine (the MCP Inspector's direct mode).
+    const preflight = await raw(served.url, { origin: 'http://localhost:6274', 'access-control-request-method': 'POST' }, '', 'OPTIONS');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(preflight.headers['access-control-expose-headers']).toMatch(/Mcp-Session-Id/);
+    expect((await raw(served.url, { origin: 'https://evil.example' }, '', 'OPTIONS')).status).toBe(403);
     expect((await raw(served.url, { 'mcp-session-id': 'nope' }, initialize)).status).toBe(404);
     expect((await raw(served.url, {}, '{not json')).status).toBe(400);
     expect((await raw(served.url, {}, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))).status).toBe(400);
