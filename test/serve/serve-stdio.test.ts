@@ -1,4 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectStdio, textOf, alive, waitUntil } from './serve-client.js';
 
@@ -164,6 +167,18 @@ describe('toolman serve over stdio', () => {
     await waitUntil(() => /wait_long \(cancelled\)/.test(stderr()));
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await client.callTool({ name: 'lookup', arguments: { key: 'x' } })).isError).toBeFalsy();
+  });
+
+  it('cancelling a call stops its program', async () => {
+    const { client } = await serve();
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'toolman-serve-')), 'pid');
+    const abort = new AbortController();
+    const pending = client.callTool({ name: 'hold_pid', arguments: { file: pidFile } }, undefined, { signal: abort.signal });
+    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0);
+    const program = Number(readFileSync(pidFile, 'utf8'));
+    abort.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+    await waitUntil(() => !alive(program), 5_000);
   });
 
   it('sends progress notifications when the client asks for them', async () => {
