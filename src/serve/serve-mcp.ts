@@ -29,6 +29,8 @@ export type StopReason = 'input_closed' | 'stopped';
 export interface RunningServer {
   /** The HTTP endpoint, when serving over HTTP. */
   url?: string;
+  /** How many tools are listed at first, and how many tool_search can add. */
+  tools: { active: number; deferred: number };
   /** Resolves when the server should stop; `close()` then ends it. */
   done: Promise<StopReason>;
   /** Ends every call still running and closes the transports (the manager stays the caller's to close). */
@@ -42,9 +44,11 @@ export interface RunningServer {
  */
 export async function serveMcp(manager: ToolManager, options: ServeOptions): Promise<RunningServer> {
   const stop = new AbortController();
-  const request = { ...(options.profile ? { profile: options.profile } : {}), ...(options.searchMode ? { searchMode: options.searchMode } : {}) };
+  const profile = options.profile ? { profile: options.profile } : {};
+  const request = { ...profile, ...(options.searchMode ? { searchMode: options.searchMode } : {}) };
   // An unknown profile (or a selection that cannot be made) fails here, before anything listens.
-  await manager.selection(request);
+  const { selection } = await manager.selection(profile);
+  const tools = { active: selection.active.filter((t) => !t.native).length, deferred: selection.deferred.length };
   const catalog = manager.catalog;
   const instructions = [catalog.description, 'Some tools of this catalog are not listed until tool_search finds them; the list changes when it does.'];
 
@@ -80,7 +84,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   if (options.http) {
     const { listenHttp } = await import('./http-host.js');
     const host = await listenHttp({ ...options.http, openSession, log: options.log });
-    return { url: host.url, done, close: () => shutdown(host.close) };
+    return { url: host.url, tools, done, close: () => shutdown(host.close) };
   }
 
   const { input, output } = options.stdio ?? {};
@@ -92,6 +96,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   opened.server.onclose = onEnd;
   await opened.server.connect(new StdioServerTransport(input, output));
   return {
+    tools,
     done,
     close: () =>
       shutdown(async () => {

@@ -71,6 +71,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     { capabilities: { tools: { listChanged: true } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
   let listing: Listing | undefined;
+  const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {
     const found = session.activated.length;
     if (listing?.found !== found) {
@@ -135,7 +136,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
   function reachable(name: string): Tool | undefined {
     const tool = session.resolve(name);
     if (!tool || tool.native) return undefined;
-    return listed().tools.has(tool) || session.selection.deferred.includes(tool) ? tool : undefined;
+    return listed().tools.has(tool) || deferred.has(tool) ? tool : undefined;
   }
 
   /** The executor's events: progress to the client when it asked for it, status to the log with --verbose. */

@@ -120,6 +120,19 @@ describe('toolman serve over stdio', () => {
     expect(result.structuredContent).toEqual({ temp_c: 4, wind_kmh: 12 });
   });
 
+  it('with --search-mode discover, reaches deferred tools through invoke_tool, with approval rules intact', async () => {
+    const { client } = await serve(['--search-mode', 'discover']);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['discover_tools', 'get_tool_schema', 'invoke_tool']));
+    expect(names).not.toContain('weather_station');
+    const listed = await client.callTool({ name: 'discover_tools', arguments: {} });
+    expect(textOf(listed)).toContain('weather_station');
+    const result = await client.callTool({ name: 'invoke_tool', arguments: { name: 'weather_station', arguments: {} } });
+    expect(JSON.parse(textOf(result))).toEqual({ temp_c: 4, wind_kmh: 12 });
+    // A denied tool stays out of reach through the wrapper too.
+    expect((await client.callTool({ name: 'invoke_tool', arguments: { name: 'archive_everything', arguments: {} } })).isError).toBe(true);
+  });
+
   it('treats a policy-denied tool as unknown: not listed, not callable', async () => {
     const { client } = await serve();
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('archive_everything');

@@ -99,8 +99,8 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
           signal,
           ...(http ? { http } : { stdio: streams! }),
         });
-        const { selection } = await manager.selection(options.profile ? { profile: options.profile } : {});
-        const what = `${selection.active.length} tool${selection.active.length === 1 ? '' : 's'}${selection.deferred.length ? ` (+${selection.deferred.length} through tool_search)` : ''} of ${manager.catalog.name}${options.profile ? `, profile ${options.profile}` : ''}${options.yes ? ', approvals by --yes' : ''}`;
+        const { active, deferred } = running.tools;
+        const what = `${active} tool${active === 1 ? '' : 's'}${deferred ? ` (+${deferred} through ${(options.searchMode ?? manager.catalog.searchMode) === 'discover' ? 'discover_tools' : 'tool_search'})` : ''} of ${manager.catalog.name}${options.profile ? `, profile ${options.profile}` : ''}${options.yes ? ', approvals by --yes' : ''}`;
         log(running.url ? `serving ${what} at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : `serving ${what} over stdio`);
         if (!running.url && options.interactive) log('standard input is a terminal: start toolman serve from an MCP client (docs/serve.md); Ctrl-C stops it');
         const reason = await running.done;
