@@ -182,6 +182,27 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   program
+    .command('serve')
+    .description('serve the catalog\'s selected tools as an MCP server: stdio, or streamable HTTP with --port')
+    .option('-p, --profile <name>', 'the profile whose tools are served (policies always apply)')
+    .option('--port <n>', 'serve streamable HTTP at http://HOST:N/mcp instead of stdio (0 picks a free port)')
+    .option('--host <host>', 'with --port: the address to listen on (default 127.0.0.1; others need --token-env)')
+    .option('--token-env <name>', 'with --port: require "Authorization: Bearer <token>", the token read from this environment variable')
+    .option('-y, --yes', 'approve calls that need confirmation (otherwise the client\'s user is asked through elicitation, or they are declined)')
+    .addOption(new Option('--search-mode <mode>', 'how deferred tools are found').choices(['tool_search', 'discover']))
+    .option('-v, --verbose', 'log each call on stderr')
+    .addHelpText('after', '\nStandard output carries only MCP messages; logs go to standard error. Stops when the client closes\nstandard input (exit 0) or on Ctrl-C / SIGTERM (exit 130). See docs/serve.md for client setup.\n')
+    .action(async (opts, command: Command) => {
+      const { serveCommand } = await import('./commands/serve.js');
+      const interrupt = interruption();
+      try {
+        setCode(await serveCommand({ catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY), signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+
+  program
     .command('chat')
     .description('talk to a live model with the catalog\'s tools: the REPL on a terminal, one turn with --prompt or piped input')
     .addOption(new Option('-P, --provider <provider>', 'openai (Chat Completions, and compatible servers), openai-responses, anthropic, or replay').choices(['openai', 'openai-responses', 'anthropic', 'replay']))

@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResponse } from '../execute/types.js';
+import { isRecord } from '../shared/is-record.js';
+
+/**
+ * The executor's answer as an MCP `CallToolResult`. A tool's failure (invalid arguments, a
+ * declined approval, a timeout, the tool's own error) is `isError` with the text the model would
+ * get, so the model can correct itself (spec 2025-11-25, "Error Handling": tool execution
+ * errors). A result that is a JSON object also goes out as `structuredContent`, beside its text
+ * as the spec recommends for older clients.
+ */
+export function toCallToolResult(response: ToolResponse, errorText?: string): CallToolResult {
+  const meta = {
+    'toolman/duration_ms': response.duration_ms,
+    ...(response.error_kind ? { 'toolman/error_kind': response.error_kind } : {}),
+    ...(response.truncated ? { 'toolman/truncated': true, 'toolman/original_tokens': response.original_tokens } : {}),
+    ...(response.job_id ? { 'toolman/job_id': response.job_id } : {}),
+  };
+  if (!response.ok) return { content: [{ type: 'text', text: errorText ?? response.error ?? response.content }], isError: true, _meta: meta };
+  const structured = objectIn(response.content);
+  return { content: [{ type: 'text', text: response.content }], ...(structured ? { structuredContent: structured } : {}), _meta: meta };
+}
+
+/** The content as a JSON object, when it is one (results are JSON text or plain text). */
+function objectIn(text: string): Record<string, unknown> | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
