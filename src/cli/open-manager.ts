@@ -8,7 +8,7 @@ import type { CliIO } from './io.js';
  * `validate` refuse a catalog whose YAML or schema is broken.
  */
 export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid'> = {}): Promise<T> {
-  const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, ...options });
+  const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...options });
   try {
     return await run(manager);
   } finally {

@@ -34,6 +34,11 @@ export interface OpenOptions {
    * differently from what was written. `false`: none (`validate` itself).
    */
   requireValid?: boolean | 'all';
+  /**
+   * Where tools' own output goes (what a module handler prints with console.log): the CLI passes
+   * standard error. Secrets are redacted first. Default: dropped.
+   */
+  log?: (text: string) => void;
 }
 
 /** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
@@ -69,6 +74,7 @@ export class ToolManager {
     readonly cwd: string,
     readonly env: Record<string, string | undefined>,
     readonly secrets: SecretSet,
+    private readonly log: ((text: string) => void) | undefined,
   ) {}
 
   get catalog(): Catalog {
@@ -81,7 +87,7 @@ export class ToolManager {
     const env = options.env ?? {};
     const parseCache = parseCacheFrom(env);
     const loaded = loadCatalog(options.catalogs, { cwd, ...(parseCache ? { parseCache } : {}) });
-    const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env));
+    const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env), options.log);
     const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
     if ((options.requireValid === 'all' && !cache?.knownValid(loaded)) || (options.requireValid !== false && loadErrors)) {
@@ -110,7 +116,7 @@ export class ToolManager {
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
-    this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners());
+    this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) }));
     return this.registry;
   }
 
@@ -161,6 +167,7 @@ export class ToolManager {
       secrets: this.secrets,
       ...(request.approve ? { approve: request.approve } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      onClose: () => this.sessions.delete(session),
     });
     this.sessions.add(session);
     return session;
@@ -182,7 +189,7 @@ export class ToolManager {
 
   /** Stops everything the manager started. */
   async close(): Promise<void> {
-    for (const session of this.sessions) session.close();
+    for (const session of [...this.sessions]) session.close();
     this.sessions.clear();
     const registry = this.registry;
     this.registry = undefined;

@@ -41,6 +41,8 @@ export interface SessionServices {
   secrets?: SecretSet;
   approve?: Approver;
   onEvent?: (event: CallEvent) => void;
+  /** Called once when the session closes (the manager forgets it then). */
+  onClose?: () => void;
 }
 
 export interface OfferedTools {
@@ -79,6 +81,8 @@ export class ToolSession {
   private readonly active: ReadonlySet<Tool>;
   private readonly tools: ToolIndex;
   private readonly listeners = new Set<(change: SessionChange) => void>();
+  private readonly onClose: (() => void) | undefined;
+  private closed = false;
   private readonly jobs = new JobStore<Outcome>();
   private search: ToolSearch | undefined;
   private cachedMeta: { found: number; tools: Tool[] } | undefined;
@@ -90,6 +94,7 @@ export class ToolSession {
     options: SessionOptions = {},
     services: SessionServices = {},
   ) {
+    this.onClose = services.onClose;
     this.selection = selectTools(catalog, options);
     this.searchMode = options.searchMode ?? catalog.searchMode;
     this.deferredByName = new Map(this.selection.deferred.map((t) => [t.name, t]));
@@ -150,7 +155,10 @@ export class ToolSession {
 
   /** Stops what the session started (background jobs). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.jobs.close();
+    this.onClose?.();
   }
 
   /** Tells `listener` when tools become available (a driver refreshes its list; `serve` notifies clients). */

@@ -155,6 +155,21 @@ describe('what a module function gets and returns', () => {
   });
 });
 
+describe("what a module prints", () => {
+  it('goes to standard error, redacted even when the secret is written in pieces; stdout keeps only the result', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-module-'));
+    writeFileSync(join(dir, 'chatty.mjs'), 'export function run() { process.stdout.write("token=" + process.env.CHATTY_TOKEN.slice(0, 5)); process.stdout.write(process.env.CHATTY_TOKEN.slice(5) + "\\n"); console.error("half a line"); return { ok: true }; }\n');
+    writeFileSync(join(dir, 'toolman.yaml'), 'toolman: 1\ntools:\n  - name: chatty\n    description: A module handler that prints its token.\n    effect: read\n    parameters: { type: object, properties: {} }\n    handler: { module: ./chatty.mjs#run }\n    prompts: { system: "${env:CHATTY_TOKEN} is never shown" }\n');
+    const run = await runBin(['--catalog', join(dir, 'toolman.yaml'), 'call', 'chatty', '--json'], { env: { CHATTY_TOKEN: 'sk-live-1234567890' } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).responses[0]).toMatchObject({ ok: true, content: '{"ok":true}' });
+    expect(run.stderr).toContain('token=');
+    expect(run.stderr).toContain('half a line');
+    expect(run.stderr).not.toContain('sk-live');
+    expect(run.stderr).not.toContain('1234567890');
+  });
+});
+
 describe('toolman call with hostile modules (built binary)', () => {
   const cli = (...args: string[]) => runBin(['--catalog', CATALOG, ...args]);
   const timed = async (...args: string[]) => {

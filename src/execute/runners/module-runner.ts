@@ -25,8 +25,8 @@ export interface ModuleRunner extends ToolRunner<'module'> {
  * calls), started on the first call and replaced after the module crashes it. A runner registry
  * owns one and closes it.
  */
-export function createModuleRunner(): ModuleRunner {
-  return new WorkerModuleRunner();
+export function createModuleRunner(options: { output?: (text: string) => void } = {}): ModuleRunner {
+  return new WorkerModuleRunner(options.output ?? (() => undefined));
 }
 
 type ModuleHandler = Extract<Handler, { kind: 'module' }>;
@@ -42,6 +42,9 @@ class WorkerModuleRunner implements ModuleRunner {
   });
   private nextScratchId = 0;
   private closed = false;
+
+  /** `output` gets what modules print (console.log, process.stdout): never toolman's own stdout, which may carry JSON or a protocol. */
+  constructor(private readonly output: (text: string) => void) {}
 
   async run(handler: ModuleHandler, args: Record<string, unknown>, context: RunContext): Promise<unknown> {
     const url = await this.urlOf(handler.file);
@@ -83,7 +86,7 @@ class WorkerModuleRunner implements ModuleRunner {
     let worker = this.workers.get(file);
     if (!worker) {
       const label = `module ${handler.spec.split('#')[0]}`;
-      worker = new ModuleWorker(label, url, (ended) => {
+      worker = new ModuleWorker(label, url, this.output, (ended) => {
         if (this.workers.get(file) === ended) this.workers.delete(file);
       });
       this.workers.set(file, worker);

@@ -25,6 +25,8 @@ export type ToWorker =
 /** worker → toolman. */
 export type FromWorker =
   | { type: 'progress'; id: number; message: string }
+  /** Text the module printed (console.log, process.stdout.write...). */
+  | { type: 'output'; text: string }
   /** The function's result, as JSON text (`undefined` sent as `null`). */
   | { type: 'done'; id: number; json: string }
   /** The function threw, its result was not JSON, or the module could not be loaded. */
@@ -41,6 +43,8 @@ export function isFromWorker(value: unknown): value is FromWorker {
       return typeof message.id === 'number' && typeof message.message === 'string';
     case 'done':
       return typeof message.id === 'number' && typeof message.json === 'string';
+    case 'output':
+      return typeof message.text === 'string';
     case 'failed':
       return typeof message.id === 'number' && typeof message.message === 'string';
     case 'crashed':

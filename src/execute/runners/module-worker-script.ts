@@ -29,6 +29,23 @@ function describe(value) {
 process.on('uncaughtException', (error) => post({ type: 'crashed', how: 'threw', message: describe(error) }));
 process.on('unhandledRejection', (reason) => post({ type: 'crashed', how: 'rejected', message: describe(reason) }));
 
+// What the module prints goes to toolman, which shows it on its standard error (redacted), never
+// on its standard output: that may be carrying a JSON document or the MCP protocol.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.write = (chunk, encoding, callback) => {
+    let text;
+    try {
+      text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    } catch {
+      text = describe(chunk);
+    }
+    post({ type: 'output', text });
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') queueMicrotask(() => done());
+    return true;
+  };
+}
+
 let loaded;
 const load = () => (loaded ??= import(moduleUrl));
 /** The module's scratch Map per host scratch store (one per session and tool). */

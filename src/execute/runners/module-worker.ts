@@ -38,6 +38,7 @@ export class ModuleWorker {
   private readonly cancelled = new Set<number>();
   private whenCancelsSettle: { promise: Promise<void>; resolve(): void } | undefined;
   private nextId = 0;
+  private readonly printed: LineBuffer;
   /** Set once the worker has ended: resolves when its thread has stopped. */
   private stopped: Promise<void> | undefined;
 
@@ -45,9 +46,11 @@ export class ModuleWorker {
     /** How messages name the module: "module ./handlers/x.mjs". */
     private readonly label: string,
     moduleUrl: string,
+    output: (text: string) => void,
     private readonly onEnd: (worker: ModuleWorker) => void,
   ) {
     this.thread = new Worker(MODULE_WORKER_URL, { workerData: { moduleUrl, label } });
+    this.printed = new LineBuffer(output);
     this.thread.unref();
     this.thread.on('message', (message: unknown) => {
       if (isFromWorker(message)) this.receive(message);
@@ -135,6 +138,9 @@ export class ModuleWorker {
       case 'progress':
         this.inFlight.get(message.id)?.progress(message.message);
         return;
+      case 'output':
+        this.printed.add(message.text);
+        return;
       case 'failed':
         this.settle(message.id)?.reject(new ModuleCallError(message.message));
         return;
@@ -157,12 +163,16 @@ export class ModuleWorker {
     this.inFlight.delete(id);
     call.release();
     if (this.cancelled.delete(id) && this.cancelled.size === 0) this.wakeWaiters();
-    if (this.inFlight.size === 0 && !this.ended) this.thread.unref();
+    if (this.inFlight.size === 0 && !this.ended) {
+      this.thread.unref();
+      this.printed.flush(); // nothing else is printing: a last line without its newline is complete
+    }
     return call;
   }
 
   private end(reason: string): void {
     if (this.stopped) return;
+    this.printed.flush();
     this.stopped = this.thread.terminate().then(
       () => undefined,
       () => undefined,
@@ -190,5 +200,33 @@ function describe(value: unknown): string {
     return value instanceof Error ? value.message : String(value);
   } catch {
     return 'a value that cannot be shown';
+  }
+}
+
+/** The most of one line held back waiting for its end. */
+const MAX_PENDING_LINE = 64 * 1024;
+
+/**
+ * Passes on what a module prints, whole lines at a time: redaction downstream must see a secret
+ * in one piece, not cut between two writes.
+ */
+class LineBuffer {
+  private pending = '';
+
+  constructor(private readonly output: (text: string) => void) {}
+
+  add(text: string): void {
+    this.pending += text;
+    const end = this.pending.lastIndexOf('\n');
+    if (end >= 0) {
+      this.output(this.pending.slice(0, end + 1));
+      this.pending = this.pending.slice(end + 1);
+    }
+    if (this.pending.length > MAX_PENDING_LINE) this.flush();
+  }
+
+  flush(): void {
+    if (this.pending) this.output(`${this.pending}\n`);
+    this.pending = '';
   }
 }
