@@ -141,6 +141,14 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
 }
 
 {
+  const { serveBench } = await import('./serve.mjs');
+  const r = await serveBench({ quick });
+  const call = { label: 'serve (stdio): tools/call round trip (median)', median_ms: r.call_round_trip_ms, p95_ms: r.call_round_trip_p95_ms, serve_overhead_ms: r.serve_overhead_ms };
+  results.push(call);
+  console.log(`${call.label.padEnd(52)} ${call.median_ms.toFixed(2).padStart(8)} ms  (p95 ${r.call_round_trip_p95_ms.toFixed(2)} ms; executor alone ${r.executor_in_process_ms.toFixed(3)} ms)`);
+}
+
+{
   const { replBench } = await import('./repl.mjs');
   const r = await replBench({ runs: quick ? 5 : 11, bareMs: bare.median_ms });
   if (!r) console.log('toolman chat (REPL): skipped, tmux is not installed');
