@@ -17,12 +17,17 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .description('Author, check, budget and test LLM tool catalogs.')
     .version(toolmanVersion(), '-V, --version')
     .addOption(new Option('-c, --catalog <file>', 'catalog file (repeatable; default: ./toolman.yaml)').argParser(collect))
+    .option('--refresh', 'ask MCP servers for their tools again instead of using the cached lists')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     // Subcommands' --help lists --catalog too: it applies to all of them.
     .configureHelp({ showGlobalOptions: true });
+  // --refresh reaches every command's manager through the environment it is given (TOOLMAN_MCP_REFRESH).
+  program.hook('preAction', (_, action) => {
+    if (action.optsWithGlobals().refresh === true) io.env = { ...io.env, TOOLMAN_MCP_REFRESH: '1' };
+  });
   const catalogOf = (command: Command): string[] | undefined => command.optsWithGlobals().catalog as string[] | undefined;
   /** Catalog files given as arguments (`toolman list FILE`) join --catalog, as they would for validate. */
   const catalogsWith = (files: string[], command: Command): string[] | undefined => (files.length ? [...(catalogOf(command) ?? []), ...files] : catalogOf(command));
