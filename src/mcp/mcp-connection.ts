@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../shared/is-record.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
@@ -90,19 +91,22 @@ export class McpConnection {
   }
 
   /** Every tool, following `nextCursor`, within bounds a hostile server cannot stretch. */
-  async listTools(signal?: AbortSignal): Promise<McpTool[]> {
-    const tools: McpTool[] = [];
+  async listTools(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const tools: Record<string, unknown>[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       let result;
       try {
-        result = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) });
+        // Read as any result, not through the SDK's tool schema: one malformed tool must not cost
+        // the whole list (toolman checks each entry itself, as untrusted input).
+        result = await this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) });
       } catch (error) {
         throw this.failure(`tools/list failed: ${reasonOf(error)}`, error);
       }
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
+      if (!Array.isArray(result.tools)) throw this.failure('answered tools/list without a tools list');
+      tools.push(...result.tools.filter(isRecord));
+      cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
       if (cursor === undefined || seen.has(cursor) || tools.length >= MAX_TOOLS_PER_SERVER) break;
       seen.add(cursor);
     }

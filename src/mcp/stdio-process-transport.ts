@@ -48,11 +48,16 @@ export class StdioProcessTransport implements Transport {
   private exitInfo: ProcessExit | undefined;
   private closed = false;
   private finished = false;
+  private closing: Promise<void> | undefined;
   private readonly exited: Promise<void>;
   private markExited!: () => void;
+  /** Resolves when the process itself has exited (and been reaped). */
+  private readonly processGone: Promise<void>;
+  private markGone!: () => void;
 
   constructor(private readonly options: StdioProcessOptions) {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
+    this.processGone = new Promise((resolve) => (this.markGone = resolve));
   }
 
   /** The end of what the server wrote to stderr, as text. */
@@ -80,12 +85,14 @@ export class StdioProcessTransport implements Transport {
         const message = error.code === 'ENOENT' ? `program not found: ${this.options.command}` : error.code === 'EACCES' ? `not allowed to run ${this.options.command}` : error.message;
         const failure = new Error(message);
         if (!child.pid) {
+          this.markGone();
           this.finish({ code: null, signal: null });
           reject(failure);
         } else this.onerror?.(failure);
       });
       child.once('exit', (code, signal) => {
         this.exitInfo ??= { code, signal };
+        this.markGone();
         // Its last words on stderr may still be in the pipe: wait for it to close, briefly (a grandchild may hold it).
         const timer = setTimeout(() => this.finish({ code, signal }), PIPE_GRACE_MS);
         child.once('close', () => {
@@ -132,8 +139,13 @@ export class StdioProcessTransport implements Transport {
   }
 
   /** Closes stdin (servers exit on end of input), then kills the tree if the server is still there. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    // Every caller (the SDK's client, toolman) waits for the same stop.
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
     this.closed = true;
     const child = this.child;
     if (child && !this.exitInfo) {
@@ -142,6 +154,8 @@ export class StdioProcessTransport implements Transport {
       await Promise.race([this.exited, timer]);
     }
     this.kill();
+    // Waits for the kill to land, so nothing is left running (or unreaped) once close returns.
+    if (child?.pid !== undefined) await Promise.race([this.processGone, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
     this.finish(this.exitInfo ?? { code: null, signal: 'SIGKILL' });
   }
 
