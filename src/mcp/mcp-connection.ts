@@ -48,7 +48,7 @@ export class McpConnection {
         ? new StdioProcessTransport({ command: launch.command, args: launch.args, cwd: launch.cwd, env: launch.env })
         : new StreamableHTTPClientTransport(new URL(launch.url), { requestInit: { headers: launch.headers } });
     const connection = new McpConnection(launch, client, transport, secrets);
-    // Reported through calls and `lost`; the SDK otherwise logs them to the console.
+    // Reported through calls and `lost`; the SDK would otherwise log them itself.
     client.onerror = () => undefined;
     client.onclose = () => {
       if (!connection.closing) connection.lostReason ??= connection.ended('stopped');
