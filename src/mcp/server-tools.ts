@@ -47,18 +47,9 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
       notes.push({ tool: `#${index}`, message: `tools/list entry ${index} is not a tool with a name; skipped` });
       return;
     }
-    const name = plainServerText(raw.name).trim();
-    const entry: Record<string, unknown> = { ...raw, name: config.prefix + name };
-    if (typeof raw.title === 'string') entry.title = plainServerText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
-    if (isRecord(raw.annotations) && typeof raw.annotations.title === 'string') entry.annotations = { ...raw.annotations, title: plainServerText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) };
-    if (typeof raw.description === 'string') {
-      const description = plainServerText(raw.description);
-      entry.description = description.length > MAX_MCP_DESCRIPTION_CHARS ? description.slice(0, MAX_MCP_DESCRIPTION_CHARS) : description;
-      if (description.length > MAX_MCP_DESCRIPTION_CHARS) notes.push({ tool: name, message: `its description has ${description.length} characters; cut to ${MAX_MCP_DESCRIPTION_CHARS}` });
-    } else delete entry.description;
-    // Fields toolman has no use for are not carried (the importer would note each).
-    for (const key of Object.keys(entry)) if (!['name', 'title', 'description', 'inputSchema', 'annotations'].includes(key)) delete entry[key];
-    entries.push(entry);
+    const { entry, note } = cleanListedTool(raw as Record<string, unknown> & { name: string });
+    if (note) notes.push({ tool: entry.name as string, message: note });
+    entries.push({ ...entry, name: config.prefix + (entry.name as string) });
     originals.push(raw.name);
   });
   const imported = importTools(entries, { from: 'mcp' });
@@ -83,6 +74,21 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
     tools.push(tool);
   }
   return { tools, notes };
+}
+
+/**
+ * One `tools/list` entry with its text made safe: name, titles and description without control
+ * sequences, the description cut to MAX_MCP_DESCRIPTION_CHARS (`note` says so), and only the
+ * fields toolman reads (name, title, description, inputSchema, annotations).
+ */
+export function cleanListedTool(raw: Record<string, unknown> & { name: string }): { entry: Record<string, unknown>; note?: string } {
+  const entry: Record<string, unknown> = { name: plainServerText(raw.name).trim(), inputSchema: raw.inputSchema };
+  if (typeof raw.title === 'string') entry.title = plainServerText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
+  if (isRecord(raw.annotations)) entry.annotations = typeof raw.annotations.title === 'string' ? { ...raw.annotations, title: plainServerText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) } : raw.annotations;
+  if (typeof raw.description !== 'string') return { entry };
+  const description = plainServerText(raw.description);
+  if (description.length <= MAX_MCP_DESCRIPTION_CHARS) return { entry: { ...entry, description } };
+  return { entry: { ...entry, description: description.slice(0, MAX_MCP_DESCRIPTION_CHARS) }, note: `its description has ${description.length} characters; cut to ${MAX_MCP_DESCRIPTION_CHARS}` };
 }
 
 function patterns(texts: readonly string[]): ParsedPattern[] {
