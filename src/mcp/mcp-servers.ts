@@ -8,6 +8,9 @@ import { McpConnection } from './mcp-connection.js';
 import { serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
+import type { McpToolsChange } from './tools-change.js';
+
+export type { McpToolsChange } from './tools-change.js';
 
 export interface McpServersOptions {
   /** The catalog file folders' base: relative `cwd`s resolve from the server entry's file. */
@@ -18,17 +21,6 @@ export interface McpServersOptions {
   refresh?: boolean;
   /** Stale cache entries are shown from this age (default a day). */
   staleAfterMs?: number;
-}
-
-/** What changed in one server's tools (list_changed, or a live list that differs from the cache). */
-export interface McpToolsChange {
-  server: string;
-  added: string[];
-  removed: string[];
-  /** Tools whose definition (description, schema, annotations) changed. */
-  changed: string[];
-  /** Names that collide with other tools and were left out. */
-  problems: string[];
 }
 
 /** A server's state: where its tool list came from, and whether it could be reached. */
