@@ -1,7 +1,6 @@
 import { isToolmanError } from '../shared/errors.js';
 import { ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { errorText, renderCallResult } from './call-result.js';
-import { McpCallError } from './mcp-connection.js';
 import type { McpServers } from './mcp-servers.js';
 
 /**
@@ -25,7 +24,6 @@ export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
         });
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
-        if (error instanceof McpCallError) throw new ToolFailure(`${context.tool.name} failed: ${error.message}`);
         if (isToolmanError(error) || error instanceof Error) throw new ToolFailure(`${context.tool.name} failed: ${error.message}`);
         throw error;
       }

@@ -4,7 +4,7 @@ import { applyOverrides, type LoadedCatalog } from '../catalog/load-catalog.js';
 import type { McpServerConfig, Tool } from '../catalog/types.js';
 import { isToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
-import { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from './mcp-connection.js';
 import { serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
@@ -158,7 +158,8 @@ export class McpServers {
   private connect(state: ServerState, signal?: AbortSignal): Promise<McpConnection> {
     if (this.closed) return Promise.reject(new Error('the MCP servers were closed'));
     if (!state.connection) {
-      const started = McpConnection.open(state.launch!, this.options.secrets, signal);
+      // The SDK loads with the first server started: cached lists never load it.
+      const started = import('./mcp-connection.js').then(({ McpConnection }) => McpConnection.open(state.launch!, this.options.secrets, signal));
       state.connection = started;
       started.then(
         (connection) => {
