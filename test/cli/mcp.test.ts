@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { describe, expect, it, vi } from 'vitest';
+import { runBin, spawnBin } from '../helpers/cli.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 
 const EVERYTHING = join(ROOT, 'node_modules', '.bin', 'mcp-server-everything');
@@ -115,5 +115,31 @@ describe('a catalog with MCP servers from the CLI', () => {
     const validate = await runBin(['validate'], { cwd: dir });
     expect(validate.code).toBe(0);
     expect(validate.stdout).toMatch(/toolman\.yaml:8:3 warning TM0802 mcp server "broken": /);
+  });
+
+  it('Ctrl-C during a call cancels it, exits 130 and leaves no server running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-cli-'));
+    const starts = join(dir, 'starts');
+    writeFileSync(starts, '');
+    writeFileSync(
+      join(dir, 'toolman.yaml'),
+      `toolman: 1\nname: cli\nmcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(join(SERVERS, 'scripted-server.mjs'))}, plain]\n    env: { STARTS_FILE: "\${env:STARTS_FILE}" }\n`,
+    );
+    const run = spawnBin(['call', 'wait', '--yes', '-v'], { cwd: dir, env: { STARTS_FILE: starts } });
+    await run.waitFor(/progress started waiting/);
+    const pid = Number(readFileSync(starts, 'utf8').trim());
+    expect(pid).toBeGreaterThan(0);
+    run.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 3000 });
   });
 });
