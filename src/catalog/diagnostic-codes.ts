@@ -73,6 +73,11 @@ export const DIAGNOSTIC_CODES = {
   TM0709: { severity: 'warning', name: 'exec-option-injection', summary: 'An argument begins with a template before `--`, so a value could become an option.' },
   TM0710: { severity: 'error', name: 'invalid-mock-matcher', summary: 'A mock `when` uses an unknown `$` matcher or a `$regex` that does not compile.' },
   TM0711: { severity: 'warning', name: 'path-outside-catalog', summary: 'A module file or exec working directory lies outside the catalog\'s folder.' },
+  // 08xx: MCP servers (found when their tools join the catalog: test/mcp/)
+  TM0801: { severity: 'error', name: 'mcp-tool-name-collision', summary: 'An MCP server\'s tool has the name of another tool; it is left out.' },
+  TM0802: { severity: 'warning', name: 'mcp-server-unavailable', summary: 'An MCP server could not be started or listed; its tools are missing.' },
+  TM0803: { severity: 'info', name: 'mcp-tools-stale', summary: 'An MCP server\'s tools come from a cached list older than a day.' },
+  TM0804: { severity: 'warning', name: 'mcp-tool-not-imported', summary: 'An MCP server\'s tool was skipped or its description cut.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

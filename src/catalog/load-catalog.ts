@@ -401,8 +401,11 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   }
 }
 
-/** A tool with every field filled: its own value, else the file's `defaults`, else toolman's. */
-function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalogFile: string): Tool {
+/**
+ * A tool with every field filled: its own value, else the file's `defaults`, else toolman's.
+ * Also builds MCP servers' tools (from their converted entries and the server's `defaults`).
+ */
+export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, catalogFile: string): Tool {
   const pick = <K extends keyof ToolDefaults>(key: K, value: unknown): ToolDefaults[K] | undefined => (value !== undefined ? (value as ToolDefaults[K]) : defaults[key]);
   const tool: Tool = {
     name: raw.name as string,

@@ -18,7 +18,7 @@ export interface ReportOptions {
 export class Reporter {
   constructor(
     readonly file: SourceFile,
-    private readonly sink: Diagnostic[],
+    protected readonly sink: Diagnostic[],
   ) {}
 
   report(code: DiagnosticCode, pointer: string, message: string, options: ReportOptions = {}): void {

@@ -51,17 +51,20 @@ export type Handler =
   | { kind: 'exec'; exec: ExecHandler }
   | { kind: 'http'; http: HttpHandler }
   | { kind: 'module'; file: string; exportName: string; spec: string }
+  /** A tool of an MCP server (`mcp_servers:`): sent with `tools/call` under its original MCP name. */
+  | { kind: 'mcp'; server: string; tool: string }
   /** A sub-agent entry (`agents:`): the call hands a task to the agent. */
   | { kind: 'agent'; agent: string }
   /** toolman's own meta-tools, answered by the session (search, discovery, jobs). */
   | { kind: 'meta' };
 export type HandlerKind = Handler['kind'];
 
-/** Where a tool came from: a catalog file, a sub-agent entry, or (at run time) an MCP server. */
+/** Where a tool came from: a catalog file, a sub-agent entry, or an MCP server (its entry in `mcp_servers:`). */
 export type ToolSource =
   | { kind: 'catalog'; file: string; pointer: string }
   | { kind: 'agent'; name: string; file: string; pointer: string }
-  | { kind: 'mcp'; server: string }
+  /** `file` and `pointer` locate the server's entry; `tool` is the tool's name on the server. */
+  | { kind: 'mcp'; server: string; tool: string; file: string; pointer: string }
   /** toolman's own meta-tools (tool_search, discover_tools...). */
   | { kind: 'meta' };
 

@@ -27,6 +27,7 @@ const EXIT_FOR_ERROR: Record<ErrorCode, ExitCode> = {
   [ErrorCode.PROVIDER]: EXIT.USAGE,
   [ErrorCode.BUDGET]: EXIT.FAILURE,
   [ErrorCode.USAGE]: EXIT.USAGE,
+  [ErrorCode.MCP_SERVER]: EXIT.FAILURE,
 };
 
 export function exitCodeFor(error: ToolmanError): ExitCode {

@@ -17,12 +17,17 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .description('Author, check, budget and test LLM tool catalogs.')
     .version(toolmanVersion(), '-V, --version')
     .addOption(new Option('-c, --catalog <file>', 'catalog file (repeatable; default: ./toolman.yaml)').argParser(collect))
+    .option('--refresh', 'ask MCP servers for their tools again instead of using the cached lists')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     // Subcommands' --help lists --catalog too: it applies to all of them.
     .configureHelp({ showGlobalOptions: true });
+  // --refresh reaches every command's manager through the environment it is given (TOOLMAN_MCP_REFRESH).
+  program.hook('preAction', (_, action) => {
+    if (action.optsWithGlobals().refresh === true) io.env = { ...io.env, TOOLMAN_MCP_REFRESH: '1' };
+  });
   const catalogOf = (command: Command): string[] | undefined => command.optsWithGlobals().catalog as string[] | undefined;
   /** Catalog files given as arguments (`toolman list FILE`) join --catalog, as they would for validate. */
   const catalogsWith = (files: string[], command: Command): string[] | undefined => (files.length ? [...(catalogOf(command) ?? []), ...files] : catalogOf(command));
@@ -239,16 +244,51 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
 
   program
     .command('import')
-    .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
-    .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')
+    .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL), or a running MCP server\'s tools (--mcp), into a catalog')
+    .argument('[file...]', 'JSON or YAML file with tool definitions; - reads standard input; with --mcp: -- COMMAND ARGS...')
+    .option('--mcp', 'snapshot a running MCP server: --url URL, or -- COMMAND ARGS... after the options')
+    .option('--url <url>', 'with --mcp: the server\'s streamable HTTP endpoint')
+    .addOption(new Option('-e, --env <name>', 'with --mcp: pass this environment variable to the server (repeatable)').argParser(collect))
+    .addOption(new Option('-H, --header <header>', 'with --mcp --url: "Name: value" header; write secrets as ${env:NAME} (repeatable)').argParser(collect))
     .option('-o, --output <file>', 'write the catalog here (default: standard output)')
     .addOption(new Option('--from <format>', 'input format (default: detected)').choices(['openai', 'openai-responses', 'openai-functions', 'anthropic', 'gemini', 'mcp', 'bfcl']))
     .option('--name <name>', 'catalog name (default: the file name)')
     .option('--force', 'overwrite the output file if it exists')
     .option('--json', 'print a JSON report (per tool: new name, original, changes)')
-    .action(async (file: string, opts) => {
+    .action(async (files: string[], opts) => {
       const { importCommand } = await import('./commands/import.js');
-      setCode(await importCommand({ file, ...opts }, io));
+      setCode(await importCommand({ file: files[0] ?? '', ...opts, ...(opts.mcp ? { file: 'mcp', command: files } : files.length === 1 ? {} : { file: '' }) }, io));
+    });
+
+  // `toolman mcp`: MCP servers from the shell, named with --url or after --.
+  const mcp = program.command('mcp').description('talk to an MCP server from the shell: list its tools (with token costs and lint findings), call one');
+  const serverFlags = (command: Command) =>
+    command
+      .argument('[command...]', 'the server to start, after --: -- COMMAND ARGS...')
+      .option('--url <url>', 'a streamable HTTP server instead of a command')
+      .addOption(new Option('-e, --env <name>', 'pass this environment variable to the server (repeatable)').argParser(collect))
+      .addOption(new Option('-H, --header <header>', 'with --url: "Name: value" header; write secrets as ${env:NAME} (repeatable)').argParser(collect))
+      .option('--timeout <ms>', 'how long the server gets to start (default 30000)');
+  serverFlags(mcp.command('tools').description("a server's tools: token cost per provider and lint findings"))
+    .option('--json', 'print one JSON document')
+    .action(async (command: string[], opts) => {
+      const { mcpToolsCommand } = await import('./commands/mcp.js');
+      setCode(await mcpToolsCommand({ ...opts, command }, io));
+    });
+  serverFlags(mcp.command('call').description("call one of a server's tools through toolman's executor (validation, confirmation, timeout)").argument('<tool>', "the server's name for the tool"))
+    .option('-a, --args <json>', 'arguments as JSON', '{}')
+    .option('-y, --yes', 'approve a tool that needs confirmation')
+    .option('-v, --verbose', "show the call's progress on stderr")
+    .option('--json', 'print one JSON document')
+    .action(async (tool: string, command: string[], opts) => {
+      const { mcpCallCommand } = await import('./commands/mcp.js');
+      const { terminalAsk } = await import('./commands/call.js');
+      const interrupt = interruption();
+      try {
+        setCode(await mcpCallCommand({ ...opts, tool, command, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
     });
 
   program

@@ -1,6 +1,7 @@
 import { ToolManager, type OpenOptions } from '../manager/tool-manager.js';
 import { catalogPaths } from './catalog-paths.js';
 import type { CliIO } from './io.js';
+import { reportMcpServers } from './output/mcp-notes.js';
 
 /**
  * Opens the catalog a command works on (--catalog files, else ./toolman.yaml) through the facade,
@@ -9,6 +10,8 @@ import type { CliIO } from './io.js';
  */
 export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid'> = {}): Promise<T> {
   const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...options });
+  // `validate` reports these as findings; every other command says them on stderr.
+  if (options.requireValid !== false) reportMcpServers(io, manager);
   try {
     return await run(manager);
   } finally {

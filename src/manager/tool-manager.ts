@@ -16,6 +16,7 @@ import { selectTools, type Selection, type SelectionRequest } from '../select/se
 import type { SearchMode, ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
+import type { McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { parseCacheFrom, ValidationCache } from './validation-cache.js';
 
@@ -39,6 +40,11 @@ export interface OpenOptions {
    * standard error. Secrets are redacted first. Default: dropped.
    */
   log?: (text: string) => void;
+  /**
+   * Ask every MCP server for its tools again instead of using the cached lists (`--refresh`);
+   * default: TOOLMAN_MCP_REFRESH=1 in `env`.
+   */
+  refreshMcp?: boolean;
 }
 
 /** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
@@ -68,6 +74,9 @@ export class ToolManager {
   private readonly sessions = new Set<ToolSession>();
   private checked: CheckedCatalog | undefined;
   private registry: Promise<RunnerRegistry> | undefined;
+  /** The catalog's MCP servers, when it has any. */
+  private mcp: McpServers | undefined;
+  private mcpRunner = false;
 
   private constructor(
     readonly loaded: LoadedCatalog,
@@ -89,11 +98,14 @@ export class ToolManager {
     const loaded = loadCatalog(options.catalogs, { cwd, ...(parseCache ? { parseCache } : {}) });
     const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env), options.log);
     const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
+    // MCP servers' tools join the catalog (from the cache, or by starting the servers) unless it is refused anyway.
+    if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await manager.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
-    if ((options.requireValid === 'all' && !cache?.knownValid(loaded)) || (options.requireValid !== false && loadErrors)) {
+    const toolLists = manager.mcp?.fingerprint();
+    if ((options.requireValid === 'all' && !cache?.knownValid(loaded, toolLists)) || (options.requireValid !== false && loadErrors)) {
       // Refused: count and show what `validate` would, not only what loading found.
       const errors = (await manager.validate()).filter((d) => d.severity === 'error');
-      if (errors.length === 0) cache?.rememberValid(loaded);
+      if (errors.length === 0) cache?.rememberValid(loaded, toolLists);
       if (errors.length > 0) {
         const first = errors[0]!;
         throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
@@ -102,6 +114,33 @@ export class ToolManager {
       }
     }
     return manager;
+  }
+
+  private async loadMcpServers(refresh: boolean): Promise<void> {
+    const { McpServers } = await import('../mcp/mcp-servers.js');
+    this.mcp = new McpServers(this.loaded, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh });
+    await this.mcp.load();
+    // Tools changed under a running chat: what was built over the old list is rebuilt on next use.
+    this.mcp.onToolsChanged(() => {
+      this.searches.clear();
+      this.checked = undefined;
+    });
+  }
+
+  /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
+  mcpServers(): McpServerStatus[] {
+    return this.mcp?.statuses() ?? [];
+  }
+
+  /**
+   * Starts every MCP server now and calls `listener` when one's tools change (a running chat: the
+   * catalog's tools are already replaced, so a new session offers the new ones). Returns the unsubscribe.
+   */
+  watchMcpServers(listener: (change: McpToolsChange) => void): () => void {
+    if (!this.mcp) return () => undefined;
+    const unsubscribe = this.mcp.onToolsChanged(listener);
+    this.mcp.watch();
+    return unsubscribe;
   }
 
   /**
@@ -117,6 +156,11 @@ export class ToolManager {
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
     this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) }));
+    if (this.mcp && !this.mcpRunner) {
+      const servers = this.mcp;
+      this.mcpRunner = true;
+      this.registry = Promise.all([this.registry, import('../mcp/mcp-runner.js')]).then(([registry, { createMcpRunner }]) => registry.register(createMcpRunner(servers)));
+    }
     return this.registry;
   }
 
@@ -193,6 +237,8 @@ export class ToolManager {
     this.sessions.clear();
     const registry = this.registry;
     this.registry = undefined;
+    this.mcpRunner = false;
     if (registry) await (await registry).close();
+    await this.mcp?.close();
   }
 }

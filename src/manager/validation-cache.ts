@@ -22,18 +22,19 @@ export class ValidationCache {
     return base ? new ValidationCache(join(base, 'validated')) : undefined;
   }
 
-  knownValid(loaded: LoadedCatalog): boolean {
+  /** `extra`: what else the verdict depends on (the MCP servers' tool lists). */
+  knownValid(loaded: LoadedCatalog, extra?: string): boolean {
     try {
-      return statSync(join(this.dir, key(loaded))).isFile();
+      return statSync(join(this.dir, key(loaded, extra))).isFile();
     } catch {
       return false;
     }
   }
 
-  rememberValid(loaded: LoadedCatalog): void {
+  rememberValid(loaded: LoadedCatalog, extra?: string): void {
     try {
       mkdirSync(this.dir, { recursive: true });
-      writeFileSync(join(this.dir, key(loaded)), '');
+      writeFileSync(join(this.dir, key(loaded, extra)), '');
     } catch {
       // a read-only home or a full disk: run without the cache
     }
@@ -90,8 +91,9 @@ function buildId(): string {
   return build;
 }
 
-function key(loaded: LoadedCatalog): string {
+function key(loaded: LoadedCatalog, extra?: string): string {
   const hash = createHash('sha256').update(buildId());
+  if (extra !== undefined) hash.update('\u0000').update(extra);
   for (const file of [...loaded.sources.values()].sort((a, b) => a.absolutePath.localeCompare(b.absolutePath))) hash.update('\u0000').update(file.absolutePath).update('\u0000').update(file.text);
   return hash.digest('hex');
 }

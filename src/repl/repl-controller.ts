@@ -2,6 +2,7 @@ import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { isToolmanError } from '../shared/errors.js';
+import { describeToolsChange, type McpToolsChange } from '../mcp/tools-change.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
@@ -35,6 +36,9 @@ export class ReplController implements CommandHost {
   private resolveExit!: (code: number) => void;
   private exiting = false;
   private countVersion = 0;
+  /** An MCP server's tools changed: the session is rebuilt when no turn is running. */
+  private toolsChanged = false;
+  private stopWatching: (() => void) | undefined;
   readonly exited: Promise<number>;
   readonly cwd: string;
   pendingOverwrite: string | undefined;
@@ -96,6 +100,7 @@ export class ReplController implements CommandHost {
     const { context } = this;
     this.output([{ text: `catalog ${context.manager.catalog.name} | ${context.provider} ${context.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
     this.drainNotices();
+    this.stopWatching = context.manager.watchMcpServers((change) => this.mcpToolsChanged(change));
     if (this.initialPrompts.length) this.note('info', `replaying a recording: press Enter to send what the recorded user said (${this.initialPrompts.length} message${this.initialPrompts.length === 1 ? '' : 's'})`);
     this.prefillNext();
     if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
@@ -201,6 +206,7 @@ export class ReplController implements CommandHost {
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary });
       if (this.dropForceAfterTurn) await this.unforce();
+      if (this.toolsChanged) await this.reloadTools();
       this.refreshCounts();
       this.prefillNext();
     };
@@ -288,6 +294,23 @@ export class ReplController implements CommandHost {
     }
   }
 
+  /** A server said its tools changed (list_changed): say what, and offer the new list from the next turn. */
+  private mcpToolsChanged(change: McpToolsChange): void {
+    this.note(change.problems.length ? 'warning' : 'info', describeToolsChange(change));
+    this.toolsChanged = true;
+    if (!this.turn) void this.reloadTools();
+  }
+
+  private async reloadTools(): Promise<void> {
+    this.toolsChanged = false;
+    const previous = this.context.loop.session;
+    try {
+      this.use(await this.context.openSession(previous.selection.profile.name, previous.selection.forced.map((t) => t.name)), previous);
+    } catch (error) {
+      this.note('warning', `could not refresh the tools: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   private use(session: ToolSession, previous: ToolSession): void {
     // Tools found by search stay found when the new session can offer them.
     session.activate(previous.activated);
@@ -300,6 +323,7 @@ export class ReplController implements CommandHost {
   exit(code: number): void {
     if (this.exiting) return;
     this.exiting = true;
+    this.stopWatching?.();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
     this.pendingApproval?.resolve('decline');

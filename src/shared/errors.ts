@@ -11,6 +11,8 @@ export const ErrorCode = {
   PROVIDER: 'PROVIDER',
   BUDGET: 'BUDGET',
   USAGE: 'USAGE',
+  /** An MCP server could not be started, reached or used. */
+  MCP_SERVER: 'MCP_SERVER',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -1,3 +1,4 @@
+import { reporterFor } from './check-tools.js';
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import { GEMINI_MAX_DECLARATIONS } from '../providers/gemini/gemini-facts.js';
@@ -21,8 +22,8 @@ const TOOL_LIMITS = [
  */
 export function checkProviders(loaded: LoadedCatalog, rootFile: string | undefined): void {
   for (const tool of loaded.catalog.tools) {
-    if (tool.source.kind !== 'catalog') continue;
-    const reporter = loaded.reporters.get(tool.source.file);
+    if (tool.source.kind !== 'catalog' && tool.source.kind !== 'mcp') continue;
+    const reporter = reporterFor(loaded, tool);
     if (!reporter) continue;
     const base = [...segmentsOf(tool.source.pointer), 'parameters'];
     const strict = toOpenAiStrict(tool.parameters);

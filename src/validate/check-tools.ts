@@ -6,6 +6,7 @@ import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import type { Reporter } from '../catalog/reporter.js';
 import { dottedPath } from '../catalog/reporter.js';
+import { ServerToolReporter } from '../catalog/server-tool-reporter.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
@@ -27,8 +28,8 @@ export function checkTools(loaded: LoadedCatalog): void {
   const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[]; explained: ReadonlySet<string>; path: string[] }[] = [];
   const jobsByShape = new Map<string, number>();
   for (const tool of loaded.catalog.tools) {
-    if (tool.source.kind === 'mcp' || tool.source.kind === 'meta') continue;
-    const reporter = loaded.reporters.get(tool.source.file);
+    if (tool.source.kind === 'meta') continue;
+    const reporter = reporterFor(loaded, tool);
     if (!reporter) continue;
     const base = segmentsOf(tool.source.pointer);
     const isAgent = tool.source.kind === 'agent';
@@ -125,6 +126,13 @@ export function checkTools(loaded: LoadedCatalog): void {
     reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath, explained);
     for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base.slice(0, -1), ...p]));
   }
+}
+
+/** Where findings about a tool go: its file's reporter; for an MCP server's tool, its server's entry. */
+export function reporterFor(loaded: LoadedCatalog, tool: Tool): Reporter | undefined {
+  if (tool.source.kind === 'meta') return undefined;
+  const reporter = loaded.reporters.get(tool.source.file);
+  return reporter && tool.source.kind === 'mcp' ? new ServerToolReporter(reporter, tool as Tool & { source: { kind: 'mcp' } }) : reporter;
 }
 
 /**

@@ -79,7 +79,8 @@ describe('every diagnostic code has a fixture that triggers it', () => {
   });
 
   it('covers every code in the table, and every fixture is in the cases', () => {
-    const covered = new Set(CASES.map((c) => c.code));
+    // TM08xx need a running MCP server: test/mcp/mcp-diagnostics.test.ts triggers each.
+    const covered = new Set<string>([...CASES.map((c) => c.code), 'TM0801', 'TM0802', 'TM0803', 'TM0804']);
     expect(Object.keys(DIAGNOSTIC_CODES).filter((code) => !covered.has(code as DiagnosticCode))).toEqual([]);
     const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
     expect(files.sort()).toEqual(CASES.map((c) => c.fixture).sort());

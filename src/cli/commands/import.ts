@@ -21,6 +21,12 @@ export interface ImportOptions {
   name?: string;
   force?: boolean;
   json?: boolean;
+  /** Snapshot a running MCP server (`--mcp`): its command after `--`, or `url`. */
+  mcp?: boolean;
+  command?: string[];
+  url?: string;
+  env?: string[];
+  header?: string[];
   /** Reads standard input for `-`; by default process.stdin, up to the input limit. */
   stdin?: () => Promise<string>;
 }
@@ -60,9 +66,9 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   if (options.from !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.from)) {
     throw new ToolmanError(ErrorCode.USAGE, `unknown format "${options.from}"`, { hint: `formats: ${IMPORT_FORMATS.join(', ')}` });
   }
-  const text = await readInput(options, io);
-  const source = options.file === '-' ? 'stdin' : basename(options.file);
-  const result = importTools(parseInput(text, options.file === '-' ? 'standard input' : options.file), options.from ? { from: options.from as ImportFormat } : {});
+  if (options.file === '' && !options.mcp) throw new ToolmanError(ErrorCode.USAGE, 'name one file to import (or - for standard input)', { hint: 'or snapshot an MCP server: toolman import --mcp -o FILE -- COMMAND ARGS...' });
+  const { data, source } = options.mcp ? await mcpInput(options, io) : { data: parseInput(await readInput(options, io), options.file === '-' ? 'standard input' : options.file), source: options.file === '-' ? 'stdin' : basename(options.file) };
+  const result = importTools(data, options.mcp ? { from: 'mcp' } : options.from ? { from: options.from as ImportFormat } : {});
   if (result.tools.length === 0) {
     throw new ToolmanError(ErrorCode.USAGE, `no tool definitions found in ${source}`, { hint: `expected a list of tools or an object with tools, functions or functionDeclarations (--from ${IMPORT_FORMATS.join('|')})` });
   }
@@ -73,7 +79,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   }
   const schemaFile = join(packageRoot(), 'schema', 'catalog.schema.json');
   const yaml = catalogText(result, {
-    name: options.name ?? basename(options.file, extname(options.file)).replace(/[^a-zA-Z0-9_-]+/g, '-') ?? 'imported',
+    name: options.name ?? (options.mcp ? basename(options.output ?? 'mcp', extname(options.output ?? '')) : basename(options.file, extname(options.file))).replace(/[^a-zA-Z0-9_-]+/g, '-') ?? 'imported',
     source,
     schemaPath: relative(dirname(output ?? join(io.cwd, 'catalog.yaml')), schemaFile).split('\\').join('/'),
   });
@@ -132,6 +138,22 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
     if (output) io.stderr.write(c.dim('  each tool\'s changes are recorded as "# import:" comments above it\n'));
   }
   return errors.length > 0 ? EXIT.FAILURE : EXIT.OK;
+}
+
+/** A running server's tool list (`--mcp`), its text cleaned as any server's is, and how to name it in notes. */
+async function mcpInput(options: ImportOptions, io: CliIO): Promise<{ data: unknown; source: string }> {
+  const [{ listAdHocTools }, { cleanListedTool }, { SecretSet }] = await Promise.all([import('../../mcp/ad-hoc-server.js'), import('../../mcp/server-tools.js'), import('../../shared/secrets.js')]);
+  const server = {
+    ...(options.command?.length ? { command: options.command } : {}),
+    ...(options.url !== undefined ? { url: options.url } : {}),
+    ...(options.env?.length ? { env: options.env } : {}),
+    ...(options.header?.length ? { headers: options.header } : {}),
+  };
+  const secrets = new SecretSet();
+  const listed = await listAdHocTools(server, io.cwd, io.env, secrets);
+  const tools = listed.flatMap((raw) => (typeof raw.name === 'string' ? [cleanListedTool(raw as Record<string, unknown> & { name: string }).entry] : [raw]));
+  const source = secrets.redact(options.url ?? (options.command ?? []).join(' ')).replace(/[\u0000-\u001f\u007f]/g, '');
+  return { data: { tools }, source: source.length > 120 ? `${source.slice(0, 117)}...` : source };
 }
 
 function formatCounts(summary: { errors: number; warnings: number; infos: number }): string {

@@ -109,7 +109,7 @@ async function printList(loaded: LoadedCatalog, selection: Selection | undefined
   for (const tool of loaded.catalog.tools) {
     const where = sourceLocation(loaded, tool);
     const effect = tool.effect === 'destructive' ? c.red(tool.effect) : tool.effect === 'write' ? c.yellow(tool.effect) : tool.effect;
-    table.push([tool.name, tool.category ?? '', effect, toolFlags(tool).join(', '), where ? `${where.file}:${where.line}` : tool.source.kind]);
+    table.push([tool.name, tool.category ?? '', effect, toolFlags(tool).join(', '), where ? `${where.file}:${where.line}` : tool.source.kind === 'mcp' ? `mcp:${tool.source.server}` : tool.source.kind]);
   }
   io.stdout.write(table.toString() + '\n');
   io.stdout.write(`${loaded.catalog.tools.length} tool${loaded.catalog.tools.length === 1 ? '' : 's'} in ${loaded.catalog.name}\n`);

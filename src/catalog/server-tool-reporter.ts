@@ -1,0 +1,27 @@
+import { segmentsOf } from './diagnostic.js';
+import type { DiagnosticCode } from './diagnostic-codes.js';
+import { dottedPath, Reporter, type ReportOptions } from './reporter.js';
+import type { Tool } from './types.js';
+
+/**
+ * Reports findings about an MCP server's tool: the tool has no place in any file, so each finding
+ * points at the server's entry (`mcp_servers: files:`), names the tool, and says where in the tool
+ * (`parameters.properties.path`) the problem is. The checks use it as they use a file's reporter.
+ */
+export class ServerToolReporter extends Reporter {
+  constructor(
+    base: Reporter,
+    private readonly tool: Tool & { source: { kind: 'mcp' } },
+  ) {
+    super(base.file, (base as ServerToolReporter).sink);
+  }
+
+  override report(code: DiagnosticCode, pointer: string, message: string, options: ReportOptions = {}): void {
+    const entry = this.tool.source.pointer;
+    const inside = pointer.startsWith(entry + '/') ? dottedPath(segmentsOf(pointer.slice(entry.length))) : '';
+    const before = this.sink.length;
+    const original = this.tool.source.tool === this.tool.name ? '' : ` (MCP name ${JSON.stringify(this.tool.source.tool)})`;
+    super.report(code, entry, inside ? `${inside}: ${message}` : message, { ...options, part: 'key', subject: `mcp server ${JSON.stringify(this.tool.source.server)} tool ${JSON.stringify(this.tool.name)}${original}` });
+    for (const diagnostic of this.sink.slice(before)) diagnostic.tool = this.tool.name;
+  }
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Diagnostic } from '../../catalog/diagnostic.js';
+import { importTools } from '../../import/import-tools.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
+import { adHocCatalogText, checkAdHocServer, type AdHocServer } from '../../mcp/ad-hoc-server.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import type { ProviderName } from '../../providers/types.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { withManager } from '../open-manager.js';
+import { plainText } from '../output/terminal-text.js';
+import { createTable } from '../output/table.js';
+import { callCommand, type CallOptions } from './call.js';
+
+export interface McpServerOptions {
+  /** The server's program and arguments (after `--`). */
+  command?: string[];
+  url?: string;
+  env?: string[];
+  header?: string[];
+  timeout?: string;
+}
+
+export interface McpToolsOptions extends McpServerOptions {
+  json?: boolean;
+}
+
+const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'gemini'];
+
+/** The server as the core takes it, from the command's flags. */
+function serverOf(options: McpServerOptions): AdHocServer {
+  const timeout = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new ToolmanError(ErrorCode.USAGE, `--timeout ${JSON.stringify(options.timeout)} is not a number of milliseconds`);
+  const server: AdHocServer = {
+    ...(options.command?.length ? { command: options.command } : {}),
+    ...(options.url !== undefined ? { url: options.url } : {}),
+    ...(options.env?.length ? { env: options.env } : {}),
+    ...(options.header?.length ? { headers: options.header } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+  };
+  checkAdHocServer(server);
+  return server;
+}
+
+/**
+ * Runs `run` over a catalog holding only the named server (written to a temporary folder, never
+ * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
+ * with its stderr tail.
+ */
+async function withServer<T>(io: CliIO, server: AdHocServer, include: readonly string[], run: (manager: ToolManager) => Promise<T>, catalogRun?: (catalog: string, io: CliIO) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
+  const file = join(dir, 'server.yaml');
+  writeFileSync(file, adHocCatalogText(server, io.cwd, include));
+  const serverIO: CliIO = { ...io, env: { ...io.env, TOOLMAN_CACHE_DIR: 'off' } };
+  try {
+    if (catalogRun) return await catalogRun(file, serverIO);
+    return await withManager(
+      serverIO,
+      [file],
+      async (manager) => {
+        const status = manager.mcpServers()[0];
+        if (status?.source === 'unavailable') throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'));
+        return run(manager);
+      },
+      { requireValid: false },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `toolman mcp tools [--url U | -- COMMAND ARGS...]`: a server's tools with their token cost per provider and lint findings. */
+export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Promise<ExitCode> {
+  const server = serverOf(options);
+  return withServer(io, server, [], async (manager) => {
+    const tools = manager.catalog.tools;
+    const costs = new Map<string, Record<string, number>>();
+    for (const provider of PROVIDERS) {
+      const report = await manager.budget({ provider });
+      for (const row of report.tools) costs.set(row.name, { ...costs.get(row.name), [provider]: row.tokens });
+    }
+    const findings = new Map<string, Diagnostic[]>();
+    const general: Diagnostic[] = [];
+    for (const d of await manager.validate()) {
+      if (d.tool === undefined) general.push(d);
+      else findings.set(d.tool, [...(findings.get(d.tool) ?? []), d]);
+    }
+    const rows = tools.map((tool) => ({
+      name: tool.name,
+      mcp_name: tool.source.kind === 'mcp' ? tool.source.tool : tool.name,
+      title: tool.title ?? null,
+      effect: tool.effect,
+      tags: tool.tags,
+      tokens: costs.get(tool.name) ?? {},
+      findings: (findings.get(tool.name) ?? []).map((d) => ({ code: d.code, severity: d.severity, message: stripSubject(d.message) })),
+    }));
+    const totals = Object.fromEntries(PROVIDERS.map((p) => [p, rows.reduce((sum, r) => sum + (r.tokens[p] ?? 0), 0)]));
+    if (options.json) {
+      io.stdout.write(JSON.stringify({ tools: rows, totals, findings: general.map((d) => ({ code: d.code, severity: d.severity, message: d.message })) }, null, 2) + '\n');
+      return EXIT.OK;
+    }
+    const c = palette(colorEnabled(io, io.stdout));
+    const table = await createTable(['name', 'effect', ...PROVIDERS, 'findings'], io);
+    for (const row of rows) {
+      const first = row.findings[0];
+      const summary = first ? `${first.code} ${plainText(first.message).slice(0, 60)}${row.findings.length > 1 ? ` (+${row.findings.length - 1})` : ''}` : '';
+      table.push([plainText(row.name), row.effect, ...PROVIDERS.map((p) => String(row.tokens[p] ?? '')), summary]);
+    }
+    io.stdout.write(table.toString() + '\n');
+    io.stdout.write(`${rows.length} tool${rows.length === 1 ? '' : 's'}; definitions cost ${PROVIDERS.map((p) => `${p} ${totals[p]}`).join(', ')} tokens\n`);
+    for (const d of general) io.stdout.write(`${d.severity === 'error' ? c.red(d.severity) : c.yellow(d.severity)} ${d.code} ${plainText(d.message)}\n`);
+    return EXIT.OK;
+  });
+}
+
+/** `mcp server "server" tool "x": ...` → `...`: the table names the tool already. */
+function stripSubject(message: string): string {
+  return message.replace(/^mcp server "[^"]*" tool "[^"]*"(?: \(MCP name "[^"]*"\))?: /, '');
+}
+
+export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'catalog' | 'tool' | 'batch' | 'profile' | 'provider' | 'strict' | 'geminiJsonSchema'> {
+  tool: string;
+}
+
+/**
+ * `toolman mcp call TOOL --args JSON [--url U | -- COMMAND ARGS...]`: one call through the executor
+ * (validation against the tool's schema, confirmation for destructive tools, the timeout), as
+ * `toolman call` runs it. TOOL is the server's own name for the tool.
+ */
+export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promise<ExitCode> {
+  const server = serverOf(options);
+  // The catalog name the tool gets (provider-safe, as import makes it), found without starting the server.
+  const name = importTools([{ name: options.tool, inputSchema: {} }], { from: 'mcp' }).tools[0]?.entry.name as string | undefined;
+  if (!name) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
+  const { command: _c, url: _u, env: _e, header: _h, timeout: _t, tool: _tool, ...call } = options;
+  return withServer(io, server, [options.tool], async () => EXIT.OK, async (catalog, serverIO) => {
+    // The tool list is cached next to the temporary catalog: `call` then starts the server only to call.
+    const cached: CliIO = { ...serverIO, env: { ...serverIO.env, TOOLMAN_CACHE_DIR: dirname(catalog) } };
+    await withManager(
+      cached,
+      [catalog],
+      async (manager) => {
+        const status = manager.mcpServers()[0];
+        if (status?.source === 'unavailable') throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'));
+        if (manager.catalog.tools.length === 0) {
+          throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `the server has no tool ${JSON.stringify(plainText(options.tool))}`, { hint: 'toolman mcp tools (with the same server) lists its tools' });
+        }
+      },
+      { requireValid: false },
+    );
+    return callCommand({ ...call, tool: name, catalog: [catalog] }, cached);
+  });
+}

@@ -1,0 +1,20 @@
+import type { ToolManager } from '../../manager/tool-manager.js';
+import { colorEnabled, palette } from '../color.js';
+import type { CliIO } from '../io.js';
+import { plainText } from './terminal-text.js';
+import { describeAge } from '../../mcp/tool-list-cache.js';
+
+/** One line per MCP server worth a word on stderr: unavailable (with why), or tools from a stale cache (with its age). */
+export function reportMcpServers(io: CliIO, manager: ToolManager): void {
+  const statuses = manager.mcpServers();
+  if (statuses.length === 0) return;
+  const c = palette(colorEnabled(io, io.stderr));
+  for (const status of statuses) {
+    if (status.source === 'unavailable') {
+      io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(status.error ?? `MCP server "${status.name}" is unavailable`))}\n  ${c.dim('its tools are missing; the rest of the catalog works')}\n`);
+    } else if (status.stale && status.ageMs !== undefined) {
+      io.stderr.write(`${c.dim(`toolman: MCP server "${status.name}": tools from a cached list ${describeAge(status.ageMs)} old; --refresh asks the server again`)}\n`);
+    }
+  }
+}
+

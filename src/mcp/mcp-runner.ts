@@ -1,0 +1,34 @@
+import { isToolmanError } from '../shared/errors.js';
+import { ToolFailure, type ToolRunner } from '../execute/runner.js';
+import { errorText, renderCallResult } from './call-result.js';
+import type { McpServers } from './mcp-servers.js';
+
+/**
+ * Runs MCP servers' tools: `tools/call` on the server's connection (started on first use), under
+ * the tool's original MCP name. Progress notifications become the call's progress events; the
+ * call's signal (timeout, Ctrl-C, a cancelled turn) sends `notifications/cancelled`. `isError`
+ * results, JSON-RPC errors and a server that cannot be reached are tool errors for the model.
+ */
+export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
+  return {
+    kind: 'mcp',
+    async run(handler, args, context) {
+      let result;
+      try {
+        const connection = await servers.connection(handler.server, context.signal);
+        result = await connection.callTool(handler.tool, args, {
+          signal: context.signal,
+          timeoutMs: context.tool.timeoutMs,
+          onProgress: ({ progress, total, message }) =>
+            context.progress(message ?? (total !== undefined ? `${progress}/${total}` : String(progress)), { progress, ...(total !== undefined ? { total } : {}) }),
+        });
+      } catch (error) {
+        if (context.signal.aborted) throw context.signal.reason;
+        if (isToolmanError(error) || error instanceof Error) throw new ToolFailure(`${context.tool.name} failed: ${error.message}`);
+        throw error;
+      }
+      if (result.isError) throw new ToolFailure(errorText(result));
+      return renderCallResult(result);
+    },
+  };
+}

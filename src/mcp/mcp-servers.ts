@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { applyOverrides, type LoadedCatalog } from '../catalog/load-catalog.js';
+import type { McpServerConfig, Tool } from '../catalog/types.js';
+import { isToolmanError } from '../shared/errors.js';
+import type { SecretSet } from '../shared/secrets.js';
+import type { McpConnection } from './mcp-connection.js';
+import { serverLaunch, type ServerLaunch } from './server-launch.js';
+import { serverTools } from './server-tools.js';
+import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
+import type { McpToolsChange } from './tools-change.js';
+
+export type { McpToolsChange } from './tools-change.js';
+
+export interface McpServersOptions {
+  /** The catalog file folders' base: relative `cwd`s resolve from the server entry's file. */
+  cwd: string;
+  env: Record<string, string | undefined>;
+  secrets: SecretSet;
+  /** Ask every server for its tools again, ignoring (and then updating) the cache. */
+  refresh?: boolean;
+  /** Stale cache entries are shown from this age (default a day). */
+  staleAfterMs?: number;
+}
+
+/** A server's state: where its tool list came from, and whether it could be reached. */
+export interface McpServerStatus {
+  name: string;
+  source: 'cache' | 'live' | 'unavailable';
+  /** Age of the cached list when it came from the cache. */
+  ageMs?: number;
+  stale?: boolean;
+  error?: string;
+  tools: number;
+}
+
+interface ServerState {
+  config: McpServerConfig;
+  launch?: ServerLaunch;
+  /** The raw tool list the catalog's tools of this server were built from. */
+  listed?: unknown[];
+  status: McpServerStatus;
+  connection?: Promise<McpConnection>;
+  /** Serializes refreshes of this server's tools. */
+  refreshing?: Promise<void>;
+}
+
+/**
+ * The MCP servers of one catalog, for one manager: their tools joined to the catalog (from the
+ * cache, or by starting them in parallel), connections started on first use and kept, tool lists
+ * refreshed on `notifications/tools/list_changed`, and everything stopped by `close()`. Findings
+ * (a server that cannot start, a name collision, a stale cache entry, a tool that was skipped)
+ * are diagnostics at the server's entry, naming the tool.
+ */
+export class McpServers {
+  private readonly servers = new Map<string, ServerState>();
+  private readonly cache: ToolListCache | undefined;
+  private readonly listeners = new Set<(change: McpToolsChange) => void>();
+  private closed = false;
+
+  constructor(
+    private readonly loaded: LoadedCatalog,
+    private readonly options: McpServersOptions,
+  ) {
+    this.cache = ToolListCache.from(options.env);
+    for (const config of loaded.catalog.mcpServers.values()) this.servers.set(config.name, { config, status: { name: config.name, source: 'unavailable', tools: 0 } });
+  }
+
+  /** Joins every server's tools to the catalog: cached lists where there are, the rest started in parallel. */
+  async load(): Promise<void> {
+    const staleAfter = this.options.staleAfterMs ?? STALE_AFTER_MS;
+    await Promise.all(
+      [...this.servers.values()].map(async (state) => {
+        try {
+          state.launch = serverLaunch(state.config, this.baseDir(state.config), this.options.env, this.options.secrets);
+        } catch (error) {
+          this.unavailable(state, error);
+          return;
+        }
+        const cached = this.options.refresh ? undefined : this.cache?.get(state.launch);
+        if (cached) {
+          const ageMs = Date.now() - cached.listedAt;
+          state.listed = cached.tools;
+          state.status = { name: state.config.name, source: 'cache', ageMs, stale: ageMs > staleAfter, tools: 0 };
+          if (ageMs > staleAfter) {
+            this.report('TM0803', state.config, `tools from a cached list ${describeAge(ageMs)} old (the server was not started)`, 'run the command with --refresh to ask the server again');
+          }
+          return;
+        }
+        try {
+          const connection = await this.connect(state);
+          state.listed = await connection.listTools();
+          this.cache?.set(state.launch, state.listed);
+          state.status = { name: state.config.name, source: 'live', tools: 0 };
+        } catch (error) {
+          this.unavailable(state, error);
+        }
+      }),
+    );
+    // Merged in the catalog's order of servers, so names and findings do not depend on timing.
+    const tools = [...this.loaded.catalog.tools];
+    for (const state of this.servers.values()) {
+      if (!state.listed) continue;
+      const added = this.build(state, tools, true);
+      tools.push(...added);
+      state.status.tools = added.length;
+    }
+    this.loaded.catalog.tools = tools;
+  }
+
+  /** Where each server's tools came from, for `toolman list` and notes. */
+  statuses(): McpServerStatus[] {
+    return [...this.servers.values()].map((s) => ({ ...s.status }));
+  }
+
+  /** A hash of every server's tool list: part of the validation cache's key. */
+  fingerprint(): string {
+    const hash = createHash('sha256');
+    for (const [name, state] of this.servers) hash.update(name).update('\u0000').update(JSON.stringify(state.listed ?? null)).update('\u0000');
+    return hash.digest('hex');
+  }
+
+  /** The live connection to a server, started on first use (a cached list starts nothing until a call). */
+  connection(server: string, signal?: AbortSignal): Promise<McpConnection> {
+    const state = this.servers.get(server);
+    if (!state) return Promise.reject(new Error(`no MCP server "${server}" in the catalog`));
+    if (!state.launch) return Promise.reject(new Error(state.status.error ?? `MCP server "${server}" cannot be started`));
+    return this.connect(state, signal).then(async (connection) => {
+      if (connection.lost) {
+        // The server died: start it again once, for this call.
+        state.connection = undefined;
+        await connection.close();
+        return this.connect(state, signal);
+      }
+      return connection;
+    });
+  }
+
+  /** Starts every server now (a running chat), so tool-list changes arrive while it runs. */
+  watch(): void {
+    for (const state of this.servers.values()) if (state.launch) this.connect(state).catch(() => undefined);
+  }
+
+  /** Tells `listener` when a server's tools change; returns the unsubscribe. */
+  onToolsChanged(listener: (change: McpToolsChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    const connections = [...this.servers.values()].flatMap((s) => (s.connection ? [s.connection] : []));
+    for (const state of this.servers.values()) state.connection = undefined;
+    await Promise.allSettled(connections.map(async (c) => (await c).close()));
+  }
+
+  private connect(state: ServerState, signal?: AbortSignal): Promise<McpConnection> {
+    if (this.closed) return Promise.reject(new Error('the MCP servers were closed'));
+    if (!state.connection) {
+      // The SDK loads with the first server started: cached lists never load it.
+      const started = import('./mcp-connection.js').then(({ McpConnection }) => McpConnection.open(state.launch!, this.options.secrets, signal));
+      state.connection = started;
+      started.then(
+        (connection) => {
+          if (this.closed) {
+            void connection.close();
+            return;
+          }
+          connection.onToolsChanged(() => void this.refresh(state));
+          // A list taken from the cache is checked against the live one once the server runs.
+          if (state.status.source === 'cache') void this.refresh(state);
+        },
+        () => {
+          if (state.connection === started) state.connection = undefined;
+        },
+      );
+    }
+    return state.connection;
+  }
+
+  /** Lists the server's tools again and, when they differ, replaces them in the catalog and tells listeners. */
+  private refresh(state: ServerState): Promise<void> {
+    const run = async () => {
+      const connection = await state.connection;
+      if (!connection || this.closed) return;
+      let listed: unknown[];
+      try {
+        listed = await connection.listTools();
+      } catch {
+        return; // the next call reports the server's state
+      }
+      this.cache?.set(state.launch!, listed);
+      state.status = { name: state.config.name, source: 'live', tools: state.status.tools };
+      if (JSON.stringify(listed) === JSON.stringify(state.listed)) return;
+      const before = new Map(this.loaded.catalog.tools.filter((t) => t.source.kind === 'mcp' && t.source.server === state.config.name).map((t) => [t.name, t]));
+      const others = this.loaded.catalog.tools.filter((t) => !(t.source.kind === 'mcp' && t.source.server === state.config.name));
+      state.listed = listed;
+      const problems: string[] = [];
+      const next = this.build(state, others, false, problems);
+      state.status.tools = next.length;
+      // A new array: indexes and searches built over the old list are rebuilt, sessions keep theirs.
+      this.loaded.catalog.tools = [...others, ...next];
+      const after = new Map(next.map((t) => [t.name, t]));
+      const change: McpToolsChange = {
+        server: state.config.name,
+        added: [...after.keys()].filter((n) => !before.has(n)),
+        removed: [...before.keys()].filter((n) => !after.has(n)),
+        changed: [...after.keys()].filter((n) => before.has(n) && definition(before.get(n)!) !== definition(after.get(n)!)),
+        problems,
+      };
+      if (change.added.length + change.removed.length + change.changed.length + problems.length === 0) return;
+      for (const listener of this.listeners) {
+        try {
+          listener(change);
+        } catch {
+          // a driver's failure must not break the others
+        }
+      }
+    };
+    state.refreshing = (state.refreshing ?? Promise.resolve()).then(run, run);
+    return state.refreshing;
+  }
+
+  /**
+   * The server's tools as catalog tools, with overrides applied; one whose name another tool has
+   * is left out and reported with both sources (at load as TM0801, later into `problems`).
+   */
+  private build(state: ServerState, existing: readonly Tool[], report: boolean, problems: string[] = []): Tool[] {
+    const file = this.loaded.sources.get(state.config.file);
+    const { tools, notes } = serverTools(state.config, state.listed ?? [], file?.absolutePath ?? state.config.file);
+    if (report) for (const note of notes) this.report('TM0804', state.config, `tool ${JSON.stringify(note.tool)}: ${note.message}`);
+    applyOverrides(tools, this.loaded.catalog.overrides);
+    const names = new Map<string, Tool>();
+    for (const tool of existing) {
+      names.set(tool.name, tool);
+      for (const alias of tool.aliases) if (!names.has(alias)) names.set(alias, tool);
+    }
+    const kept: Tool[] = [];
+    for (const tool of tools) {
+      const other = names.get(tool.name);
+      if (other) {
+        const message = `tool "${tool.name}" (MCP name ${JSON.stringify(tool.source.kind === 'mcp' ? tool.source.tool : tool.name)}) has the same name as ${this.describeSource(other)}; left out`;
+        problems.push(message);
+        if (report) this.report('TM0801', state.config, message, 'give the server a `prefix`, `exclude` the tool, or rename the other tool', tool.name);
+        continue;
+      }
+      names.set(tool.name, tool);
+      kept.push(tool);
+    }
+    return kept;
+  }
+
+  private describeSource(tool: Tool): string {
+    const source = tool.source;
+    if (source.kind === 'mcp') return `tool "${tool.name}" of MCP server "${source.server}"`;
+    if (source.kind === 'catalog' || source.kind === 'agent') {
+      const span = this.loaded.sources.get(source.file)?.locate(source.kind === 'agent' ? source.pointer : `${source.pointer}/name`, source.kind === 'agent' ? 'key' : 'value');
+      return `${source.kind === 'agent' ? 'agent' : 'tool'} "${tool.name}" at ${source.file}:${span?.line ?? 0}:${span?.column ?? 0}`;
+    }
+    return `toolman's meta-tool "${tool.name}"`;
+  }
+
+  private unavailable(state: ServerState, error: unknown): void {
+    const message = isToolmanError(error) || error instanceof Error ? error.message : String(error);
+    state.status = { name: state.config.name, source: 'unavailable', error: message, tools: 0 };
+    this.report('TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
+  }
+
+  private report(code: 'TM0801' | 'TM0802' | 'TM0803' | 'TM0804', config: McpServerConfig, message: string, hint?: string, tool?: string): void {
+    const reporter = this.loaded.reporters.get(config.file);
+    if (!reporter) return;
+    const before = this.loaded.diagnostics.length;
+    reporter.report(code, config.pointer, message, { part: 'key', ...(hint ? { hint } : {}) });
+    if (tool !== undefined) for (const diagnostic of this.loaded.diagnostics.slice(before)) diagnostic.tool = tool;
+  }
+
+  private baseDir(config: McpServerConfig): string {
+    const absolute = this.loaded.sources.get(config.file)?.absolutePath;
+    return absolute ? dirname(absolute) : this.options.cwd;
+  }
+}
+
+function definition(tool: Tool): string {
+  return JSON.stringify([tool.title, tool.description, tool.parameters, tool.effect, tool.tags]);
+}

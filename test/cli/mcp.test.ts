@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runBin, spawnBin } from '../helpers/cli.js';
+import { FIXTURES, ROOT } from '../helpers/paths.js';
+
+const EVERYTHING = join(ROOT, 'node_modules', '.bin', 'mcp-server-everything');
+const SERVERS = join(FIXTURES, 'mcp', 'servers');
+const scripted = (mode: string) => [process.execPath, join(SERVERS, 'scripted-server.mjs'), mode];
+
+describe('toolman mcp', () => {
+  it('tools: a table with token costs per provider and lint findings', async () => {
+    const run = await runBin(['mcp', 'tools', '--', EVERYTHING]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/│ name\s+│ effect │ openai │ anthropic │ gemini │ findings/);
+    expect(run.stdout).toMatch(/│ get-sum\s+│ read\s+│ \d+/);
+    expect(run.stdout).toContain('TM0304');
+    expect(run.stdout).toMatch(/\d+ tools; definitions cost openai \d+, anthropic \d+, gemini \d+ tokens/);
+  });
+
+  it('tools --json: one document', async () => {
+    const run = await runBin(['mcp', 'tools', '--json', '--', ...scripted('plain')]);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout) as { tools: { name: string; effect: string; tokens: Record<string, number> }[] };
+    expect(doc.tools.map((t) => t.name)).toEqual(['say', 'fail', 'wait', 'add_tool']);
+    expect(doc.tools[0]).toMatchObject({ effect: 'read', tokens: { openai: expect.any(Number), anthropic: expect.any(Number), gemini: expect.any(Number) } });
+  });
+
+  it('tools: a server that exits at start is a failure with its stderr, exit 1', async () => {
+    const run = await runBin(['mcp', 'tools', '--', process.execPath, join(SERVERS, 'exits-at-start.mjs')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('exited with code 3');
+    expect(run.stderr).toContain('fatal: cannot read config file');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('tools without a server is a usage error', async () => {
+    const run = await runBin(['mcp', 'tools']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('name the server: --url URL, or -- COMMAND ARGS...');
+  });
+
+  it('tools on a hostile server: no escape reaches the output', async () => {
+    const run = await runBin(['mcp', 'tools', '--', ...scripted('hostile')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(run.stdout).toContain('evilname');
+  });
+
+  it('call: a result, an error result (exit 1), and an unknown tool (exit 2)', async () => {
+    const ok = await runBin(['mcp', 'call', 'get-sum', '--args', '{"a":4,"b":5}', '--', EVERYTHING]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('The sum of 4 and 5 is 9.');
+    const failed = await runBin(['mcp', 'call', 'fail', '--json', '--', ...scripted('plain')]);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout).responses[0]).toMatchObject({ ok: false });
+    expect(failed.stdout).toContain('the thing went wrong');
+    const unknown = await runBin(['mcp', 'call', 'nope', '--', ...scripted('plain')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('the server has no tool "nope"');
+  });
+
+  it('import --mcp: snapshots a server into a catalog that validates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-import-mcp-'));
+    const run = await runBin(['import', '--mcp', '-o', 'everything.yaml', '--', EVERYTHING], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const yaml = readFileSync(join(dir, 'everything.yaml'), 'utf8');
+    expect(yaml).toContain('- name: get-sum');
+    expect(yaml).toContain('# import: readOnlyHint: true became effect: read');
+    const validate = await runBin(['validate', 'everything.yaml'], { cwd: dir });
+    expect(validate.code, validate.stdout).toBe(0);
+  });
+});
+
+describe('a catalog with MCP servers from the CLI', () => {
+  it('list, show, search, budget, format and validate use the cached list; call starts the server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-cli-'));
+    const starts = join(dir, 'starts');
+    writeFileSync(starts, '');
+    writeFileSync(
+      join(dir, 'toolman.yaml'),
+      `toolman: 1\nname: cli\nmcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(join(SERVERS, 'scripted-server.mjs'))}, plain]\n    env: { STARTS_FILE: "\${env:STARTS_FILE}" }\n    prefix: s_\n`,
+    );
+    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), STARTS_FILE: starts };
+    const count = () => readFileSync(starts, 'utf8').trim().split('\n').filter(Boolean).length;
+    const list = await runBin(['list'], { cwd: dir, env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/s_say .* mcp:s/);
+    expect(count()).toBe(1);
+    for (const args of [['list'], ['show', 's_say'], ['search', 'say text'], ['budget'], ['format', '-P', 'anthropic'], ['validate']]) {
+      const run = await runBin(args, { cwd: dir, env });
+      expect(run.code, `${args.join(' ')}: ${run.stdout}${run.stderr}`).toBe(0);
+    }
+    expect(count()).toBe(1);
+    const call = await runBin(['call', 's_say', '--args', '{"text":"hi"}'], { cwd: dir, env });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('said: hi');
+    expect(count()).toBe(2);
+    const refreshed = await runBin(['--refresh', 'list'], { cwd: dir, env });
+    expect(refreshed.code).toBe(0);
+    expect(count()).toBe(3);
+  });
+
+  it('a server that fails is a warning; the rest of the catalog works', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-cli-'));
+    writeFileSync(
+      join(dir, 'toolman.yaml'),
+      `toolman: 1\nname: cli\ntools:\n  - name: local\n    description: A local tool that keeps working when a server fails.\n    handler: { mock: [{ result: fine }] }\nmcp_servers:\n  broken:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(join(SERVERS, 'exits-at-start.mjs'))}]\n`,
+    );
+    const call = await runBin(['call', 'local'], { cwd: dir });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('fine');
+    expect(call.stderr).toContain('exited with code 3');
+    const validate = await runBin(['validate'], { cwd: dir });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toMatch(/toolman\.yaml:8:3 warning TM0802 mcp server "broken": /);
+  });
+
+  it('Ctrl-C during a call cancels it, exits 130 and leaves no server running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-cli-'));
+    const starts = join(dir, 'starts');
+    writeFileSync(starts, '');
+    writeFileSync(
+      join(dir, 'toolman.yaml'),
+      `toolman: 1\nname: cli\nmcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(join(SERVERS, 'scripted-server.mjs'))}, plain]\n    env: { STARTS_FILE: "\${env:STARTS_FILE}" }\n`,
+    );
+    const run = spawnBin(['call', 'wait', '--yes', '-v'], { cwd: dir, env: { STARTS_FILE: starts } });
+    await run.waitFor(/progress started waiting/);
+    const pid = Number(readFileSync(starts, 'utf8').trim());
+    expect(pid).toBeGreaterThan(0);
+    run.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 3000 });
+  });
+});
