@@ -141,6 +141,16 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
 }
 
 {
+  const { mcpBench } = await import('./mcp.mjs');
+  const r = await mcpBench({ quick });
+  const validate = { label: 'validate, 3 MCP servers, tool lists cached', median_ms: r.validate.cached_ms, ratio_to_written_out: r.validate.ratio };
+  const start = { label: '3 stdio MCP servers started in parallel', median_ms: r.start.parallel_ms, ratio_to_slowest_alone: r.start.ratio };
+  results.push(validate, start);
+  console.log(`${validate.label.padEnd(52)} ${validate.median_ms.toFixed(1).padStart(8)} ms  ${r.validate.ratio.toFixed(2)}x the tools written out`);
+  console.log(`${start.label.padEnd(52)} ${start.median_ms.toFixed(1).padStart(8)} ms  ${r.start.ratio.toFixed(2)}x the slowest alone`);
+}
+
+{
   const { serveBench } = await import('./serve.mjs');
   const r = await serveBench({ quick });
   const call = { label: 'serve (stdio): tools/call round trip (median)', median_ms: r.call_round_trip_ms, p95_ms: r.call_round_trip_p95_ms, serve_overhead_ms: r.serve_overhead_ms };

@@ -36,7 +36,7 @@ export interface OpenOptions {
    */
   requireValid?: boolean | 'all';
   /**
-   * Where tools' own output goes (what a module handler prints with console.log): the CLI passes
+   * Where tools' own output goes (what a module handler prints to its console): the CLI passes
    * standard error. Secrets are redacted first. Default: dropped.
    */
   log?: (text: string) => void;

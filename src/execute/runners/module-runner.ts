@@ -43,7 +43,7 @@ class WorkerModuleRunner implements ModuleRunner {
   private nextScratchId = 0;
   private closed = false;
 
-  /** `output` gets what modules print (console.log, process.stdout): never toolman's own stdout, which may carry JSON or a protocol. */
+  /** `output` gets what modules print (to its console or standard output): never toolman's own stdout, which may carry JSON or a protocol. */
   constructor(private readonly output: (text: string) => void) {}
 
   async run(handler: ModuleHandler, args: Record<string, unknown>, context: RunContext): Promise<unknown> {

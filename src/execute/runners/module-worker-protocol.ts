@@ -25,7 +25,7 @@ export type ToWorker =
 /** worker → toolman. */
 export type FromWorker =
   | { type: 'progress'; id: number; message: string }
-  /** Text the module printed (console.log, process.stdout.write...). */
+  /** Text the module printed (to its console, standard output or standard error). */
   | { type: 'output'; text: string }
   /** The function's result, as JSON text (`undefined` sent as `null`). */
   | { type: 'done'; id: number; json: string }
