@@ -217,6 +217,32 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   program
+    .command('test')
+    .description('run suites of cases against live models or recordings: which tools they call, with what, at what cost (exit 1 when a case fails)')
+    .argument('[suites...]', 'suite files (YAML; see docs/testing.md)')
+    .addOption(new Option('-P, --provider <provider>', 'run with this provider instead of the suite\'s (provider or provider:model; repeatable)').argParser(collect))
+    .option('--base-url <url>', 'the API\'s base URL (a local OpenAI-compatible server, a proxy)')
+    .option('--record <dir>', 'save each run\'s requests and responses under this folder, for --replay')
+    .option('--replay <dir>', 'answer from recordings under this folder: no network, no key')
+    .option('--concurrency <n>', 'runs at once (fewer while the provider answers 429)', '4')
+    .option('--repeat <n>', 'runs per case and provider, over the suite\'s repeat')
+    .option('--max-cost <dollars>', 'stop before a live run estimated over this, and during one that spends it')
+    .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1)')
+    .option('--prices <file>', 'JSON prices {"MODEL": {"input": N, "output": N}}, dollars per million tokens')
+    .option('--compare <variants...>', 'run the suites on two variants A B (catalog files, profile:NAME, eager, deferred) and compare them')
+    .option('--junit <file>', 'write a JUnit XML report here')
+    .option('--json', 'print one JSON document with every run')
+    .action(async (suites: string[], opts) => {
+      const { testCommand } = await import('./commands/test.js');
+      const interrupt = interruption();
+      try {
+        setCode(await testCommand({ suites, ...opts, signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+
+  program
     .command('import')
     .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
     .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')
