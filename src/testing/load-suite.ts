@@ -36,7 +36,7 @@ export class SuiteError extends ToolmanError {
 let validator: ValidateFunction | undefined;
 function suiteValidator(): ValidateFunction {
   // Compiled on first use: only `toolman test` pays for it.
-  validator ??= createAjv({ allErrors: true, strictTypes: false, strictRequired: false }).compile(JSON.parse(readFileSync(join(packageRoot(), 'schema', 'suite.schema.json'), 'utf8')) as object);
+  validator ??= createAjv({ allErrors: true, verbose: true, strictTypes: false, strictRequired: false }).compile(JSON.parse(readFileSync(join(packageRoot(), 'schema', 'suite.schema.json'), 'utf8')) as object);
   return validator;
 }
 
@@ -89,7 +89,7 @@ export function loadSuite(path: string, options: { cwd?: string } = {}): Suite {
       suite.cases.push(readCase(c, pointer, raw, { file: path, line: span.line, column: span.column }));
     } catch (error) {
       if (!(error instanceof MatcherError)) throw error;
-      at(error.pointer, error.message);
+      at(error.pointer, error.message, error.part);
     }
   });
   if (findings.length) throw new SuiteError(findings);
@@ -192,7 +192,7 @@ function reportSchemaError(error: ErrorObject, at: (pointer: string, message: st
       at(pointer, `missing required key "${String(params.missingProperty)}"`);
       return;
     case 'oneOf':
-      if (/^\/cases\/\d+$/.test(pointer)) at(pointer, 'a case needs either `prompt` or `turns` (not both)');
+      if (/^\/cases\/\d+$/.test(pointer)) at(pointer, isRecord(error.data) && 'prompt' in error.data && 'turns' in error.data ? 'a case has `prompt` or `turns`, not both' : 'a case needs `prompt` (one message, or a list) or `turns`');
       else at(pointer, `${where} has the wrong form: ${/rounds|call_count/.test(pointer) ? 'a number or {min, max}' : field === 'catalog' ? 'a file name or a list of them' : 'text or a list of texts'}`);
       return;
     case 'enum':

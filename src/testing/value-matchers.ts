@@ -15,6 +15,8 @@ export class MatcherError extends Error {
   constructor(
     readonly pointer: string,
     message: string,
+    /** Point at the key rather than its value. */
+    readonly part: 'key' | 'value' = 'value',
   ) {
     super(message);
   }
@@ -53,7 +55,7 @@ export function parseMatcher(raw: unknown, pointer = ''): ValueMatcher {
   }
   if (keywords.length !== keys.length) {
     const other = keys.find((k) => !KEYWORDS.has(k))!;
-    throw new MatcherError(`${pointer}/${escape(other)}`, `"${other}" is not a matcher, and a mapping with matchers (${keywords.join(', ')}) holds only matchers`, );
+    throw new MatcherError(`${pointer}/${escape(other)}`, `"${other}" is not a matcher, and a mapping with matchers (${keywords.join(', ')}) holds only matchers`, 'key');
   }
   const matchers = keywords.map((k) => keyword(k, raw[k], `${pointer}/${k}`));
   return matchers.length === 1 ? matchers[0]! : { kind: 'all', matchers };
