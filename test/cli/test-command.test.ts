@@ -128,11 +128,11 @@ cases:
 
 describe('toolman test --compare', () => {
   // The "model" picks get_forecast only when its description says it covers today as well.
-  const better = join(FIXTURES, 'testing', 'travel-better.yaml');
+  let better: string;
   beforeAll(() => {
+    better = join(dir, 'travel-better.yaml');
     writeFileSync(better, readFileSync(catalog, 'utf8').replace('Weather forecast for a city for the next days', 'Weather for a city today and the next days (TODAY-TOO)'));
   });
-  afterAll(() => writeFileSync(better, ''));
 
   const script = () =>
     server.script((r) => {
