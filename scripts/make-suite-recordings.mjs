@@ -46,6 +46,40 @@ const SUITES = {
       { text: 'Blocked 8:00 to 8:30 UTC on 25 November for it.', usage: { input: 1680, output: 15 } },
     ],
   },
+  coding: {
+    'Where is loadCatalog defined': [
+      { toolCalls: [{ name: 'grep_code', arguments: { pattern: 'function loadCatalog', glob: '*.ts' } }], usage: { input: 1390, output: 30 } },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'src/catalog.ts', start_line: 1, end_line: 20 } }], usage: { input: 1455, output: 34 } },
+      { text: 'loadCatalog is defined in src/catalog.ts at line 12; the file starts with `export const answer = 42;`.', usage: { input: 1520, output: 30 } },
+    ],
+    'Delete build/tmp.log': [
+      { toolCalls: [{ name: 'delete_file', arguments: { path: 'build/tmp.log' } }], usage: { input: 1380, output: 18 } },
+      { text: 'Deleted build/tmp.log.', usage: { input: 1420, output: 8 } },
+    ],
+    'What changed in my working tree': [
+      { toolCalls: [{ name: 'tool_search', arguments: { query: 'git status changed files' } }], usage: { input: 1370, output: 20 } },
+      { toolCalls: [{ name: 'git_status', arguments: {} }], usage: { input: 1520, output: 12 } },
+      { text: 'On main, one file changed: src/catalog.ts.', usage: { input: 1580, output: 14 } },
+    ],
+  },
+  enterprise: {
+    'parental leave policy': [
+      { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1210, output: 29 } },
+      { text: 'Parental leave is 20 weeks, fully paid ([Parental leave](https://intranet.example.com/hr/parental-leave), updated 2026-09-01).', usage: { input: 1300, output: 35 } },
+    ],
+    'My laptop screen is cracked': [
+      { toolCalls: [{ name: 'create_ticket', arguments: { queue: 'it', title: 'Cracked laptop screen', details: 'Screen cracked; customer demo at 3pm today, needs a loaner or fix before then.', urgency: 'high' } }], usage: { input: 1230, output: 48 } },
+      { text: 'I opened IT-4821 with IT, marked high urgency because of your 3pm demo.', usage: { input: 1310, output: 20 } },
+    ],
+    'Good morning': [{ text: 'Good morning! How can I help?', usage: { input: 1190, output: 8 } }],
+  },
+  large: {
+    'List the open invoices': [
+      { toolCalls: [{ name: 'tool_search', arguments: { query: 'list invoices of an account' } }], usage: { input: 910, output: 21 } },
+      { toolCalls: [{ name: 'billing_list_invoices', arguments: { account_id: 'acc_42', status: 'open' } }], usage: { input: 1240, output: 27 } },
+      { text: 'Account acc_42 has one open invoice: INV-2026-0042.', usage: { input: 1330, output: 16 } },
+    ],
+  },
 };
 
 /** The text of an OpenAI Chat message's content. */
