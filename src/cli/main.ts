@@ -94,7 +94,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   evaluate
     .command('search')
     .description('search quality: recall@1/3/5/10, MRR@10, NDCG@10 on a JSONL file of {id, query, gold[, category]}')
-    .requiredOption('--cases <file>', 'JSONL file of labelled queries')
+    .requiredOption('--cases <file>', 'JSONL file of labelled queries, or a test suite (YAML: each case\'s expected tools are its gold set)')
     .option('--regex', 'evaluate regex search instead of BM25')
     .option('--misses <n>', 'how many missed queries to list (0 for none, "all")', '10')
     .option('--json', 'print one JSON document with per-case rankings')

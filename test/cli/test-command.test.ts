@@ -126,6 +126,17 @@ cases:
   });
 });
 
+describe('toolman eval search on a suite', () => {
+  it('scores retrieval with each prompt\'s expected tools as its gold set, no model', async () => {
+    const run = await runBin(['eval', 'search', '--cases', 'suites/assistant.yaml', '--json'], { env: {} });
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.catalog).toBe('assistant');
+    expect(doc.cases.map((c: { id: string }) => c.id)).toEqual(['schedules a meeting', 'reads the calendar before moving an event', 'cancelling asks for confirmation', 'finds unread mail then answers', 'a task and an event, any order #1', 'a task and an event, any order #2']);
+    expect(doc.cases[1].gold).toEqual(['list_calendar_events', 'update_calendar_event']);
+  });
+});
+
 describe('toolman test --compare', () => {
   // The "model" picks get_forecast only when its description says it covers today as well.
   let better: string;

@@ -132,6 +132,10 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
           onResult: progress.update,
         });
         progress.end();
+        // Replay differences in tool results (and the loop's warnings), once each.
+        const notices = new Map<string, string[]>();
+        for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
+        for (const [notice, runs] of notices) io.stderr.write(`warning: ${runs.slice(0, 3).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${notice}\n`);
         return { suite, results, report: summarizeRuns(suite, results, minPassRate) };
       },
       { requireValid: 'all' },
