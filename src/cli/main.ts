@@ -243,6 +243,21 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   program
+    .command('diff')
+    .description('what changed between two versions of a catalog: tools, parameters (breaking or not), tokens, selection, lint, pass rates')
+    .argument('<old>', 'the old catalog file (e.g. from git show main:catalog.yaml > old.yaml)')
+    .argument('<new>', 'the new catalog file')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--json', 'print one JSON document (same as --format json)')
+    .addOption(new Option('--suite <file>', 'also compare pass rates on this suite (repeatable; needs --replay)').argParser(collect))
+    .option('--replay <dir>', 'recordings of both versions: DIR/A (old) and DIR/B (new), as test --compare OLD NEW --record DIR makes them')
+    .option('--strict', 'exit 1 when a change is breaking')
+    .action(async (old: string, next: string, opts) => {
+      const { diffCommand } = await import('./commands/diff.js');
+      setCode(await diffCommand({ old, new: next, ...opts }, io));
+    });
+
+  program
     .command('import')
     .description('turn tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL) into a catalog')
     .argument('<file>', 'JSON or YAML file with tool definitions; - reads standard input')
