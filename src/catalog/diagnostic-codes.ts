@@ -73,6 +73,8 @@ export const DIAGNOSTIC_CODES = {
   TM0709: { severity: 'warning', name: 'exec-option-injection', summary: 'An argument begins with a template before `--`, so a value could become an option.' },
   TM0710: { severity: 'error', name: 'invalid-mock-matcher', summary: 'A mock `when` uses an unknown `$` matcher or a `$regex` that does not compile.' },
   TM0711: { severity: 'warning', name: 'path-outside-catalog', summary: 'A module file or exec working directory lies outside the catalog\'s folder.' },
+  // 10xx: tool choice (what a model is likely to get wrong)
+  TM1001: { severity: 'warning', name: 'confusable-tools', summary: 'Two tools offered together read so alike (description, name, parameters) that a model is likely to pick one for the other.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
