@@ -29,11 +29,18 @@ export function checkConfusableTools(loaded: LoadedCatalog): void {
   }
   const found = new Map<string, { pair: ConfusablePair; profiles: string[] }>();
   const done = new Map<string, ConfusablePair[]>();
+  // A pair's score does not depend on the other tools offered (beyond which ones share the index),
+  // so when every selection fits, one pass over all their tools serves them all.
+  const union = [...new Map(selections.flatMap((s) => s.tools).map((t) => [t.name, t])).values()];
+  const shared = union.length <= MAX_CONFUSION_TOOLS ? confusablePairs(union) : undefined;
   for (const { profile, tools } of selections) {
     if (tools.length < 2 || tools.length > MAX_CONFUSION_TOOLS) continue;
     const key = tools.map((t) => t.name).sort().join('\n');
     let pairs = done.get(key);
-    if (!pairs) done.set(key, (pairs = confusablePairs(tools)));
+    if (!pairs) {
+      const offered = new Set(tools.map((t) => t.name));
+      done.set(key, (pairs = shared ? shared.filter((p) => offered.has(p.a) && offered.has(p.b)) : confusablePairs(tools)));
+    }
     for (const pair of pairs) {
       const id = `${pair.a}\u0000${pair.b}`;
       const seen = found.get(id);
