@@ -70,8 +70,9 @@ export function recordingPath(dir: string, suite: Suite, testCase: SuiteCase, ta
   return join(dir, slug(suite.name), `${caseSlug(suite, testCase)}--${slug(target.label)}--${repeat}.jsonl`);
 }
 
-function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'x';
+/** A file-name-safe piece of a name from a suite (untrusted): no separators, no `..`, never hidden. */
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'x';
 }
 
 function caseSlug(suite: Suite, testCase: SuiteCase): string {

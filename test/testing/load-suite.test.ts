@@ -77,3 +77,15 @@ cases:
     expect(problems('- just a list')[0]).toMatch(/must be object/);
   });
 });
+
+describe('recording names from untrusted suites', () => {
+  it('never leave the recordings folder', async () => {
+    const { slug } = await import('../../src/testing/run-suite.js');
+    for (const name of ['..', '../../etc/passwd', '.hidden', 'a/b\\c', '..\u0000..', '']) {
+      const s = slug(name);
+      expect(s).toMatch(/^[a-z0-9][a-z0-9.-]*$/);
+      expect(s).not.toContain('..');
+    }
+    expect(slug('openai:gpt-4.1-mini')).toBe('openai-gpt-4.1-mini');
+  });
+});
