@@ -180,6 +180,21 @@ cases:
     expect(swapped.stdout).toContain('worse');
   });
 
+  it('recorded once per variant, the pass-rate delta shows in toolman diff with no server', async () => {
+    script();
+    const recordings = join(dir, 'compare-rec');
+    const suiteFile = file();
+    const recorded = await runBin(['test', suiteFile, '--compare', catalog, better, '--record', recordings], { env: env() });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const diff = await runBin(['diff', catalog, better, '--suite', suiteFile, '--replay', recordings, '--json'], { env: { OPENAI_API_KEY: '' } });
+    expect(diff.code, diff.stderr).toBe(0);
+    const doc = JSON.parse(diff.stdout);
+    expect(doc.changed.map((c: { tool: string }) => c.tool)).toEqual(['get_forecast']);
+    expect(doc.pass_rate[0]).toMatchObject({ provider: 'openai:gpt-4o-mini', cases: 3, pass_rate: { a: 0, b: 1, verdict: 'better' } });
+    const md = await runBin(['diff', catalog, better, '--suite', suiteFile, '--replay', recordings, '--format', 'markdown'], { env: {} });
+    expect(md.stdout).toMatch(/openai:gpt-4o-mini: 0% → 100% \(Δ \+100 points/);
+  });
+
   it('no difference: within noise', async () => {
     script();
     const run = await runBin(['test', file(), '--compare', catalog, catalog, '--json'], { env: env() });
