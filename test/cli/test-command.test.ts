@@ -195,6 +195,27 @@ cases:
     expect(md.stdout).toMatch(/openai:gpt-4o-mini: 0% → 100% \(Δ \+100 points/);
   });
 
+  it('eager against deferred: the same suite, every tool up front or found through tool_search', async () => {
+    server.requests.length = 0;
+    server.script((r) => {
+      const offered = (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+      const messages = r.body.messages as { role: string; content: string }[];
+      if (offered.includes('get_weather')) return messages.some((m) => m.role === 'tool' && m.content.includes('temp_c')) ? { text: 'Cloudy.' } : { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] };
+      return { toolCalls: [{ name: 'tool_search', arguments: { query: 'current weather city' } }] };
+    });
+    const eagerVsDeferred = suite('loading', `repeat: 2
+cases:
+  - { name: weather, prompt: weather in Oslo, expect: { calls: [{ tool: get_weather }], answer: { contains: cloudy } } }
+`);
+    const run = await runBin(['test', eagerVsDeferred, '--compare', 'eager', 'deferred', '--json'], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.rows[0].pass_rate).toMatchObject({ a: 1, b: 1, verdict: 'within noise' });
+    const offered = server.requests.map((r) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort().join(','));
+    expect(offered).toContain('tool_search');
+    expect(offered.some((o) => o.includes('get_forecast'))).toBe(true);
+  });
+
   it('no difference: within noise', async () => {
     script();
     const run = await runBin(['test', file(), '--compare', catalog, catalog, '--json'], { env: env() });
