@@ -48,16 +48,43 @@ export function checkConfusableTools(loaded: LoadedCatalog): void {
       else found.set(id, { pair, profiles: [profile] });
     }
   }
+  // Tools that all read alike (a family of near-copies) are one finding, not one per pair:
+  // group the pairs into connected sets and report each set once, at its first tool.
+  const order = new Map(catalog.tools.map((t, i) => [t.name, i]));
+  const parent = new Map<string, string>();
+  const root = (x: string): string => {
+    let r = x;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  for (const { pair } of found.values()) {
+    const [ra, rb] = [root(pair.a), root(pair.b)];
+    if (ra !== rb) parent.set((order.get(ra) ?? 0) < (order.get(rb) ?? 0) ? rb : ra, (order.get(ra) ?? 0) < (order.get(rb) ?? 0) ? ra : rb);
+  }
+  const groups = new Map<string, { pairs: { pair: ConfusablePair; profiles: string[] }[] }>();
+  for (const entry of found.values()) {
+    const r = root(entry.pair.a);
+    const group = groups.get(r) ?? { pairs: [] };
+    group.pairs.push(entry);
+    groups.set(r, group);
+  }
   const byName = new Map(catalog.tools.map((t) => [t.name, t]));
-  for (const { pair, profiles } of found.values()) {
-    const tool = byName.get(pair.a);
+  for (const [first, { pairs }] of groups) {
+    const tool = byName.get(first);
     if (!tool || tool.source.kind !== 'catalog') continue;
     const reporter = loaded.reporters.get(tool.source.file);
     if (!reporter) continue;
+    pairs.sort((x, y) => y.pair.score - x.pair.score);
+    const best = pairs.find((p) => p.pair.a === first || p.pair.b === first) ?? pairs[0]!;
+    const { pair } = best;
+    const closest = pair.a === first ? pair.b : pair.a;
+    const members = [...new Set(pairs.flatMap((p) => [p.pair.a, p.pair.b]))].filter((n) => n !== first).sort((x, y) => (order.get(x) ?? 0) - (order.get(y) ?? 0));
+    const profiles = [...new Set(pairs.flatMap((p) => p.profiles))];
     const where = catalog.profiles.size ? ` in profile${profiles.length === 1 ? '' : 's'} ${profiles.slice(0, 3).join(', ')}${profiles.length > 3 ? ', …' : ''}` : '';
     const evidence = [`text similarity ${pair.text_score}`, pair.parameter_overlap === null ? null : `parameter overlap ${pair.parameter_overlap}`, pair.shared_words.length ? `shared words: ${pair.shared_words.slice(0, 5).join(', ')}` : null].filter(Boolean).join('; ');
-    reporter.report('TM1001', `${tool.source.pointer}/${tool.description !== undefined ? 'description' : 'name'}`, `a model may confuse it with ${pair.b}${where} (score ${pair.score}: ${evidence})`, {
-      hint: `say in each description when to use it rather than ${pair.b} (and the other way round), merge the two, or keep them out of the same profile`,
+    const whom = members.length === 1 ? members[0]! : `${members.slice(0, 4).join(', ')}${members.length > 4 ? ` and ${members.length - 4} more` : ''} (${members.length + 1} tools that read alike)`;
+    reporter.report('TM1001', `${tool.source.pointer}/${tool.description !== undefined ? 'description' : 'name'}`, `a model may confuse it with ${whom}${where} (${members.length === 1 ? '' : `closest: ${closest}, `}score ${pair.score}: ${evidence})`, {
+      hint: `say in each description when to use it rather than the other${members.length > 1 ? 's' : ''}, merge them, or keep them out of the same profile`,
     });
   }
 }

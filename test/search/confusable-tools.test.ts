@@ -41,3 +41,19 @@ describe('[real data] confusable tools (TM1001)', () => {
     expect(confusablePairs(toolsOf('mcp/playwright-mcp.default.json'))).toEqual([]);
   });
 });
+
+describe('TM1001 in validate', () => {
+  it('a family of near-copies is one finding at its first tool; settings turn it off', async () => {
+    const { validateCatalog } = await import('../../src/validate/validate-catalog.js');
+    const tools = Array.from({ length: 6 }, (_, i) => `  - { name: export_report_${i}, description: Export the monthly sales report as a spreadsheet file for finance., parameters: { type: object, properties: { month: { type: string, description: Month. } } }, handler: { mock: [ { result: {} } ] } }`);
+    const other = '  - { name: send_invoice, description: Email an invoice to a customer with the amount due and a payment link., parameters: { type: object, properties: { customer: { type: string, description: Customer. } } }, handler: { mock: [ { result: {} } ] } }';
+    const file = join(TMP, 'family.yaml');
+    writeFileSync(file, ['toolman: 1', 'tools:', ...tools, other, ''].join('\n'));
+    const found = (await validateCatalog([file])).diagnostics.filter((d) => d.code === 'TM1001');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ tool: 'export_report_0', severity: 'warning', line: 3 });
+    expect(found[0]!.message).toContain('export_report_1, export_report_2, export_report_3, export_report_4 and 1 more (6 tools that read alike)');
+    writeFileSync(file, ['toolman: 1', 'lint: { confusable-tools: off }', 'tools:', ...tools, ''].join('\n'));
+    expect((await validateCatalog([file])).diagnostics.filter((d) => d.code === 'TM1001')).toEqual([]);
+  });
+});
