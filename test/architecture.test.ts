@@ -18,7 +18,7 @@ const ALLOWED: Record<string, string[]> = {
   tokens: ['shared', 'catalog', 'providers'],
   execute: ['shared', 'catalog'],
   session: ['shared', 'catalog', 'select', 'search', 'providers', 'execute'],
-  validate: ['shared', 'catalog', 'select', 'providers', 'generated'],
+  validate: ['shared', 'catalog', 'select', 'search', 'providers', 'generated'],
   budget: ['shared', 'catalog', 'select', 'providers', 'tokens', 'session'],
   import: ['shared', 'catalog', 'providers'],
   loop: ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session'],

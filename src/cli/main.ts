@@ -99,7 +99,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   evaluate
     .command('search')
     .description('search quality: recall@1/3/5/10, MRR@10, NDCG@10 on a JSONL file of {id, query, gold[, category]}')
-    .requiredOption('--cases <file>', 'JSONL file of labelled queries')
+    .requiredOption('--cases <file>', 'JSONL file of labelled queries, or a test suite (YAML: each case\'s expected tools are its gold set)')
     .option('--regex', 'evaluate regex search instead of BM25')
     .option('--misses <n>', 'how many missed queries to list (0 for none, "all")', '10')
     .option('--json', 'print one JSON document with per-case rankings')
@@ -240,6 +240,47 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       } finally {
         interrupt.dispose();
       }
+    });
+
+  program
+    .command('test')
+    .description('run suites of cases against live models or recordings: which tools they call, with what, at what cost (exit 1 when a case fails)')
+    .argument('[suites...]', 'suite files (YAML; see docs/testing.md)')
+    .addOption(new Option('-P, --provider <provider>', 'run with this provider instead of the suite\'s (provider or provider:model; repeatable)').argParser(collect))
+    .option('--base-url <url>', 'the API\'s base URL (a local OpenAI-compatible server, a proxy)')
+    .option('--record <dir>', 'save each run\'s requests and responses under this folder, for --replay')
+    .option('--replay <dir>', 'answer from recordings under this folder: no network, no key')
+    .option('--concurrency <n>', 'runs at once (fewer while the provider answers 429)', '4')
+    .option('--repeat <n>', 'runs per case and provider, over the suite\'s repeat')
+    .option('--max-cost <dollars>', 'stop before a live run estimated over this, and during one that spends it')
+    .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1)')
+    .option('--prices <file>', 'JSON prices {"MODEL": {"input": N, "output": N}}, dollars per million tokens')
+    .option('--compare <variants...>', 'run the suites on two variants A B (catalog files, profile:NAME, eager, deferred) and compare them')
+    .option('--junit <file>', 'write a JUnit XML report here')
+    .option('--json', 'print one JSON document with every run')
+    .action(async (suites: string[], opts) => {
+      const { testCommand } = await import('./commands/test.js');
+      const interrupt = interruption();
+      try {
+        setCode(await testCommand({ suites, ...opts, signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+
+  program
+    .command('diff')
+    .description('what changed between two versions of a catalog: tools, parameters (breaking or not), tokens, selection, lint, pass rates')
+    .argument('<old>', 'the old catalog file (e.g. from git show main:catalog.yaml > old.yaml)')
+    .argument('<new>', 'the new catalog file')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--json', 'print one JSON document (same as --format json)')
+    .addOption(new Option('--suite <file>', 'also compare pass rates on this suite (repeatable; needs --replay)').argParser(collect))
+    .option('--replay <dir>', 'recordings of both versions: DIR/A (old) and DIR/B (new), as test --compare OLD NEW --record DIR makes them')
+    .option('--strict', 'exit 1 when a change is breaking')
+    .action(async (old: string, next: string, opts) => {
+      const { diffCommand } = await import('./commands/diff.js');
+      setCode(await diffCommand({ old, new: next, ...opts }, io));
     });
 
   program

@@ -60,6 +60,8 @@ export interface SessionRequest {
   format?: FormatOptions;
   approve?: Approver;
   onEvent?: (event: CallEvent) => void;
+  /** Layers runners over the manager's for this session only (the test runner's stubs and mocks). */
+  wrapRunners?: (runners: RunnerRegistry) => RunnerRegistry;
 }
 
 /**
@@ -205,7 +207,7 @@ export class ToolManager {
   async session(request: SessionRequest = {}): Promise<ToolSession> {
     const [{ request: selection }, { ToolSession }, runners] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners()]);
     const session = new ToolSession(this.catalog, { ...selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
-      runners,
+      runners: request.wrapRunners ? request.wrapRunners(runners) : runners,
       cwd: this.cwd,
       env: this.env,
       secrets: this.secrets,

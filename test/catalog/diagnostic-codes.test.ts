@@ -65,6 +65,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0709-exec-option-injection.yaml', code: 'TM0709', severity: 'warning', line: 7, column: 43 },
   { fixture: 'TM0710-invalid-mock-matcher.yaml', code: 'TM0710', severity: 'error', line: 11, column: 30 },
   { fixture: 'TM0711-path-outside-catalog.yaml', code: 'TM0711', severity: 'warning', line: 6, column: 15 },
+  { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

@@ -15,7 +15,7 @@ describe('TM0405 per profile', () => {
     const found = diagnostics.filter((d) => d.code === 'TM0405' && /OpenAI/.test(d.message)).map((d) => [d.line, d.message]);
     expect(found).toEqual([
       [2, 'profile full sends 130 tools up front; OpenAI Chat Completions takes at most 128 per request'],
-      [135, 'profile everything sends 130 tools up front; OpenAI Chat Completions takes at most 128 per request'],
+      [139, 'profile everything sends 130 tools up front; OpenAI Chat Completions takes at most 128 per request'],
     ]);
   });
 });

@@ -53,6 +53,15 @@ const COLUMNS: [keyof SearchMetrics, string][] = [
 /** `toolman eval search --cases FILE.jsonl`: search quality on a labelled set. */
 export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
   missLimit(options.misses);
+  // A test suite (YAML) works too: each prompt's expected tools are its gold set, and its catalog is the default.
+  if (/\.ya?ml$/i.test(options.cases)) {
+    const { loadSuite } = await import('../../testing/load-suite.js');
+    const { suiteSearchCases } = await import('../../testing/suite-search-cases.js');
+    const suite = loadSuite(options.cases, { cwd: io.cwd });
+    const cases = suiteSearchCases(suite);
+    if (cases.length === 0) throw new ToolmanError(ErrorCode.USAGE, `${options.cases} has no case that expects tool calls`, { hint: 'cases with expect.calls become labelled queries' });
+    return withManager(io, options.catalog ?? suite.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));
+  }
   const cases = readCases(options.cases, io.cwd);
   return withManager(io, options.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));
 }

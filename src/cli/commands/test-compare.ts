@@ -1,0 +1,59 @@
+import type { Comparison, MetricDelta } from '../../testing/compare-runs.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { createTable } from '../output/table.js';
+import { plainText } from '../output/terminal-text.js';
+import { runSuites, type TestOptions } from './test.js';
+
+/**
+ * `toolman test --compare A B SUITE...`: the same suites on two variants (catalog files,
+ * profiles, eager or deferred loading), with the difference per case and overall, its 95%
+ * interval and a verdict. Exit 1 when B's overall pass rate is worse for some provider.
+ */
+export async function compareCommand(options: TestOptions, io: CliIO): Promise<ExitCode> {
+  const given = options.compare ?? [];
+  if (given.length < 2) throw new ToolmanError(ErrorCode.USAGE, '--compare takes two variants: A B', { hint: 'e.g. --compare old.yaml new.yaml, --compare eager deferred, --compare profile:a profile:b' });
+  // `--compare A B suite.yaml`: what follows the two variants are suites.
+  const suites = [...options.suites, ...given.slice(2)];
+  if (suites.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name at least one suite file to compare on');
+  const { parseVariant, compareRuns } = await import('../../testing/compare-runs.js');
+  const a = parseVariant(given[0]!, 'A');
+  const b = parseVariant(given[1]!, 'B');
+  const base = { ...options, suites, compare: [] };
+  const outA = await runSuites(base, io, a);
+  const outB = await runSuites(base, io, b);
+  const comparison = compareRuns(a, b, outA.map((o) => ({ suite: o.suite.name, results: o.results })), outB.map((o) => ({ suite: o.suite.name, results: o.results })));
+  if (options.json) io.stdout.write(JSON.stringify(comparison, null, 2) + '\n');
+  else await printComparison(comparison, io);
+  if (options.signal?.aborted) return EXIT.INTERRUPTED;
+  return comparison.overall.some((o) => o.pass_rate.verdict === 'worse') ? EXIT.FAILURE : EXIT.OK;
+}
+
+const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
+const signedPct = (x: number | null) => (x === null ? '-' : `${x > 0 ? '+' : ''}${(x * 100).toFixed(0)}`);
+const num = (x: number | null) => (x === null ? '-' : Math.round(x).toString());
+const signed = (x: number | null) => (x === null ? '-' : `${x > 0 ? '+' : ''}${Math.round(x)}`);
+
+async function printComparison(comparison: Comparison, io: CliIO): Promise<void> {
+  const c = palette(colorEnabled(io, io.stdout));
+  const mark = (d: MetricDelta) => (d.verdict === 'better' ? c.green('better') : d.verdict === 'worse' ? c.red('worse') : d.verdict ? c.dim('within noise') : '-');
+  const ci = (d: MetricDelta, scale: (x: number) => string) => (d.interval ? `[${scale(d.interval.low)}, ${scale(d.interval.high)}]` : '-');
+  const p = (x: number) => signedPct(x);
+  const t = (x: number) => signed(x);
+  io.stdout.write(`A = ${plainText(comparison.a.spec)}\nB = ${plainText(comparison.b.spec)}\n`);
+  const table = await createTable(['case', 'provider', 'pass A', 'pass B', 'Δ pts', '95% CI', 'verdict', 'tokens A', 'tokens B', 'Δ', 'verdict'], io);
+  for (const row of comparison.rows) {
+    table.push([plainText(row.case), row.provider, pct(row.pass_rate.a), pct(row.pass_rate.b), signedPct(row.pass_rate.delta), ci(row.pass_rate, p), mark(row.pass_rate), num(row.tokens.a), num(row.tokens.b), signed(row.tokens.delta), mark(row.tokens)]);
+  }
+  io.stdout.write(table.toString() + '\n');
+  const overall = await createTable(['provider', 'metric', 'A', 'B', 'Δ', '95% CI (paired t over cases)', 'verdict'], io);
+  for (const o of comparison.overall) {
+    overall.push([o.provider, 'pass rate', pct(o.pass_rate.a), pct(o.pass_rate.b), signedPct(o.pass_rate.delta), ci(o.pass_rate, p), mark(o.pass_rate)]);
+    overall.push(['', 'precision', pct(o.precision.a), pct(o.precision.b), signedPct(o.precision.delta), ci(o.precision, p), mark(o.precision)]);
+    overall.push(['', 'recall', pct(o.recall.a), pct(o.recall.b), signedPct(o.recall.delta), ci(o.recall, p), mark(o.recall)]);
+    overall.push(['', 'tokens/run', num(o.tokens.a), num(o.tokens.b), signed(o.tokens.delta), ci(o.tokens, t), mark(o.tokens)]);
+  }
+  io.stdout.write('\n' + overall.toString() + '\n');
+  io.stdout.write(c.dim('per case: pass rate by Newcombe\'s hybrid score interval, tokens by Welch\'s t; a verdict needs the 95% interval to exclude 0\n'));
+}

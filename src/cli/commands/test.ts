@@ -1,0 +1,203 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ClientConnection } from '../../providers/model-client.js';
+import { PROVIDER_ENV } from '../../providers/credentials.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/is-record.js';
+import { parseJsonText } from '../../shared/json-text.js';
+import { readRegularFile } from '../../shared/read-file.js';
+import type { RunResult } from '../../testing/run-suite.js';
+import type { SuiteReport } from '../../testing/suite-report.js';
+import type { Prices, ProviderTarget, Suite } from '../../testing/suite-types.js';
+import type { Variant } from '../../testing/compare-runs.js';
+import { formatOptions } from '../format-options.js';
+import { colorEnabled, palette } from '../color.js';
+import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { withManager } from '../open-manager.js';
+
+export interface TestOptions {
+  suites: string[];
+  provider?: string[];
+  baseUrl?: string;
+  record?: string;
+  replay?: string;
+  json?: boolean;
+  junit?: string;
+  maxCost?: string;
+  minPassRate?: string;
+  concurrency?: string;
+  repeat?: string;
+  prices?: string;
+  compare?: string[];
+  signal?: AbortSignal;
+}
+
+export interface SuiteOutcome {
+  suite: Suite;
+  results: RunResult[];
+  report: SuiteReport;
+}
+
+function number(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) throw new ToolmanError(ErrorCode.USAGE, `${flag} takes a number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+/**
+ * `toolman test SUITE...`: runs each suite's cases with each provider through the live loop (or
+ * a recording), checks the expectations, prints the report; exit 1 when a case is under its
+ * min_pass_rate or the whole run under --min-pass-rate.
+ */
+export async function testCommand(options: TestOptions, io: CliIO): Promise<ExitCode> {
+  if (options.compare?.length) {
+    const { compareCommand } = await import('./test-compare.js');
+    return compareCommand(options, io);
+  }
+  if (options.suites.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name at least one suite file', { hint: 'e.g. toolman test suites/assistant.yaml --replay suites/recordings' });
+  if (options.record && options.replay) throw new ToolmanError(ErrorCode.USAGE, '--record and --replay do not go together');
+  const minPassRate = number(options.minPassRate, '--min-pass-rate', 0, 1) ?? 0;
+  const outcomes = await runSuites(options, io);
+  const c = palette(colorEnabled(io, io.stdout));
+  if (options.junit) {
+    const { junitXml } = await import('../../testing/junit-report.js');
+    writeFileSync(resolve(io.cwd, options.junit), junitXml(outcomes.map((o) => ({ name: o.suite.name, results: o.results }))));
+  }
+  const allRuns = outcomes.flatMap((o) => o.results);
+  const overall = allRuns.length ? allRuns.filter((r) => r.passed).length / allRuns.length : 0;
+  const ok = outcomes.every((o) => o.report.failed_cases === 0) && overall >= minPassRate - 1e-9;
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ ok, pass_rate: overall, min_pass_rate: minPassRate, suites: outcomes.map((o) => ({ ...o.report, runs: o.results })) }, null, 2) + '\n');
+  } else {
+    const { printTestReport } = await import('../output/test-report.js');
+    for (const outcome of outcomes) await printTestReport(outcome.report, io);
+    const failed = outcomes.reduce((n, o) => n + o.report.failed_cases, 0);
+    io.stdout.write(`\n${ok ? c.green('passed') : c.red('failed')}: ${allRuns.filter((r) => r.passed).length}/${allRuns.length} runs passed (${(overall * 100).toFixed(1)}%)${failed ? `; ${failed} case${failed === 1 ? '' : 's'} under min_pass_rate` : ''}${overall < minPassRate - 1e-9 ? `; under --min-pass-rate ${minPassRate}` : ''}\n`);
+  }
+  if (options.signal?.aborted) return EXIT.INTERRUPTED;
+  return ok ? EXIT.OK : EXIT.FAILURE;
+}
+
+/** Loads and runs every suite (each over its own catalog), with the estimate first for live runs. */
+export async function runSuites(options: TestOptions, io: CliIO, variant?: Variant): Promise<SuiteOutcome[]> {
+  const { loadSuite, parseProvider } = await import('../../testing/load-suite.js');
+  const { runSuite } = await import('../../testing/run-suite.js');
+  const { summarizeRuns } = await import('../../testing/suite-report.js');
+  const { DEFAULT_PRICES, PRICES_DATE } = await import('../../testing/prices.js');
+  const minPassRate = number(options.minPassRate, '--min-pass-rate', 0, 1) ?? 0;
+  const concurrency = number(options.concurrency, '--concurrency', 1, 64) ?? 4;
+  const repeat = number(options.repeat, '--repeat', 1, 100);
+  const maxCost = number(options.maxCost, '--max-cost', 0, 1e9);
+  const extraPrices = options.prices ? readPrices(options.prices, io.cwd) : {};
+  const outcomes: SuiteOutcome[] = [];
+  for (const file of options.suites) {
+    const suite = loadSuite(file, { cwd: io.cwd });
+    if (repeat !== undefined) for (const c of suite.cases) c.repeat = repeat;
+    if (variant?.profile) suite.profile = variant.profile;
+    const targets: ProviderTarget[] = options.provider?.length ? options.provider.map(parseProvider) : suite.providers;
+    const prices: Prices = { ...DEFAULT_PRICES, ...suite.prices, ...extraPrices };
+    const catalogs = variant?.catalog ? variant.catalog.map((f) => resolve(io.cwd, f)) : suite.catalog;
+    const outcome = await withManager(
+      io,
+      catalogs,
+      async (manager) => {
+        if (variant?.loading) (await import('../../testing/compare-runs.js')).applyLoading(manager.catalog, variant.loading);
+        const format = formatOptions(manager.catalog.format, {});
+        const live = !options.replay;
+        const connection = live ? connections(targets, options, io) : undefined;
+        if (live) {
+          const { estimateCost } = await import('../../testing/estimate-cost.js');
+          const estimate = await estimateCost(manager, suite, targets, format, prices);
+          io.stderr.write(
+            `estimated cost of ${suite.name}${variant?.label ? ` [${variant.label}]` : ''}: ${estimate.usd === null ? `unknown (no price for ${estimate.unpriced.join(', ')}; give one with --prices FILE)` : `$${estimate.usd.toFixed(4)}`} for ${estimate.runs} runs, ~${estimate.input_tokens} input and ~${estimate.output_tokens} output tokens (list prices of ${PRICES_DATE}; ${estimate.method})\n`,
+          );
+          if (maxCost !== undefined && estimate.usd !== null && estimate.usd > maxCost) {
+            throw new ToolmanError(ErrorCode.BUDGET, `the estimated cost $${estimate.usd.toFixed(4)} is over --max-cost ${maxCost}; nothing was run`, { hint: 'raise --max-cost, lower --repeat, or run fewer providers' });
+          }
+        }
+        const progress = progressBar(io, `${suite.name}${variant?.label ? ` [${variant.label}]` : ''}`);
+        const results = await runSuite({
+          manager,
+          suite,
+          targets,
+          format,
+          ...(connection ? { connection } : {}),
+          ...(options.record ? { record: resolve(io.cwd, options.record, variant?.label ?? '') } : {}),
+          ...(options.replay ? { replay: resolve(io.cwd, options.replay, variant?.label ?? '') } : {}),
+          concurrency,
+          prices,
+          ...(maxCost !== undefined ? { maxCost } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+          onResult: progress.update,
+        });
+        progress.end();
+        // Replay differences in tool results (and the loop's warnings), once each.
+        const notices = new Map<string, string[]>();
+        for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
+        for (const [notice, runs] of notices) io.stderr.write(`warning: ${runs.slice(0, 3).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${notice}\n`);
+        return { suite, results, report: summarizeRuns(suite, results, minPassRate) };
+      },
+      { requireValid: 'all' },
+    );
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** Live connections: each provider's key (or a local server's URL); a missing one stops the run before it starts. */
+function connections(targets: readonly ProviderTarget[], options: TestOptions, io: CliIO): (target: ProviderTarget) => ClientConnection {
+  const byProvider = new Map<string, ClientConnection>();
+  for (const target of targets) {
+    const spec = PROVIDER_ENV[target.provider];
+    const baseUrl = options.baseUrl ?? io.env[spec.baseUrl] ?? undefined;
+    const apiKey = spec.key.map((name) => io.env[name]).find((value) => value !== undefined && value !== '');
+    if (!apiKey && !baseUrl) {
+      throw new ToolmanError(ErrorCode.USAGE, `a live run with ${spec.label} needs ${spec.key[0]}`, { hint: `set ${spec.key[0]}, or run offline from recordings: toolman test SUITE --replay DIR` });
+    }
+    byProvider.set(target.provider, { apiKey: apiKey ?? 'local', ...(baseUrl ? { baseUrl } : {}) });
+  }
+  return (target) => byProvider.get(target.provider)!;
+}
+
+/** `--prices FILE`: {"model": {"input": dollars per million, "output": ...}}. */
+function readPrices(file: string, cwd: string): Prices {
+  const value = parseJsonText(readRegularFile(file, { cwd, label: '--prices', maxBytes: 1 << 20 }), file);
+  if (!isRecord(value)) throw new ToolmanError(ErrorCode.USAGE, `${file}: give prices as {"MODEL": {"input": N, "output": N}} in dollars per million tokens`);
+  const prices: Prices = {};
+  for (const [model, row] of Object.entries(value)) {
+    if (!isRecord(row) || typeof row.input !== 'number' || typeof row.output !== 'number' || row.input < 0 || row.output < 0) {
+      throw new ToolmanError(ErrorCode.USAGE, `${file}: the price of ${JSON.stringify(model)} needs "input" and "output", dollars per million tokens`);
+    }
+    Object.defineProperty(prices, model, { value: { input: row.input, output: row.output }, enumerable: true });
+  }
+  return prices;
+}
+
+/** Progress on stderr: a bar redrawn in place on a terminal, a line per tenth elsewhere (CI logs). */
+function progressBar(io: CliIO, label: string): { update: (result: RunResult, done: number, total: number) => void; end: () => void } {
+  const tty = io.stderr.isTTY === true;
+  let failed = 0;
+  let lastTenth = -1;
+  let drawn = false;
+  return {
+    update(result, done, total) {
+      if (!result.passed) failed++;
+      if (tty) {
+        const width = 24;
+        const filled = Math.round((done / total) * width);
+        io.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} runs${failed ? `, ${failed} failed` : ''}`);
+        drawn = true;
+        return;
+      }
+      const tenth = Math.floor((done / total) * 10);
+      if (tenth !== lastTenth && (tenth > lastTenth || done === total)) {
+        lastTenth = tenth;
+        io.stderr.write(`${label}: ${done}/${total} runs${failed ? `, ${failed} failed` : ''}\n`);
+      }
+    },
+    end() {
+      if (tty && drawn) io.stderr.write('\n');
+    },
+  };
+}

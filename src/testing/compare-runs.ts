@@ -1,0 +1,159 @@
+import type { Catalog } from '../catalog/types.js';
+import type { RunResult } from './run-suite.js';
+import { mean, newcombeDifference, pairedT, verdict, welch, type Interval, type Verdict } from './statistics.js';
+
+/** One side of a comparison: what differs from the suite as written. */
+export interface Variant {
+  label: string;
+  spec: string;
+  catalog?: string[];
+  profile?: string;
+  loading?: 'eager' | 'deferred';
+}
+
+/** `new.yaml`, `profile:coding`, `eager`, `deferred`, or several joined with commas. */
+export function parseVariant(spec: string, label: string): Variant {
+  const variant: Variant = { label, spec };
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    if (part === 'eager' || part === 'deferred') variant.loading = part;
+    else if (part.startsWith('profile:')) variant.profile = part.slice('profile:'.length);
+    else variant.catalog = [...(variant.catalog ?? []), part];
+  }
+  return variant;
+}
+
+/**
+ * Eager: every tool sent up front (no defer_loading, no profile `defer`, no automatic deferral).
+ * Deferred: every tool found through tool search (tools marked always_load stay up front).
+ * Changes the manager's own copy of the catalog, opened for this variant alone.
+ */
+export function applyLoading(catalog: Catalog, loading: 'eager' | 'deferred'): void {
+  for (const tool of catalog.tools) tool.deferLoading = loading === 'deferred';
+  if (loading === 'eager') {
+    for (const profile of catalog.profiles.values()) {
+      profile.defer = [];
+      profile.deferAuto = false;
+    }
+  }
+}
+
+export interface MetricDelta {
+  a: number | null;
+  b: number | null;
+  /** b − a. */
+  delta: number | null;
+  interval: Interval | null;
+  verdict: Verdict | null;
+}
+
+export interface CompareRow {
+  suite: string;
+  case: string;
+  provider: string;
+  pass_rate: MetricDelta;
+  tokens: MetricDelta;
+  recall: MetricDelta;
+}
+
+export interface CompareOverall {
+  provider: string;
+  cases: number;
+  pass_rate: MetricDelta;
+  precision: MetricDelta;
+  recall: MetricDelta;
+  tokens: MetricDelta;
+}
+
+export interface Comparison {
+  a: Variant;
+  b: Variant;
+  rows: CompareRow[];
+  overall: CompareOverall[];
+}
+
+const tokensOf = (r: RunResult) => (r.usage.reported ? r.usage.input : r.usage.estimated_input) + r.usage.output;
+
+/** Per run: of the tools it called, the share the case expected; null without gold or calls. */
+function precisionOf(r: RunResult): number | null {
+  if (r.expected_tools === null || r.error !== null) return null;
+  const made = new Set(r.calls.filter((c) => !c.meta).map((c) => c.name));
+  if (made.size === 0) return r.expected_tools.length === 0 ? 1 : null;
+  return [...made].filter((m) => r.expected_tools!.includes(m)).length / made.size;
+}
+
+function recallOf(r: RunResult): number | null {
+  if (r.expected_tools === null || r.error !== null) return null;
+  if (r.expected_tools.length === 0) return null;
+  const made = new Set(r.calls.filter((c) => !c.meta).map((c) => c.name));
+  return r.expected_tools.filter((t) => made.has(t)).length / r.expected_tools.length;
+}
+
+const present = (values: (number | null)[]) => values.filter((v): v is number => v !== null);
+
+function delta(a: number[], b: number[], interval: Interval | null, higherIsBetter: boolean): MetricDelta {
+  const ma = a.length ? mean(a) : null;
+  const mb = b.length ? mean(b) : null;
+  return { a: ma, b: mb, delta: ma !== null && mb !== null ? mb - ma : null, interval, verdict: interval ? verdict(interval, higherIsBetter) : null };
+}
+
+/**
+ * Compares runs of the same suites on two variants. Per case: the pass-rate difference with
+ * Newcombe's hybrid score interval (repeats of A and B are independent samples), tokens and
+ * recall with Welch's t interval. Overall, per provider: each case is a pair (its mean on A and
+ * on B), and the mean of the differences gets a paired t interval, so case difficulty cancels
+ * out. A verdict is better or worse only when the 95% interval excludes 0.
+ */
+export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: string; results: readonly RunResult[] }[], runsB: readonly { suite: string; results: readonly RunResult[] }[]): Comparison {
+  const rows: CompareRow[] = [];
+  const group = (sets: typeof runsA) => {
+    const map = new Map<string, RunResult[]>();
+    for (const set of sets) for (const r of set.results) map.set(`${set.suite}\u0000${r.case}\u0000${r.provider}`, [...(map.get(`${set.suite}\u0000${r.case}\u0000${r.provider}`) ?? []), r]);
+    return map;
+  };
+  const ga = group(runsA);
+  const gb = group(runsB);
+  for (const [key, ra] of ga) {
+    const rb = gb.get(key);
+    if (!rb) continue;
+    const [suite, name, provider] = key.split('\u0000') as [string, string, string];
+    const pa: number[] = ra.map((r) => (r.passed ? 1 : 0));
+    const pb: number[] = rb.map((r) => (r.passed ? 1 : 0));
+    const ta = ra.map(tokensOf);
+    const tb = rb.map(tokensOf);
+    const reA = present(ra.map(recallOf));
+    const reB = present(rb.map(recallOf));
+    rows.push({
+      suite,
+      case: name,
+      provider,
+      pass_rate: delta(pa, pb, newcombeDifference(pa.reduce((s, v) => s + v, 0), pa.length, pb.reduce((s, v) => s + v, 0), pb.length), true),
+      tokens: delta(ta, tb, welch(ta, tb), false),
+      recall: reA.length && reB.length ? delta(reA, reB, welch(reA, reB), true) : delta(reA, reB, null, true),
+    });
+  }
+  const overall: CompareOverall[] = [];
+  for (const provider of [...new Set(rows.map((r) => r.provider))]) {
+    const mine = rows.filter((r) => r.provider === provider);
+    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean): MetricDelta => {
+      const pairs: [number, number][] = [];
+      for (const row of mine) {
+        const key = `${row.suite}\u0000${row.case}\u0000${provider}`;
+        const va = present(ga.get(key)!.map(pick));
+        const vb = present(gb.get(key)!.map(pick));
+        if (va.length && vb.length) pairs.push([mean(va), mean(vb)]);
+      }
+      if (!pairs.length) return { a: null, b: null, delta: null, interval: null, verdict: null };
+      const t = pairedT(pairs.map(([x, y]) => y - x));
+      return { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean, interval: { low: t.low, high: t.high, method: t.method }, verdict: verdict(t, higherIsBetter) };
+    };
+    overall.push({
+      provider,
+      cases: mine.length,
+      pass_rate: paired((r) => (r.passed ? 1 : 0), true),
+      precision: paired(precisionOf, true),
+      recall: paired(recallOf, true),
+      tokens: paired(tokensOf, false),
+    });
+  }
+  return { a, b, rows, overall };
+}

@@ -1,0 +1,73 @@
+import type { ToolManager } from '../manager/tool-manager.js';
+import { createModelClient } from '../providers/model-clients.js';
+import type { ModelRequest } from '../providers/model-client.js';
+import type { FormatOptions } from '../providers/types.js';
+import { costOf } from './prices.js';
+import type { Prices, ProviderTarget, Suite, SuiteCase } from './suite-types.js';
+
+/** Output tokens assumed per round: a tool call or a short answer. */
+export const ASSUMED_OUTPUT_PER_ROUND = 150;
+
+export interface CostEstimate {
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Dollars; null when some model has no price (then `unpriced` names them). */
+  usd: number | null;
+  unpriced: string[];
+  method: string;
+}
+
+/** Rounds a case is expected to take: its bound if it gives one, else one per expected call plus the answer. */
+function assumedRounds(testCase: SuiteCase, maxRounds: number): number {
+  const expectations = [testCase.expect, ...testCase.turns.map((t) => t.expect)];
+  const bound = expectations.map((e) => e?.rounds?.max).find((n) => n !== undefined);
+  const calls = expectations.reduce((n, e) => n + (e?.calls?.length ?? 0), 0);
+  return Math.min(maxRounds, bound ?? Math.max(testCase.turns.length, calls + testCase.turns.length));
+}
+
+/**
+ * What a live run should cost, before it starts: toolman's own count of each case's first request
+ * (tools, system prompt, the user's message: the part that repeats every round), times the rounds
+ * the case is expected to take, plus ASSUMED_OUTPUT_PER_ROUND output tokens a round, times the
+ * repeats, at list prices. Later rounds also carry the results so far, so it errs low.
+ */
+export async function estimateCost(manager: ToolManager, suite: Suite, targets: readonly ProviderTarget[], format: FormatOptions, prices: Prices): Promise<CostEstimate> {
+  const { countRequest } = await import('../tokens/count-request.js');
+  let input = 0;
+  let output = 0;
+  let usd = 0;
+  let runs = 0;
+  const unpriced = new Set<string>();
+  for (const target of targets) {
+    const client = await createModelClient(target.provider, target.model, { apiKey: 'estimate' });
+    const sessions = new Map<string, Awaited<ReturnType<ToolManager['session']>>>();
+    for (const testCase of suite.cases) {
+      const profile = testCase.profile ?? suite.profile ?? '';
+      let session = sessions.get(profile);
+      if (!session) sessions.set(profile, (session = await manager.session({ ...(profile ? { profile } : {}), provider: target.provider, model: target.model, format })));
+      const fragment = session.format(target.provider, 1, format);
+      const system = [testCase.system ?? suite.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n');
+      const request: ModelRequest = { model: target.model, system, messages: [{ role: 'user', text: testCase.turns[0]!.prompt }], tools: fragment, stream: false, maxTokens: 4096 };
+      const counted = (await countRequest(target.provider, client.body(request), target.model)).tokens;
+      const rounds = assumedRounds(testCase, suite.maxRounds ?? manager.catalog.limits.max_rounds);
+      const caseInput = counted * rounds * testCase.repeat;
+      const caseOutput = ASSUMED_OUTPUT_PER_ROUND * rounds * testCase.repeat;
+      input += caseInput;
+      output += caseOutput;
+      runs += testCase.repeat;
+      const cost = costOf(target.model, prices, caseInput, caseOutput);
+      if (cost === null) unpriced.add(target.model);
+      else usd += cost;
+    }
+    for (const session of sessions.values()) session.close();
+  }
+  return {
+    runs,
+    input_tokens: input,
+    output_tokens: output,
+    usd: unpriced.size ? null : usd,
+    unpriced: [...unpriced],
+    method: `toolman's count of each case's first request x expected rounds + ${ASSUMED_OUTPUT_PER_ROUND} output tokens a round, x repeats`,
+  };
+}

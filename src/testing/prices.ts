@@ -1,0 +1,41 @@
+import type { Prices } from './suite-types.js';
+
+/**
+ * List prices in US dollars per million tokens (input, output), standard tier, no batch or cache
+ * discounts, as the vendors' pricing pages gave them on PRICES_DATE. Prices change: a suite's
+ * `prices:` or `toolman test --prices FILE` overrides any row, and reports print the date.
+ */
+export const PRICES_DATE = '2025-10-15';
+
+export const DEFAULT_PRICES: Prices = {
+  'gpt-4o': { input: 2.5, output: 10 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6 },
+  'gpt-4.1': { input: 2, output: 8 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
+  'gpt-5': { input: 1.25, output: 10 },
+  'gpt-5-mini': { input: 0.25, output: 2 },
+  'gpt-5-nano': { input: 0.05, output: 0.4 },
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-sonnet-4': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'claude-3-5-haiku': { input: 0.8, output: 4 },
+};
+
+/**
+ * The price row for a model: an exact name, else the longest known name it starts with
+ * (`claude-haiku-4-5-20251001` is priced as `claude-haiku-4-5`); undefined when unknown.
+ */
+export function priceOf(model: string, prices: Prices): { input: number; output: number } | undefined {
+  if (Object.hasOwn(prices, model)) return prices[model];
+  let best: string | undefined;
+  for (const name of Object.keys(prices)) if (model.startsWith(name) && (!best || name.length > best.length)) best = name;
+  return best ? prices[best] : undefined;
+}
+
+/** Dollars for these token counts, or null when the model has no price. */
+export function costOf(model: string, prices: Prices, input: number, output: number): number | null {
+  const row = priceOf(model, prices);
+  return row ? (input * row.input + output * row.output) / 1_000_000 : null;
+}

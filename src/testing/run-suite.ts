@@ -1,0 +1,264 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { ChatLoop } from '../loop/chat-loop.js';
+import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import { readRecording, recordingFetch, recordPrompt, replayFetch } from '../loop/recording.js';
+import type { ToolManager } from '../manager/tool-manager.js';
+import type { ClientConnection } from '../providers/model-client.js';
+import { createModelClient } from '../providers/model-clients.js';
+import type { FormatOptions } from '../providers/types.js';
+import type { ToolSession } from '../session/tool-session.js';
+import { isRecord } from '../shared/is-record.js';
+import { readRegularFile } from '../shared/read-file.js';
+import { AdaptiveLimiter } from './adaptive-limiter.js';
+import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
+import { costOf } from './prices.js';
+import { stubRunners } from './stub-runners.js';
+import type { Prices, ProviderTarget, Suite, SuiteCase } from './suite-types.js';
+
+/** One run of one case with one provider: what happened and whether it passed. */
+export interface RunResult {
+  case: string;
+  provider: string;
+  model: string;
+  repeat: number;
+  passed: boolean;
+  failures: Failure[];
+  /** The run could not finish (the API failed, no recording, a replay mismatch). */
+  error: string | null;
+  calls: ObservedCall[];
+  answer: string;
+  rounds: number;
+  stop: string;
+  usage: { input: number; output: number; cached: number; estimated_input: number; reported: boolean };
+  latency_ms: number;
+  cost_usd: number | null;
+  /** Tools the case expects (from expect.calls, or none for no_tool); null when it names none. */
+  expected_tools: string[] | null;
+  /** Replay differences and warnings. */
+  notices: string[];
+  recording: string | null;
+}
+
+export interface SuiteRunOptions {
+  manager: ToolManager;
+  suite: Suite;
+  targets: readonly ProviderTarget[];
+  format: FormatOptions;
+  /** How a live run reaches the API (key, base URL); not called when replaying. */
+  connection?: (target: ProviderTarget) => ClientConnection;
+  /** Folder to record each run into, or to replay each run from. */
+  record?: string;
+  replay?: string;
+  concurrency: number;
+  prices: Prices;
+  /** Stop starting runs once this many dollars are spent (API-reported usage). */
+  maxCost?: number;
+  signal?: AbortSignal;
+  onResult?: (result: RunResult, done: number, total: number) => void;
+}
+
+/** Meta-tools: how tools are found and collected, not tool choices. invoke_tool is unwrapped instead. */
+const META = new Set(['tool_search', 'discover_tools', 'get_tool_schema', 'job_status', 'job_result']);
+const MALFORMED_KINDS = new Set(['unknown_tool', 'invalid_arguments', 'not_available']);
+/** Attempts of a run the provider rate-limited to the end (its client already retried each request). */
+const RATE_LIMIT_ATTEMPTS = 3;
+
+/** Where a run's recording lives: DIR/SUITE/CASE--PROVIDER-MODEL--N.jsonl (readable names, with a hash when names would clash). */
+export function recordingPath(dir: string, suite: Suite, testCase: SuiteCase, target: ProviderTarget, repeat: number): string {
+  return join(dir, slug(suite.name), `${caseSlug(suite, testCase)}--${slug(target.label)}--${repeat}.jsonl`);
+}
+
+/** A file-name-safe piece of a name from a suite (untrusted): no separators, no `..`, never hidden. */
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'x';
+}
+
+function caseSlug(suite: Suite, testCase: SuiteCase): string {
+  const base = slug(testCase.name);
+  const clash = suite.cases.some((c) => c !== testCase && slug(c.name) === base);
+  return clash ? `${base}-${createHash('sha256').update(testCase.name).digest('hex').slice(0, 8)}` : base;
+}
+
+/**
+ * Runs every case of a suite with every target, `repeat` times each, at most `concurrency` at a
+ * time (fewer while the provider answers 429), each run a fresh session and ChatLoop through the
+ * facade, exactly as `toolman chat` would run it. Never throws for a run: a run that cannot
+ * finish is a failed result with its error.
+ */
+export async function runSuite(options: SuiteRunOptions): Promise<RunResult[]> {
+  const { suite, targets } = options;
+  const jobs = suite.cases.flatMap((c) => targets.flatMap((t) => Array.from({ length: c.repeat }, (_, r) => ({ testCase: c, target: t, repeat: r + 1 }))));
+  const limiter = new AdaptiveLimiter(options.concurrency);
+  let spent = 0;
+  let done = 0;
+  const results = await Promise.all(
+    jobs.map((job) =>
+      limiter.run(async () => {
+        let result: RunResult;
+        if (options.signal?.aborted) result = skipped(job, 'cancelled');
+        else if (options.maxCost !== undefined && spent >= options.maxCost) result = skipped(job, `not run: $${spent.toFixed(4)} spent, at --max-cost ${options.maxCost}`);
+        else {
+          for (let attempt = 1; ; attempt++) {
+            const rateLimited = { value: false };
+            result = await runCase(options, job.testCase, job.target, job.repeat, limiter, rateLimited);
+            if (!rateLimited.value || attempt >= RATE_LIMIT_ATTEMPTS || options.replay) break;
+          }
+          if (result.error === null) limiter.succeeded();
+        }
+        spent += result.cost_usd ?? 0;
+        options.onResult?.(result, ++done, jobs.length);
+        return result;
+      }),
+    ),
+  );
+  return results;
+}
+
+function skipped(job: { testCase: SuiteCase; target: ProviderTarget; repeat: number }, why: string): RunResult {
+  return {
+    case: job.testCase.name, provider: job.target.label, model: job.target.model, repeat: job.repeat, passed: false,
+    failures: [{ expectation: 'run', message: why }], error: why, calls: [], answer: '', rounds: 0, stop: 'cancelled',
+    usage: { input: 0, output: 0, cached: 0, estimated_input: 0, reported: false }, latency_ms: 0, cost_usd: null, expected_tools: expectedTools(job.testCase), notices: [], recording: null,
+  };
+}
+
+/** The tools a case expects called, for selection precision and recall. */
+function expectedTools(testCase: SuiteCase): string[] | null {
+  const expectations = [testCase.expect, ...testCase.turns.map((t) => t.expect)].filter((e) => e !== undefined);
+  if (expectations.some((e) => e.calls)) return [...new Set(expectations.flatMap((e) => e.calls?.map((c) => c.tool) ?? []))];
+  if (expectations.some((e) => e.no_tool)) return [];
+  return null;
+}
+
+async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: ProviderTarget, repeat: number, limiter: AdaptiveLimiter, rateLimited: { value: boolean }): Promise<RunResult> {
+  const { manager, suite, format } = options;
+  const started = performance.now();
+  const notices: string[] = [];
+  const result: RunResult = {
+    case: testCase.name, provider: target.label, model: target.model, repeat, passed: false, failures: [], error: null, calls: [], answer: '', rounds: 0, stop: 'done',
+    usage: { input: 0, output: 0, cached: 0, estimated_input: 0, reported: false }, latency_ms: 0, cost_usd: null, expected_tools: expectedTools(testCase), notices, recording: null,
+  };
+  const finish = (): RunResult => {
+    result.latency_ms = Math.round(performance.now() - started);
+    if (result.usage.reported) result.cost_usd = costOf(target.model, options.prices, result.usage.input, result.usage.output);
+    if (result.error !== null) result.failures.unshift({ expectation: 'run', message: result.error });
+    result.passed = result.failures.length === 0;
+    return result;
+  };
+
+  let connection: ClientConnection;
+  let file: string | undefined;
+  try {
+    if (options.replay) {
+      file = recordingPath(options.replay, suite, testCase, target, repeat);
+      result.recording = file;
+      const recording = readRecording(readRegularFile(file, { label: 'recording' }), file);
+      if (recording.header.provider !== target.provider || recording.header.model !== target.model) {
+        result.error = `the recording ${file} was made with ${recording.header.provider}:${recording.header.model}, not ${target.label}`;
+        return finish();
+      }
+      connection = { apiKey: 'replay', ...(recording.header.base_url ? { baseUrl: recording.header.base_url } : {}), fetch: replayFetch(recording.exchanges, (message) => notices.push(message)) };
+    } else {
+      connection = { ...options.connection!(target) };
+      if (options.record) {
+        file = recordingPath(options.record, suite, testCase, target, repeat);
+        result.recording = file;
+        mkdirSync(dirname(file), { recursive: true });
+        const catalog = manager.catalog.files.map((f) => relative(dirname(file!), f).split('\\').join('/'));
+        const profile = testCase.profile ?? suite.profile ?? null;
+        connection.fetch = recordingFetch(file, { provider: target.provider, model: target.model, base_url: connection.baseUrl ?? null, catalog, profile }, manager.secrets, connection.fetch);
+      }
+    }
+  } catch (error) {
+    result.error = options.replay ? `no usable recording for this run: ${error instanceof Error ? error.message : String(error)} (record it with --record DIR)` : error instanceof Error ? error.message : String(error);
+    return finish();
+  }
+
+  // One listener on the run's own signal per run, not one per request on the command's.
+  const cancel = new AbortController();
+  const onAbort = () => cancel.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const profile = testCase.profile ?? suite.profile;
+  const session = await manager.session({ ...(profile ? { profile } : {}), force: testCase.force, provider: target.provider, model: target.model, format, wrapRunners: stubRunners(testCase.stubs, suite.tools) });
+  try {
+    const client = await createModelClient(target.provider, target.model, connection);
+    const system = testCase.system ?? suite.system;
+    const loop = new ChatLoop({
+      client, session, format, stream: suite.stream,
+      ...(system ? { system } : {}),
+      ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
+      approve: async () => (testCase.approve ? 'approve' : 'decline'),
+    });
+    const errorKinds = new Map<string, string>();
+    let lastErrorKind: string | undefined;
+    const onEvent = (event: LoopEvent) => {
+      if (event.type === 'tool_result' && event.response.error_kind) errorKinds.set(event.response.id, event.response.error_kind);
+      else if (event.type === 'retry' && event.status === 429) limiter.backoff(event.wait_ms);
+      else if (event.type === 'error') lastErrorKind = event.kind;
+      else if (event.type === 'warning') notices.push(event.message);
+    };
+    for (const [index, turn] of testCase.turns.entries()) {
+      if (file && options.record) recordPrompt(file, turn.prompt, manager.secrets);
+      const summary = await loop.run(turn.prompt, { signal: cancel.signal, onEvent });
+      const calls = summary.calls.map((call) => observe(call, index + 1, session, target, format, errorKinds));
+      result.calls.push(...calls);
+      result.answer = summary.answer;
+      result.rounds += summary.rounds;
+      result.stop = summary.stop;
+      addUsage(result, summary);
+      if (summary.stop === 'error' || summary.stop === 'cancelled') {
+        if (lastErrorKind === 'rate_limited') {
+          rateLimited.value = true;
+          limiter.backoff(2000);
+        }
+        result.error = summary.stop === 'cancelled' ? 'cancelled' : `turn ${index + 1} failed: ${summary.message ?? 'the model call failed'}`;
+        return finish();
+      }
+      if (turn.expect) result.failures.push(...checkExpectations(turn.expect, observation(calls, summary.answer, summary.rounds, summary.stop, usageOf(summary)), testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));
+    }
+    if (testCase.expect) result.failures.push(...checkExpectations(testCase.expect, observation(result.calls, result.answer, result.rounds, result.stop, result.usage)));
+    return finish();
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+    return finish();
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    session.close();
+  }
+}
+
+function usageOf(summary: TurnSummary): Observation['usage'] {
+  return { input: summary.usage.input, output: summary.usage.output, estimated_input: summary.usage.estimated_input, reported: summary.usage.input + summary.usage.output > 0 };
+}
+
+function addUsage(result: RunResult, summary: TurnSummary): void {
+  const u = result.usage;
+  u.input += summary.usage.input;
+  u.output += summary.usage.output;
+  u.cached += summary.usage.cached;
+  u.estimated_input += summary.usage.estimated_input;
+  u.reported ||= summary.usage.input + summary.usage.output > 0;
+}
+
+function observation(calls: ObservedCall[], answer: string, rounds: number, stop: string, usage: Observation['usage']): Observation {
+  return { calls, answer, rounds, stop, usage };
+}
+
+/** A call in the catalog's terms: decoded for the provider, invoke_tool unwrapped, meta-tools marked. */
+function observe(call: TurnSummary['calls'][number], turn: number, session: ToolSession, target: ProviderTarget, format: FormatOptions, errorKinds: Map<string, string>): ObservedCall {
+  const decoded = session.decodeCall({ id: call.id, name: call.name, arguments: call.arguments }, target.provider, format);
+  let name = decoded.name;
+  let args = decoded.arguments;
+  if (name === 'invoke_tool' && isRecord(args) && typeof args.name === 'string') {
+    name = session.decodeCall({ id: call.id, name: args.name, arguments: args.arguments ?? {} }, target.provider, format).name;
+    args = args.arguments ?? {};
+  }
+  const kind = errorKinds.get(call.id);
+  return {
+    turn, round: call.round, name, arguments: args, ok: call.ok, error: call.error, meta: META.has(name),
+    malformed: typeof call.arguments === 'string' || (kind !== undefined && MALFORMED_KINDS.has(kind)),
+    approval: call.approval,
+  };
+}

@@ -1,0 +1,37 @@
+import type { HandlerKind } from '../catalog/types.js';
+import { ToolFailure, type AnyToolRunner, type RunContext, type RunnerRegistry, type ToolRunner } from '../execute/runner.js';
+import { fillValue } from '../execute/templates.js';
+import type { Stub } from './suite-types.js';
+import { mismatch } from './value-matchers.js';
+
+/** Handler kinds a test may reach; `meta` is the session's own and always runs. */
+const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'agent'];
+
+/**
+ * Runners for one test case: a call is answered by the first of the case's stubs whose tool and
+ * `when` match its arguments; otherwise, in `mock` mode, by the tool's mock handler, and a tool
+ * without one fails (so a test never sends mail or deletes files); in `live` mode, by its handler.
+ */
+export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (registry: RunnerRegistry) => RunnerRegistry {
+  return (registry) =>
+    registry.with(
+      ...KINDS.map(
+        (kind) =>
+          ({
+            kind,
+            async run(handler: never, args: Record<string, unknown>, context: RunContext) {
+              const stub = stubs.find((s) => s.tool === context.tool.name && Object.entries(s.when ?? {}).every(([arg, m]) => mismatch(Object.hasOwn(args, arg) ? args[arg] : undefined, m, arg) === null));
+              if (stub) {
+                if (stub.error !== undefined) throw new ToolFailure(String(fillValue(stub.error, args)));
+                return fillValue(stub.result ?? null, args);
+              }
+              const inner = registry.get(kind) as ToolRunner | undefined;
+              if (!inner || (mode === 'mock' && kind !== 'mock')) {
+                throw new ToolFailure(`toolman test: ${context.tool.name} has a ${kind} handler and no mock; give the case a stub for it, or run the suite with tools: live`);
+              }
+              return inner.run(handler, args, context);
+            },
+          }) as unknown as AnyToolRunner,
+      ),
+    );
+}

@@ -1,0 +1,139 @@
+import type { RunResult } from './run-suite.js';
+import { mean, passHatK, percentile, wilson, type Interval } from './statistics.js';
+import type { Suite } from './suite-types.js';
+
+/** One case with one provider, over its repeats. */
+export interface CaseRow {
+  case: string;
+  provider: string;
+  runs: number;
+  passes: number;
+  pass_rate: number;
+  min_pass_rate: number;
+  /** pass^k with k = runs: 1 only when every repeat passed. */
+  pass_hat_k: number;
+  ok: boolean;
+  /** Each distinct failure reason, with how many runs had it. */
+  failures: { expectation: string; message: string; runs: number }[];
+}
+
+export interface ProviderSummary {
+  provider: string;
+  cases: number;
+  runs: number;
+  passes: number;
+  /** Mean pass rate over runs (pass@1), with a Wilson 95% interval that treats runs as independent. */
+  pass_rate: number;
+  pass_rate_interval: Interval;
+  /** Mean over cases of pass^k, k = each case's repeats. */
+  pass_hat_k: number;
+  /** Tool selection over runs whose case names its tools: micro-averaged over calls (meta-tools left out). */
+  precision: number | null;
+  recall: number | null;
+  rounds_mean: number;
+  tokens_in: number;
+  tokens_out: number;
+  /** Whether every run's token counts came from the API (else toolman's estimate fills in the input). */
+  tokens_reported: boolean;
+  latency_ms: { mean: number; p50: number; p95: number };
+  cost_usd: number | null;
+  /** expected tool → the tool called instead ("(none)" when nothing was), with counts. */
+  confusion: Record<string, Record<string, number>>;
+}
+
+export interface SuiteReport {
+  suite: string;
+  file: string;
+  cases: CaseRow[];
+  providers: ProviderSummary[];
+  /** Runs over all providers that passed. */
+  pass_rate: number;
+  failed_cases: number;
+  ok: boolean;
+}
+
+/** Aggregates runs into the report `toolman test` prints: per case and provider, per provider. */
+export function summarizeRuns(suite: Suite, results: readonly RunResult[], minPassRate = 0): SuiteReport {
+  const rows: CaseRow[] = [];
+  const byKey = new Map<string, RunResult[]>();
+  for (const r of results) {
+    const key = `${r.case}\u0000${r.provider}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), r]);
+  }
+  for (const testCase of suite.cases) {
+    for (const provider of [...new Set(results.map((r) => r.provider))]) {
+      const runs = byKey.get(`${testCase.name}\u0000${provider}`);
+      if (!runs) continue;
+      const passes = runs.filter((r) => r.passed).length;
+      const reasons = new Map<string, { expectation: string; message: string; runs: number }>();
+      for (const run of runs) {
+        for (const f of run.failures) {
+          const key = `${f.expectation}\u0000${f.message}`;
+          const seen = reasons.get(key) ?? { ...f, runs: 0 };
+          seen.runs++;
+          reasons.set(key, seen);
+        }
+      }
+      const rate = passes / runs.length;
+      rows.push({
+        case: testCase.name, provider, runs: runs.length, passes, pass_rate: rate, min_pass_rate: testCase.minPassRate,
+        pass_hat_k: passHatK(passes, runs.length, runs.length), ok: rate >= testCase.minPassRate - 1e-9, failures: [...reasons.values()],
+      });
+    }
+  }
+  const providers = [...new Set(results.map((r) => r.provider))].map((provider) => providerSummary(provider, results.filter((r) => r.provider === provider), rows.filter((r) => r.provider === provider)));
+  const passRate = results.length ? results.filter((r) => r.passed).length / results.length : 0;
+  const failed = rows.filter((r) => !r.ok).length;
+  return { suite: suite.name, file: suite.file, cases: rows, providers, pass_rate: passRate, failed_cases: failed, ok: failed === 0 && passRate >= minPassRate - 1e-9 };
+}
+
+function providerSummary(provider: string, runs: readonly RunResult[], rows: readonly CaseRow[]): ProviderSummary {
+  let truePositive = 0;
+  let called = 0;
+  let expected = 0;
+  const confusion: Record<string, Record<string, number>> = {};
+  for (const run of runs) {
+    if (run.expected_tools === null || run.error !== null) continue;
+    const gold = new Set(run.expected_tools);
+    const made = new Set(run.calls.filter((c) => !c.meta).map((c) => c.name));
+    for (const name of made) if (gold.has(name)) truePositive++;
+    called += made.size;
+    expected += gold.size;
+    // Confusion: each expected tool not called, paired in call order with a called tool that was not expected.
+    const missed = [...gold].filter((g) => !made.has(g));
+    const instead = [...made].filter((m) => !gold.has(m));
+    missed.forEach((tool, i) => {
+      const other = instead[i] ?? '(none)';
+      confusion[tool] ??= {};
+      confusion[tool][other] = (confusion[tool][other] ?? 0) + 1;
+    });
+    if (gold.size === 0) {
+      for (const other of instead) {
+        confusion['(none)'] ??= {};
+        confusion['(none)'][other] = (confusion['(none)'][other] ?? 0) + 1;
+      }
+    }
+  }
+  const passes = runs.filter((r) => r.passed).length;
+  const latencies = runs.map((r) => r.latency_ms).sort((a, b) => a - b);
+  const costs = runs.map((r) => r.cost_usd);
+  const reported = runs.every((r) => r.usage.reported);
+  return {
+    provider,
+    cases: rows.length,
+    runs: runs.length,
+    passes,
+    pass_rate: runs.length ? passes / runs.length : 0,
+    pass_rate_interval: wilson(passes, runs.length),
+    pass_hat_k: mean(rows.map((r) => r.pass_hat_k)),
+    precision: called ? truePositive / called : expected ? 0 : null,
+    recall: expected ? truePositive / expected : null,
+    rounds_mean: mean(runs.map((r) => r.rounds)),
+    tokens_in: runs.reduce((s, r) => s + (r.usage.reported ? r.usage.input : r.usage.estimated_input), 0),
+    tokens_out: runs.reduce((s, r) => s + r.usage.output, 0),
+    tokens_reported: reported,
+    latency_ms: { mean: Math.round(mean(latencies)), p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+    cost_usd: costs.some((c) => c === null && runs.some((r) => r.usage.reported)) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0),
+    confusion,
+  };
+}

@@ -1,0 +1,96 @@
+import type { ChatProvider } from '../providers/model-clients.js';
+import type { SourceLocation } from '../shared/errors.js';
+
+/** A matcher for one value, as written in a suite (`contains: standup`, `{ one_of: [a, b] }`, a plain value). */
+export type ValueMatcher =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'all'; matchers: ValueMatcher[] }
+  | { kind: 'equals'; value: unknown }
+  | { kind: 'contains'; text: string }
+  | { kind: 'not_contains'; text: string }
+  | { kind: 'regex'; pattern: string }
+  | { kind: 'includes'; item: ValueMatcher }
+  | { kind: 'one_of'; values: unknown[] }
+  | { kind: 'schema'; schema: Record<string, unknown> }
+  | { kind: 'exists'; exists: boolean }
+  | { kind: 'object'; properties: Record<string, ValueMatcher> };
+
+export interface CallExpectation {
+  tool: string;
+  args?: Record<string, ValueMatcher>;
+  /** The expectation as written, for messages. */
+  source: unknown;
+}
+
+export type CallOrder = 'in_order' | 'any_order' | 'subset' | 'exact';
+
+export interface CountBound {
+  min?: number;
+  max?: number;
+}
+
+export interface Expectations {
+  calls?: CallExpectation[];
+  order: CallOrder;
+  not_called?: string[];
+  no_tool?: boolean;
+  call_count?: Record<string, CountBound>;
+  rounds?: CountBound;
+  answer?: { contains?: string[]; not_contains?: string[]; regex?: string; equals?: string };
+  approvals?: string[];
+  tokens?: { input?: number; output?: number; total?: number };
+  stop?: string;
+}
+
+export interface Stub {
+  tool: string;
+  when?: Record<string, ValueMatcher>;
+  result?: unknown;
+  error?: string;
+}
+
+export interface SuiteTurn {
+  prompt: string;
+  expect?: Expectations;
+}
+
+export interface SuiteCase {
+  name: string;
+  turns: SuiteTurn[];
+  expect?: Expectations;
+  stubs: Stub[];
+  minPassRate: number;
+  repeat: number;
+  profile?: string;
+  force: string[];
+  approve: boolean;
+  system?: string;
+  location: SourceLocation;
+}
+
+export interface ProviderTarget {
+  provider: ChatProvider;
+  model: string;
+  /** `provider:model`, as reports and recordings name it. */
+  label: string;
+}
+
+export interface Prices {
+  /** US dollars per million tokens. */
+  [model: string]: { input: number; output: number };
+}
+
+export interface Suite {
+  name: string;
+  file: string;
+  /** Catalog files, absolute. */
+  catalog: string[];
+  profile?: string;
+  providers: ProviderTarget[];
+  system?: string;
+  maxRounds?: number;
+  tools: 'mock' | 'live';
+  stream: boolean;
+  prices: Prices;
+  cases: SuiteCase[];
+}
