@@ -141,6 +141,16 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
 }
 
 {
+  const { testingBench } = await import('./testing.mjs');
+  const r = await testingBench({ quick });
+  const suite = { label: `test: ${r.test_cases} cases, ${r.test_latency_ms} ms latency, ${r.test_concurrency} at once`, median_ms: r.test_wall_s * 1000, ratio_to_ideal: r.test_ratio_to_ideal };
+  const diff = { label: 'diff of two versions of large.yaml', median_ms: r.diff_large_median_ms };
+  results.push(suite, diff);
+  console.log(`${suite.label.padEnd(52)} ${suite.median_ms.toFixed(0).padStart(8)} ms  ${r.test_ratio_to_ideal.toFixed(2)}x the ideal`);
+  console.log(`${diff.label.padEnd(52)} ${diff.median_ms.toFixed(0).padStart(8)} ms`);
+}
+
+{
   const { mcpBench } = await import('./mcp.mjs');
   const r = await mcpBench({ quick });
   const validate = { label: 'validate, 3 MCP servers, tool lists cached', median_ms: r.validate.cached_ms, ratio_to_written_out: r.validate.ratio };
