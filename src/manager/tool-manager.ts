@@ -1,3 +1,4 @@
+import type { AgentLoopEvent } from '../agents/agent-host.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
@@ -63,6 +64,7 @@ export class ToolManager {
   private readonly sessions = new Set<ToolSession>();
   private checked: CheckedCatalog | undefined;
   private registry: Promise<RunnerRegistry> | undefined;
+  private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
 
   private constructor(
     readonly loaded: LoadedCatalog,
@@ -109,8 +111,21 @@ export class ToolManager {
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
-    this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners());
+    this.registry ??= import('../execute/runners/default-runners.js').then(async ({ defaultRunners }) => {
+      const registry = defaultRunners();
+      if (this.catalog.agents.size > 0) {
+        const { createAgentRunner } = await import('../agents/agent-runner.js');
+        registry.register(createAgentRunner({ catalog: this.catalog, session: (request) => this.session(request), onEvent: (event) => this.agentListeners.forEach((listener) => listener(event)) }));
+      }
+      return registry;
+    });
     return this.registry;
+  }
+
+  /** Every event of sub-agents' nested loops (a driver writes them to its transcript); returns the unsubscribe. */
+  onAgentEvent(listener: (event: AgentLoopEvent) => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
   }
 
   /** A tool by name or alias; an UNKNOWN_TOOL error with suggestions when there is none. */
