@@ -73,6 +73,10 @@ export const DIAGNOSTIC_CODES = {
   TM0709: { severity: 'warning', name: 'exec-option-injection', summary: 'An argument begins with a template before `--`, so a value could become an option.' },
   TM0710: { severity: 'error', name: 'invalid-mock-matcher', summary: 'A mock `when` uses an unknown `$` matcher or a `$regex` that does not compile.' },
   TM0711: { severity: 'warning', name: 'path-outside-catalog', summary: 'A module file or exec working directory lies outside the catalog\'s folder.' },
+  // 09xx: sub-agents
+  TM0901: { severity: 'error', name: 'agent-unknown-profile', summary: 'A local agent\'s `profile` names a profile that does not exist.' },
+  TM0902: { severity: 'error', name: 'agent-provider', summary: 'A local agent\'s `provider` is one toolman\'s loop does not talk to.' },
+  TM0903: { severity: 'info', name: 'agent-calls-itself', summary: 'A local agent\'s profile offers the agent to itself; such calls are refused.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

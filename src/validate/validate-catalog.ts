@@ -1,4 +1,5 @@
 import { checkProfiles } from './check-profiles.js';
+import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
@@ -29,6 +30,7 @@ export function runChecks(loaded: LoadedCatalog): CheckedCatalog {
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded);
     checkProfiles(loaded);
+    checkAgents(loaded);
     const before = loaded.diagnostics.length;
     checkProviders(loaded, loaded.catalog.files[0]);
     // A tool whose parameters are broken gets no provider findings: they restate the same mistake
