@@ -34,7 +34,8 @@ export interface AgentTask {
 export async function runA2aAgent(name: string, config: A2aAgentConfig, task: AgentTask, context: RunContext, state: A2aState): Promise<unknown> {
   const url = fillEnv(config.url, context, `${name}'s a2a.url`);
   const headers = Object.fromEntries(Object.entries(config.headers ?? {}).map(([header, value]) => [header, fillEnv(value, context, `${name}'s a2a.headers.${header}`)]));
-  const base = new URL(url);
+  const base = URL.canParse(url) ? new URL(url) : undefined;
+  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) throw new ToolFailure(`${name}'s a2a.url must be an http(s) URL; it is ${JSON.stringify(progressLine(url, 100))}`);
   const fetchOptions: AgentFetchOptions = { agent: name, headers, trusted: new Set([base.origin]), maxBytes: config.max_response_bytes ?? DEFAULT_A2A_MAX_RESPONSE_BYTES, signal: context.signal };
 
   const card = await agentCard(name, url, fetchOptions, state).catch((error) => failWith(fetchOptions, error, `${name}: cannot read the agent card at ${cardUrl(url)}`));

@@ -76,6 +76,15 @@ describe('local agents', () => {
     expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('an agent cannot call itself');
   });
 
+  it('refuses agents nested past the depth limit, and the chain goes on', async () => {
+    const next = (name: string) => ({ toolCalls: [{ name, arguments: { task: 'deeper' } }] });
+    server.script([next('chain_b'), next('chain_c'), next('chain_d'), { text: 'c done' }, { text: 'b done' }, { text: 'a done' }]);
+    const { response, progress } = await call('chain_a', 'go deep');
+    expect(response).toMatchObject({ ok: true, content: 'a done' });
+    // c's refusal reaches a's caller through b, each level naming who said it.
+    expect(progress).toContain('chain_b: chain_c: chain_d failed: chain_d refused: agents are already nested 3 deep (chain_a → chain_b → chain_c); the limit is 3');
+  });
+
   it('reports a failing model as a tool error', async () => {
     server.script([{ status: 401 }]);
     const { response } = await call('helper', 'How cold is Oslo?');
