@@ -16,20 +16,23 @@ export function checkAgents(loaded: LoadedCatalog): void {
   for (const agent of catalog.agents.values()) {
     const local = agent.local;
     const reporter = loaded.reporters.get(agent.file);
+    // Fields of the wrong type are the catalog schema's findings (TM0102); only strings are checked here.
     if (!local || !reporter) continue;
+    const provider = typeof local.provider === 'string' ? local.provider : undefined;
+    const profile = typeof local.profile === 'string' ? local.profile : undefined;
     const at = (...path: string[]) => pointerOf([...segmentsOf(agent.pointer), 'local', ...path]);
-    if (local.provider !== undefined && !(CHAT_PROVIDERS as readonly string[]).includes(local.provider)) {
-      reporter.report('TM0902', at('provider'), `toolman's loop does not talk to ${local.provider} yet, so this agent could not run`, { hint: `use one of: ${CHAT_PROVIDERS.join(', ')}` });
+    if (provider !== undefined && !(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
+      reporter.report('TM0902', at('provider'), `toolman's loop does not talk to ${provider} yet, so this agent could not run`, { hint: `use one of: ${CHAT_PROVIDERS.join(', ')}` });
     }
-    if (local.profile === undefined) continue;
-    if (!profiles.includes(local.profile)) {
-      const suggestion = closest(local.profile, profiles);
-      reporter.report('TM0901', at('profile'), `"${local.profile}" is not a profile` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { hint: `profiles: ${profiles.join(', ')}` });
+    if (profile === undefined) continue;
+    if (!profiles.includes(profile)) {
+      const suggestion = closest(profile, profiles);
+      reporter.report('TM0901', at('profile'), `"${profile}" is not a profile` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { hint: `profiles: ${profiles.join(', ')}` });
       continue;
     }
-    const selection = selectTools(catalog, { profile: local.profile });
+    const selection = selectTools(catalog, { profile });
     if ([...selection.active, ...selection.deferred].some((tool) => tool.handler?.kind === 'agent' && tool.handler.agent === agent.name)) {
-      reporter.report('TM0903', at('profile'), `the profile "${local.profile}" offers the agent to itself; toolman refuses an agent's call to itself, so the model would only waste a round`, {
+      reporter.report('TM0903', at('profile'), `the profile "${profile}" offers the agent to itself; toolman refuses an agent's call to itself, so the model would only waste a round`, {
         hint: `exclude it in the profile (exclude: [${agent.name}])`,
       });
     }
