@@ -26,6 +26,9 @@ import { matchesPattern, parsePattern } from './tool-patterns.js';
 import { describeFsError } from '../shared/fs-errors.js';
 import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, MiB, readRegularFile } from '../shared/read-file.js';
 
+
+/** An agent's timeout when its entry gives none. */
+export const AGENT_TIMEOUT_MS = 300_000;
 export interface LoadOptions {
   /** Base for relative paths and for how paths are shown; defaults to process.cwd(). */
   cwd?: string;
@@ -305,7 +308,7 @@ class LoadState {
         }
         this.agents.set(name, {
           name,
-          a2a: isRecord(raw.a2a) ? (raw.a2a as AgentConfig['a2a']) : undefined,
+          a2a: isRecord(raw.a2a) ? (raw.a2a as unknown as AgentConfig['a2a']) : undefined,
           local: isRecord(raw.local) ? (raw.local as AgentConfig['local']) : undefined,
           file,
           pointer,
@@ -313,7 +316,8 @@ class LoadState {
         const parameters = isRecord(raw.parameters)
           ? raw.parameters
           : { type: 'object', properties: { task: { type: 'string', description: 'The task or question for the agent, with all the context it needs.' } }, required: ['task'] };
-        const tool = buildTool({ ...raw, name, parameters, handler: undefined }, {}, { kind: 'agent', name, file, pointer }, absolute);
+        // An agent works through a whole task: it gets minutes, not a tool's 30 s, unless it says otherwise.
+        const tool = buildTool({ ...raw, name, parameters, handler: undefined }, { timeout_ms: AGENT_TIMEOUT_MS }, { kind: 'agent', name, file, pointer }, absolute);
         tool.handler = { kind: 'agent', agent: name };
         this.tools.push(tool);
       }

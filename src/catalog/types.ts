@@ -182,10 +182,31 @@ export interface McpServerConfig {
   pointer: string;
 }
 
+/** A remote agent over Agent2Agent. */
+export interface A2aAgentConfig {
+  /** The agent's base URL (its card is at /.well-known/agent-card.json), or the card's own URL (….json). */
+  url: string;
+  /** Sent to the agent's origins only; `${env:NAME}` values are secrets. */
+  headers?: Record<string, string>;
+  /** Where reading the agent's answers stops (card, answers, a whole stream); default 4 MiB. */
+  max_response_bytes?: number;
+}
+
+/** A nested toolman loop over the same catalog. */
+export interface LocalAgentConfig {
+  provider?: string;
+  model?: string;
+  /** An OpenAI-compatible (or Anthropic) server instead of the provider's API. */
+  base_url?: string;
+  system?: string;
+  profile?: string;
+  max_rounds?: number;
+}
+
 export interface AgentConfig {
   name: string;
-  a2a?: { url: string; headers?: Record<string, string> };
-  local?: { provider?: string; model?: string; system?: string; profile?: string; max_rounds?: number };
+  a2a?: A2aAgentConfig;
+  local?: LocalAgentConfig;
   file: string;
   pointer: string;
 }

@@ -1,3 +1,4 @@
+import type { AgentLoopEvent } from '../agents/agent-host.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
@@ -79,6 +80,7 @@ export class ToolManager {
   /** The catalog's MCP servers, when it has any. */
   private mcp: McpServers | undefined;
   private mcpRunner = false;
+  private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
 
   private constructor(
     readonly loaded: LoadedCatalog,
@@ -157,13 +159,26 @@ export class ToolManager {
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
-    this.registry ??= import('../execute/runners/default-runners.js').then(({ defaultRunners }) => defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) }));
+    this.registry ??= import('../execute/runners/default-runners.js').then(async ({ defaultRunners }) => {
+      const registry = defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) });
+      if (this.catalog.agents.size > 0) {
+        const { createAgentRunner } = await import('../agents/agent-runner.js');
+        registry.register(createAgentRunner({ catalog: this.catalog, session: (request) => this.session(request), onEvent: (event) => this.agentListeners.forEach((listener) => listener(event)) }));
+      }
+      return registry;
+    });
     if (this.mcp && !this.mcpRunner) {
       const servers = this.mcp;
       this.mcpRunner = true;
       this.registry = Promise.all([this.registry, import('../mcp/mcp-runner.js')]).then(([registry, { createMcpRunner }]) => registry.register(createMcpRunner(servers)));
     }
     return this.registry;
+  }
+
+  /** Every event of sub-agents' nested loops (a driver writes them to its transcript); returns the unsubscribe. */
+  onAgentEvent(listener: (event: AgentLoopEvent) => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
   }
 
   /** A tool by name or alias; an UNKNOWN_TOOL error with suggestions when there is none. */

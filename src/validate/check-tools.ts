@@ -86,7 +86,7 @@ export function checkTools(loaded: LoadedCatalog): void {
 
     if (isAgent) {
       const url = loaded.catalog.agents.get(tool.name)?.a2a?.url;
-      if (url !== undefined && !URL.canParse(url.replace(/\$\{env:[^}]*\}/g, 'x'))) {
+      if (typeof url === 'string' && !URL.canParse(url.replace(/\$\{env:[^}]*\}/g, 'x'))) {
         reporter.report('TM0704', at('a2a', 'url'), `"${url}" is not a URL`, { hint: 'write the agent\'s base URL, e.g. http://127.0.0.1:4100' });
       }
     }

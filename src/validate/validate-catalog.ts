@@ -1,5 +1,6 @@
 import { checkProfiles } from './check-profiles.js';
 import { checkConfusableTools } from './check-confusable-tools.js';
+import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
@@ -31,6 +32,7 @@ export function runChecks(loaded: LoadedCatalog): CheckedCatalog {
     checkTools(loaded);
     checkProfiles(loaded);
     checkConfusableTools(loaded);
+    checkAgents(loaded);
     const before = loaded.diagnostics.length;
     checkProviders(loaded, loaded.catalog.files[0]);
     // A tool whose parameters are broken gets no provider findings: they restate the same mistake

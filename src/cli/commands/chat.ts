@@ -113,6 +113,8 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, r
   const transcript = transcriptFile
     ? new TranscriptWriter(transcriptFile, manager.secrets, { provider, model, catalog: manager.catalog.files, profile: options.profile ?? null, search, replay: options.replay ?? null })
     : undefined;
+  // Sub-agents' nested loops get their own section of the transcript: their events, marked with the agent and the parent's call.
+  if (transcript) manager.onAgentEvent(({ agent, call_id, depth, event }) => event.type !== 'text' && transcript.note({ type: 'agent_event', agent, call_id, depth, event }));
   const recordFile = options.record ? resolve(io.cwd, options.record) : undefined;
   if (recordFile) {
     const catalog = manager.catalog.files.map((file) => relative(dirname(recordFile), resolve(io.cwd, file)).split('\\').join('/'));

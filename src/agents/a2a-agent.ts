@@ -1,0 +1,164 @@
+import { Role, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type Task, type TaskStatus } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { A2aAgentConfig } from '../catalog/types.js';
+import { ToolFailure, type RunContext } from '../execute/runner.js';
+import { agentFetch, type AgentFetchOptions } from './a2a-fetch.js';
+import { answerFromParts, isFinal, messageText, stateName, taskOutcome } from './a2a-answer.js';
+import { fillEnv } from './fill-env.js';
+import { progressLine } from './untrusted-text.js';
+
+export const DEFAULT_A2A_MAX_RESPONSE_BYTES = 4 << 20;
+/** How long a cancellation may take once the call is over (it runs after the call answered). */
+const CANCEL_TIMEOUT_MS = 5_000;
+
+/** What the runner keeps between calls: each agent's card, and cancellations still on their way. */
+export interface A2aState {
+  cards: Map<string, Promise<AgentCard>>;
+  pending: Set<Promise<unknown>>;
+}
+
+/** What a task is sent as: its text, and the other arguments as a data part when the agent takes more than `task`. */
+export interface AgentTask {
+  text: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Hands a task to a remote agent over A2A (official SDK, JSON-RPC or HTTP+JSON as its card
+ * offers). With a card that says it streams, status updates and artifacts become progress
+ * lines as they come; otherwise the call blocks until the task ends. The final state decides:
+ * completed gives the answer (artifacts, else the agent's last message), every other state is
+ * a tool error in the agent's own (cleaned) words. When the call is cancelled or times out, the
+ * remote task is cancelled too.
+ */
+export async function runA2aAgent(name: string, config: A2aAgentConfig, task: AgentTask, context: RunContext, state: A2aState): Promise<unknown> {
+  const url = fillEnv(config.url, context, `${name}'s a2a.url`);
+  const headers = Object.fromEntries(Object.entries(config.headers ?? {}).map(([header, value]) => [header, fillEnv(value, context, `${name}'s a2a.headers.${header}`)]));
+  const base = URL.canParse(url) ? new URL(url) : undefined;
+  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) throw new ToolFailure(`${name}'s a2a.url must be an http(s) URL; it is ${JSON.stringify(progressLine(url, 100))}`);
+  const fetchOptions: AgentFetchOptions = { agent: name, headers, trusted: new Set([base.origin]), maxBytes: config.max_response_bytes ?? DEFAULT_A2A_MAX_RESPONSE_BYTES, signal: context.signal };
+
+  const card = await agentCard(name, url, fetchOptions, state).catch((error) => failWith(fetchOptions, error, `${name}: cannot read the agent card at ${cardUrl(url)}`));
+  for (const face of card.supportedInterfaces ?? []) if (URL.canParse(face.url) && /^https?:$/.test(new URL(face.url).protocol)) fetchOptions.trusted.add(new URL(face.url).origin);
+  const skills = (card.skills ?? []).map((s) => s.name || s.id).filter(Boolean);
+  context.progress(progressLine(`connected to ${card.name || 'an agent'}${card.version ? ` ${card.version}` : ''}${skills.length ? ` (skills: ${skills.join(', ')})` : ''}`));
+
+  const client = await clientFor(card, fetchOptions).catch((error) => failWith(fetchOptions, error, `${name}: no way to talk to the agent its card offers`));
+
+  const request = sendRequest(task);
+  let taskId: string | undefined;
+  // The cancellation goes out after the call's signal fired: through a client not bound to it.
+  const onAbort = () => {
+    if (taskId) cancelRemote(clientFor(card, { ...fetchOptions, signal: undefined }), taskId, state);
+  };
+  context.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (card.capabilities?.streaming) {
+      return await streamed(name, client, request, context, (id) => (taskId = id));
+    }
+    const result = await client.sendMessage(request, { signal: context.signal });
+    if ('parts' in result) return answerFromParts([{ parts: result.parts }]);
+    taskId = result.id;
+    return taskOutcome(name, result);
+  } catch (error) {
+    if (context.signal.aborted) throw context.signal.reason;
+    if (error instanceof ToolFailure && !fetchOptions.failure) throw error;
+    return failWith(fetchOptions, error, `${name} failed`);
+  } finally {
+    context.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The streaming call: progress as events come, the outcome from the last state seen. */
+async function streamed(name: string, client: Client, request: SendMessageRequest, context: RunContext, onTask: (id: string) => void): Promise<unknown> {
+  let status: TaskStatus | undefined;
+  let history: Message[] = [];
+  const artifacts = new Map<string, Artifact>();
+  for await (const event of client.sendMessageStream(request, { signal: context.signal })) {
+    const payload = event.payload;
+    switch (payload?.$case) {
+      case 'message':
+        return answerFromParts([{ parts: payload.value.parts }]);
+      case 'task': {
+        const task: Task = payload.value;
+        onTask(task.id);
+        status = task.status;
+        history = task.history ?? [];
+        for (const artifact of task.artifacts ?? []) artifacts.set(artifact.artifactId, artifact);
+        context.progress(progressLine(`task ${stateName(status?.state)}`));
+        break;
+      }
+      case 'statusUpdate': {
+        onTask(payload.value.taskId);
+        status = payload.value.status;
+        const said = messageText(status?.message);
+        context.progress(progressLine(`${stateName(status?.state)}${said ? `: ${said}` : ''}`));
+        break;
+      }
+      case 'artifactUpdate': {
+        const update = payload.value;
+        if (!update.artifact) break;
+        const earlier = artifacts.get(update.artifact.artifactId);
+        // An appended chunk continues the artifact with the same id.
+        const parts: Part[] = update.append && earlier ? [...earlier.parts, ...update.artifact.parts] : update.artifact.parts;
+        artifacts.set(update.artifact.artifactId, { ...update.artifact, parts });
+        context.progress(progressLine(`artifact${update.artifact.name ? ` "${update.artifact.name}"` : ''}${update.append ? ' (more)' : ''}`));
+        break;
+      }
+    }
+    if (isFinal(status?.state)) break;
+  }
+  return taskOutcome(name, { status, artifacts: [...artifacts.values()], history });
+}
+
+function clientFor(card: AgentCard, fetchOptions: AgentFetchOptions): Promise<Client> {
+  const transports = { fetchImpl: agentFetch(fetchOptions) };
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory(transports), new RestTransportFactory(transports)] }));
+  return factory.createFromAgentCard(card);
+}
+
+function sendRequest(task: AgentTask): SendMessageRequest {
+  const parts: Part[] = [{ content: { $case: 'text', value: task.text }, metadata: undefined, filename: '', mediaType: 'text/plain' }];
+  if (task.data) parts.push({ content: { $case: 'data', value: task.data }, metadata: undefined, filename: '', mediaType: 'application/json' });
+  const message: Message = { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return { tenant: '', message, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false }, metadata: undefined };
+}
+
+/** The card, fetched once per agent and kept; a failed fetch is forgotten so the next call tries again. */
+function agentCard(name: string, url: string, fetchOptions: AgentFetchOptions, state: A2aState): Promise<AgentCard> {
+  let card = state.cards.get(name);
+  if (!card) {
+    const resolver = new DefaultAgentCardResolver({ fetchImpl: agentFetch(fetchOptions) });
+    // A URL that names a .json file is the card itself; otherwise the card is at the well-known path.
+    card = (url.endsWith('.json') ? resolver.resolve(url, '') : resolver.resolve(url)).then(checkCard);
+    state.cards.set(name, card);
+    card.catch(() => state.cards.delete(name));
+  }
+  return card;
+}
+
+function checkCard(card: AgentCard): AgentCard {
+  if (!card || typeof card !== 'object' || !Array.isArray(card.supportedInterfaces) || card.supportedInterfaces.length === 0) {
+    throw new ToolFailure('the agent card names no interface to send tasks to (supportedInterfaces is empty)');
+  }
+  return card;
+}
+
+function cardUrl(url: string): string {
+  return url.endsWith('.json') ? url : `${url.replace(/\/$/, '')}/.well-known/agent-card.json`;
+}
+
+/** Asks the agent to cancel its task; the runner's close waits for it (bounded), so `toolman call` does not exit first. */
+function cancelRemote(client: Promise<Client>, taskId: string, state: A2aState): void {
+  const cancel = client.then((c) => c.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) })).catch(() => undefined);
+  state.pending.add(cancel);
+  void cancel.finally(() => state.pending.delete(cancel));
+}
+
+/** A ToolFailure with the clearest message: the fetch's own, else the SDK's, after `prefix`. */
+function failWith(fetchOptions: AgentFetchOptions, error: unknown, prefix: string): never {
+  if (fetchOptions.failure) throw fetchOptions.failure;
+  if (error instanceof ToolFailure) throw new ToolFailure(`${prefix}: ${error.message}`);
+  const message = error instanceof Error ? error.message : String(error);
+  throw new ToolFailure(`${prefix}: ${progressLine(message, 500)}`);
+}

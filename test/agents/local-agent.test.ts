@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentLoopEvent } from '../../src/agents/agent-host.js';
+import type { CallEvent } from '../../src/execute/types.js';
+import { ChatLoop } from '../../src/loop/chat-loop.js';
+import type { LoopEvent } from '../../src/loop/loop-events.js';
+import { ToolManager } from '../../src/manager/tool-manager.js';
+import { createModelClient } from '../../src/providers/model-clients.js';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { ROOT } from '../helpers/paths.js';
+
+const KEY = 'sk-test-local-agent-key';
+let server: ModelServer;
+let manager: ToolManager;
+const agentEvents: AgentLoopEvent[] = [];
+beforeAll(async () => {
+  server = await startModelServer();
+  manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/agents-local.yaml'], cwd: ROOT, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` }, requireValid: 'all' });
+  manager.onAgentEvent((event) => agentEvents.push(event));
+});
+afterAll(async () => {
+  await manager.close();
+  await server.close();
+});
+
+async function call(name: string, task: string) {
+  const events: CallEvent[] = [];
+  const session = await manager.session({ onEvent: (e) => events.push(e) });
+  const turn = await session.runTurn([{ id: 'c1', name, arguments: { task } }]);
+  return { response: turn.responses[0]!, progress: events.filter((e) => e.type === 'tool_progress').map((e) => (e as { message: string }).message) };
+}
+
+describe('local agents', () => {
+  it('runs a nested loop that calls its own tool and answers', async () => {
+    server.requests.length = 0;
+    agentEvents.length = 0;
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is 3 °C in Oslo.' }]);
+    const { response, progress } = await call('helper', 'How cold is Oslo?');
+    expect(response).toMatchObject({ ok: true, content: 'It is 3 °C in Oslo.' });
+    expect(progress).toEqual(['calling get_weather({"city":"Oslo"})']);
+    // Its own system prompt, its profile's tools, the task as the user's message, the key it was given.
+    const first = server.requests[0]!;
+    expect(JSON.stringify(first.body.messages)).toContain('You answer weather questions in one sentence.');
+    expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_weather']);
+    expect(first.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'How cold is Oslo?' });
+    expect(first.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('temp_c');
+    // Every event of the nested loop reaches the manager's listeners, marked with the agent and the parent's call.
+    expect(agentEvents.length).toBeGreaterThan(5);
+    expect(agentEvents.every((e) => e.agent === 'helper' && e.call_id === 'c1' && e.depth === 1)).toBe(true);
+    expect(agentEvents.map((e) => e.event.type)).toContain('tool_result');
+    expect(agentEvents.at(-1)!.event).toMatchObject({ type: 'done', stop: 'done' });
+  });
+
+  it('stops at max_rounds with a tool error that says so', async () => {
+    const city = (c: string) => ({ toolCalls: [{ name: 'get_weather', arguments: { city: c } }], text: `Checking ${c}.` });
+    server.script([city('Oslo'), city('Rome'), city('Lima'), { text: 'never reached' }]);
+    const { response } = await call('helper', 'Compare three cities');
+    expect(response).toMatchObject({ ok: false, error_kind: 'tool_error', error: 'helper stopped after 3 rounds (its local.max_rounds) without a final answer; it had said: Checking Lima.' });
+  });
+
+  it('names the variable when the provider key is missing', async () => {
+    const { response } = await call('keyless', 'anything');
+    expect(response).toMatchObject({
+      ok: false,
+      error_kind: 'tool_error',
+      error: 'keyless is a local agent on Anthropic and needs ANTHROPIC_API_KEY: set ANTHROPIC_API_KEY in the environment (or give local.base_url for a local server)',
+    });
+  });
+
+  it('refuses an agent that calls itself, and the nested model is told', async () => {
+    server.requests.length = 0;
+    server.script([{ toolCalls: [{ name: 'looper', arguments: { task: 'again' } }] }, { text: 'I could not go deeper.' }]);
+    const { response, progress } = await call('looper', 'go deep');
+    expect(response).toMatchObject({ ok: true, content: 'I could not go deeper.' });
+    expect(progress).toContain('looper failed: looper refused: it is already running in this chain (looper → looper); an agent cannot call itself');
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('an agent cannot call itself');
+  });
+
+  it('refuses agents nested past the depth limit, and the chain goes on', async () => {
+    const next = (name: string) => ({ toolCalls: [{ name, arguments: { task: 'deeper' } }] });
+    server.script([next('chain_b'), next('chain_c'), next('chain_d'), { text: 'c done' }, { text: 'b done' }, { text: 'a done' }]);
+    const { response, progress } = await call('chain_a', 'go deep');
+    expect(response).toMatchObject({ ok: true, content: 'a done' });
+    // c's refusal reaches a's caller through b, each level naming who said it.
+    expect(progress).toContain('chain_b: chain_c: chain_d failed: chain_d refused: agents are already nested 3 deep (chain_a → chain_b → chain_c); the limit is 3');
+  });
+
+  it('reports a failing model as a tool error', async () => {
+    server.script([{ status: 401 }]);
+    const { response } = await call('helper', 'How cold is Oslo?');
+    expect(response.ok).toBe(false);
+    expect(response.error).toMatch(/^helper failed: /);
+    expect(response.error).not.toContain(KEY);
+  });
+
+  it('takes control in a parent loop: its report is the answer, its calls are the parent\'s progress', async () => {
+    server.script([
+      { toolCalls: [{ name: 'researcher', arguments: { task: 'Weather report for Oslo' } }] },
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Report: Oslo is at 3 °C.' },
+    ]);
+    const client = await createModelClient('openai', 'test-model', { apiKey: 'test', baseUrl: `${server.url}/v1` });
+    const session = await manager.session();
+    const loop = new ChatLoop({ client, session, stream: true });
+    const events: LoopEvent[] = [];
+    const summary = await loop.run('Research the weather in Oslo', { onEvent: (e) => events.push(e) });
+    expect(summary).toMatchObject({ stop: 'took_control', rounds: 1, answer: 'Report: Oslo is at 3 °C.' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool_progress', name: 'researcher', message: 'calling get_weather({"city":"Oslo"})', round: 1 }));
+  });
+});
