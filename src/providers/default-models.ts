@@ -4,6 +4,6 @@ import type { ProviderName } from './types.js';
 export const DEFAULT_MODELS: Record<ProviderName, string> = {
   openai: 'gpt-4o',
   'openai-responses': 'gpt-4o',
-  anthropic: 'claude-sonnet-4-5',
+  anthropic: 'claude-sonnet-5',
   gemini: 'gemini-2.5-flash',
 };
