@@ -6,7 +6,7 @@
 //   node scripts/make-recordings.mjs
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleForScript } from './bundle-for-script.mjs';
 
@@ -79,6 +79,7 @@ for (const [name, session] of Object.entries(SESSIONS)) {
   const server = await startModelServer();
   server.script(session.turns.flatMap((t) => t.replies));
   const file = join(out, `${name}.jsonl`);
+  rmSync(file, { force: true }); // toolman never overwrites a recording
   const prompts = session.turns.flatMap((t) => ['--prompt', t.prompt]);
   const args = [join(root, 'bin', 'toolman.js'), '-c', join(root, 'catalogs', `${name}.yaml`), 'chat', '--provider', 'openai', '--model', 'gpt-4o', '--record', file, '--no-transcript', '--json', ...(session.profile ? ['--profile', session.profile] : [])];
   // Asynchronous: the model server answers from this process while toolman runs.

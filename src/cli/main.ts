@@ -233,7 +233,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       try {
         setCode(
           await chatCommand(
-            { catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY), readStdin: () => readPrompt(process.stdin), signal: interrupt.signal },
+            { catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY), stdinIsTerminal: Boolean(process.stdin.isTTY), readStdin: () => readPrompt(process.stdin, interrupt.signal), signal: interrupt.signal },
             io,
           ),
         );

@@ -1,12 +1,13 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { ModelCallError } from '../providers/model-errors.js';
 import type { ProviderName } from '../providers/types.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { parseJsonText } from '../shared/json-text.js';
+import { prepareOutputFile } from '../shared/output-file.js';
 import type { SecretSet } from '../shared/secrets.js';
-import { describeDifferences, requestDifferences } from './request-diff.js';
+import { describeDifferences, requestDifferences, toolOfResult } from './request-diff.js';
 
 /**
  * Recordings of a conversation with a provider, at the HTTP level: each request body as sent and
@@ -46,8 +47,9 @@ const KEPT_HEADERS = ['content-type', 'retry-after', 'request-id', 'x-request-id
  * behaves like `inner`. Secrets are redacted from what is written; a streamed response is
  * recorded as it passes through, without delaying it.
  */
-export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type' | 'version' | 'created'>, secrets: SecretSet, inner: typeof fetch = fetch): typeof fetch {
-  writeFileSync(file, JSON.stringify({ type: 'recording', version: 1, ...header, created: new Date().toISOString() } satisfies RecordingHeader) + '\n');
+export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type' | 'version' | 'created'>, secrets: SecretSet, inner: typeof fetch = fetch, options: { replace?: boolean } = {}): typeof fetch {
+  prepareOutputFile(file, '--record', options.replace ? 'replace' : 'new');
+  appendFileSync(file, JSON.stringify({ type: 'recording', version: 1, ...header, created: new Date().toISOString() } satisfies RecordingHeader) + '\n');
   return async (input, init) => {
     const response = await inner(input, init);
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -58,7 +60,7 @@ export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type
       if (value !== null) headers[name] = value;
     }
     const write = (body: string) => {
-      const exchange: RecordedExchange = { type: 'exchange', request: { method: init?.method ?? 'GET', path: url.pathname, body: requestBody }, response: { status: response.status, headers, body } };
+      const exchange: RecordedExchange = { type: 'exchange', request: { method: init?.method ?? 'GET', path: url.pathname, body: requestBody }, response: { status: response.status, headers, body: redactStream(body, secrets) } };
       appendFileSync(file, secrets.redact(JSON.stringify(exchange)) + '\n');
     };
     if (!response.body) {
@@ -69,6 +71,52 @@ export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type
     void new Response(forRecord).text().then(write, () => write('(the response stream broke off)'));
     return new Response(forCaller, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * A streamed body with secrets removed also where they are cut across events: the model may
+ * stream a secret in two deltas, which redacting the text as a whole would not see. Events that
+ * change are written again.
+ */
+export function redactStream(body: string, secrets: SecretSet): string {
+  if (secrets.size === 0 || !body.includes('data:')) return body;
+  const lines = body.split('\n');
+  const events: { line: number; value: unknown }[] = [];
+  lines.forEach((line, i) => {
+    if (!line.startsWith('data:')) return;
+    try {
+      events.push({ line: i, value: JSON.parse(line.slice(5)) });
+    } catch {
+      // [DONE] and other plain data
+    }
+  });
+  // A stream is the same field event after event (`choices.0.delta.content`, `delta.partial_json`):
+  // the strings at one path, in order, are the pieces of one text.
+  const streams = new Map<string, { holder: Record<string, unknown> | unknown[]; key: string | number; event: number }[]>();
+  const walk = (value: unknown, path: string, event: number) => {
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : isRecord(value) ? Object.entries(value) : [];
+    for (const [key, item] of entries) {
+      const at = `${path}.${key}`;
+      if (typeof item === 'string') {
+        let slots = streams.get(at);
+        if (!slots) streams.set(at, (slots = []));
+        slots.push({ holder: value as Record<string, unknown> | unknown[], key, event });
+      } else walk(item, at, event);
+    }
+  };
+  events.forEach((e, i) => walk(e.value, '', i));
+  const changed = new Set<number>();
+  for (const slots of streams.values()) {
+    const pieces = slots.map((slot) => (slot.holder as Record<string | number, string>)[slot.key]!);
+    const redacted = secrets.redactPieces(pieces);
+    slots.forEach((slot, i) => {
+      if (redacted[i] === pieces[i]) return;
+      (slot.holder as Record<string | number, string>)[slot.key] = redacted[i]!;
+      changed.add(slot.event);
+    });
+  }
+  for (const i of changed) lines[events[i]!.line] = `data: ${JSON.stringify(events[i]!.value)}`;
+  return lines.join('\n');
 }
 
 /** Notes a user message in a recording (before the requests it leads to). */
@@ -88,12 +136,29 @@ export function readRecording(text: string, file: string): { header: RecordingHe
   lines.slice(1).forEach((line, i) => {
     const value = parseJsonText(line, `${file}:${i + 2}`);
     if (isRecord(value) && value.type === 'prompt' && typeof value.text === 'string') return void prompts.push(value.text);
-    if (!isRecord(value) || value.type !== 'exchange' || !isRecord(value.request) || !isRecord(value.response) || typeof value.response.body !== 'string' || typeof value.response.status !== 'number') {
-      throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 2} is not a recorded exchange`);
-    }
+    const problem = exchangeProblem(value);
+    if (problem) throw new ToolmanError(ErrorCode.USAGE, `${file}:${i + 2} is not a recorded exchange: ${problem}`, { hint: 'recordings are made by toolman chat --record; this line was changed or cut' });
     exchanges.push(value as unknown as RecordedExchange);
   });
   return { header: header as unknown as RecordingHeader, prompts, exchanges };
+}
+
+/** A header name as HTTP allows it (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+/** Why a recording's line cannot be replayed, or undefined when it can: recordings are untrusted. */
+function exchangeProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || value.type !== 'exchange') return 'not {"type": "exchange", ...}';
+  const { request, response } = value;
+  if (!isRecord(request) || typeof request.path !== 'string' || typeof request.method !== 'string') return 'request needs a method and a path';
+  if (!isRecord(response)) return 'no response';
+  if (typeof response.status !== 'number' || !Number.isInteger(response.status) || response.status < 200 || response.status > 599) return 'response.status must be an HTTP status from 200 to 599';
+  if (typeof response.body !== 'string') return 'response.body must be text';
+  if (!isRecord(response.headers)) return 'response.headers must be an object';
+  for (const [name, header] of Object.entries(response.headers)) {
+    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
+  }
+  return undefined;
 }
 
 /** A request with no recording to answer it: says how it differs from the closest one. */
@@ -113,6 +178,8 @@ export class ReplayMismatchError extends ModelCallError {
  */
 export function replayFetch(exchanges: readonly RecordedExchange[], onDifference: (message: string) => void): typeof fetch {
   const used = new Set<number>();
+  // Later requests carry the earlier results again: each changed result is reported once.
+  const reported = new Set<string>();
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const body = typeof init?.body === 'string' ? safeParse(init.body) : null;
@@ -126,14 +193,19 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
         throw new ReplayMismatchError(`the recording has no ${used.size ? 'more exchanges' : 'exchange'} for ${url.pathname} (${used.size} of ${exchanges.length} used)`, 'the conversation went further than the recorded one; record it again with --record');
       }
       if (closest.differences.every((d) => d.toolResult)) {
-        onDifference(`replay: tool results differ from the recording (the recorded reply is used):\n${describeDifferences(closest.differences)}`);
+        const fresh = closest.differences.filter((d) => !reported.has(canonicalJson([d.path, d.recorded, d.now])));
+        for (const d of fresh) reported.add(canonicalJson([d.path, d.recorded, d.now]));
+        const tools = [...new Set(fresh.map((d) => toolOfResult(body, d.path) ?? 'a tool'))];
+        if (fresh.length) onDifference(`replay: ${tools.join(', ')} answered differently from the recording (the recorded reply is used):\n${describeDifferences(fresh)}`);
         match = closest;
       } else {
         throw new ReplayMismatchError(`replay: this request matches no recorded one; the closest (exchange ${closest.i + 1}) differs in:\n${describeDifferences(closest.differences)}`, 'a catalog or option change altered what is sent; record the session again with --record to accept it');
       }
     }
     used.add(match.i);
-    return new Response(match.e.response.body, { status: match.e.response.status, headers: match.e.response.headers });
+    const { status, headers, body: recorded } = match.e.response;
+    // A recorded rate limit or server error is retried as it was, but without waiting: nothing is live.
+    return new Response(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: status === 429 || status >= 500 ? { ...headers, 'retry-after': '0' } : headers });
   };
 }
 

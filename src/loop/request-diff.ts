@@ -95,3 +95,31 @@ function isToolResult(value: unknown): boolean {
   if (!isRecord(value)) return false;
   return value.role === 'tool' || value.type === 'function_call_output' || value.type === 'tool_result';
 }
+
+/**
+ * The tool whose result sits at `path` (`messages[3].content`, `input[4].output`,
+ * `messages[2].content[0].content`) in a request body, found through the call it answers, in each
+ * API's shape; undefined when the path is not inside a tool result.
+ */
+export function toolOfResult(body: unknown, path: string): string | undefined {
+  const match = /^(messages|input)\[(\d+)\](?:\.content\[(\d+)\])?/.exec(path);
+  if (!match || !isRecord(body)) return undefined;
+  const list = body[match[1]!];
+  if (!Array.isArray(list)) return undefined;
+  let item: unknown = list[Number(match[2])];
+  if (match[3] !== undefined && isRecord(item) && Array.isArray(item.content)) item = item.content[Number(match[3])];
+  if (!isRecord(item)) return undefined;
+  const id = item.role === 'tool' ? item.tool_call_id : item.type === 'function_call_output' ? item.call_id : item.type === 'tool_result' ? item.tool_use_id : undefined;
+  if (typeof id !== 'string') return undefined;
+  for (const entry of list) {
+    if (!isRecord(entry)) continue;
+    if (entry.type === 'function_call' && entry.call_id === id && typeof entry.name === 'string') return entry.name;
+    for (const call of Array.isArray(entry.tool_calls) ? entry.tool_calls : []) {
+      if (isRecord(call) && call.id === id && isRecord(call.function) && typeof call.function.name === 'string') return call.function.name;
+    }
+    for (const block of Array.isArray(entry.content) ? entry.content : []) {
+      if (isRecord(block) && block.type === 'tool_use' && block.id === id && typeof block.name === 'string') return block.name;
+    }
+  }
+  return undefined;
+}

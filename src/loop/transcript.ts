@@ -1,5 +1,6 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareOutputFile } from '../shared/output-file.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { LoopEvent } from './loop-events.js';
 
@@ -17,7 +18,7 @@ export class TranscriptWriter {
     private readonly secrets: SecretSet,
     header: Record<string, unknown>,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
+    prepareOutputFile(file, '--transcript', 'append');
     this.line({ type: 'session', version: 1, started: new Date().toISOString(), ...header });
   }
 

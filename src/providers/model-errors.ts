@@ -58,11 +58,25 @@ export function modelCallError(error: unknown, provider: ProviderName, model: st
   return new ModelCallError('bad_request', `${label} refused the request (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, undefined, 'toolman sent something this API or model does not take; the transcript has the request');
 }
 
+/** The most of an API's error text a message keeps: a proxy's 502 page can be kilobytes of HTML. */
+export const MAX_API_MESSAGE = 300;
+
 function apiMessage(e: SdkErrorLike): string {
   const nested = e.error?.error?.message ?? e.error?.message;
-  if (nested) return nested;
   // The SDKs prefix the status to the message ("429 Too many requests"): keep what follows.
-  return (e.message ?? '').replace(/^\d{3}\s*/, '').trim();
+  const text = typeof nested === 'string' && nested ? nested : (e.message ?? '').replace(/^\d{3}\s*/, '');
+  return shortText(text);
+}
+
+/** An error body as one short line: markup and scripts out, whitespace folded, cut with an ellipsis. */
+export function shortText(text: string): string {
+  const plain = text
+    .slice(0, 20_000) // the patterns below stay cheap on a body of any size
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]{0,2000}>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain.length > MAX_API_MESSAGE ? `${plain.slice(0, MAX_API_MESSAGE - 1)}…` : plain;
 }
 
 function retryAfter(headers: SdkErrorLike['headers']): number | undefined {

@@ -36,6 +36,40 @@ export class SecretSet {
 
   redact(text: string): string {
     if (this.forms.size === 0 || text === '') return text;
+    return text.replace(this.regExp(), '[redacted]');
+  }
+
+  /** Where secrets occur in `text`: [start, end) of each, in order. */
+  spans(text: string): [number, number][] {
+    if (this.forms.size === 0 || text === '') return [];
+    return [...text.matchAll(this.regExp())].map((m) => [m.index, m.index + m[0].length]);
+  }
+
+  /**
+   * Pieces of one text (a stream's deltas, in order) with every secret removed, also one cut
+   * between pieces: each piece loses the characters of a secret it holds, and the piece where a
+   * secret starts gets the marker in its place. Untouched pieces are returned as they were.
+   */
+  redactPieces(pieces: readonly string[]): string[] {
+    const spans = this.spans(pieces.join(''));
+    if (spans.length === 0) return [...pieces];
+    let offset = 0;
+    return pieces.map((piece) => {
+      const start = offset;
+      offset += piece.length;
+      let out = '';
+      let at = start;
+      for (const [s, e] of spans) {
+        if (e <= at || s >= offset) continue;
+        if (s > at) out += piece.slice(at - start, s - start);
+        if (s >= start) out += '[redacted]';
+        at = Math.min(e, offset);
+      }
+      return at === start && out === '' ? piece : out + piece.slice(at - start);
+    });
+  }
+
+  private regExp(): RegExp {
     // One alternation, longest first, so a value inside another value's encoding cannot leave a tail.
     this.pattern ??= new RegExp(
       [...this.forms]
@@ -44,7 +78,35 @@ export class SecretSet {
         .join('|'),
       'g',
     );
-    return text.replace(this.pattern, '[redacted]');
+    return this.pattern;
+  }
+}
+
+/**
+ * Redacts text that arrives in pieces (a streamed answer) as it arrives: what is passed on never
+ * holds a secret, even one cut between two pieces, because the last few characters (less than the
+ * longest secret form) wait for the next piece or `end()`.
+ */
+export class RedactingStream {
+  private pending = '';
+
+  constructor(private readonly secrets: SecretSet) {}
+
+  push(text: string): string {
+    if (this.secrets.size === 0) return text;
+    this.pending += text;
+    let cut = Math.max(0, this.pending.length - (this.secrets.maxLength - 1));
+    // A secret that runs across the cut is whole already (it cannot be longer than maxLength): keep it together.
+    for (const [s, e] of this.secrets.spans(this.pending)) if (s < cut && e > cut) cut = e;
+    const out = this.secrets.redact(this.pending.slice(0, cut));
+    this.pending = this.pending.slice(cut);
+    return out;
+  }
+
+  end(): string {
+    const out = this.secrets.redact(this.pending);
+    this.pending = '';
+    return out;
   }
 }
 

@@ -168,7 +168,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
         mkdirSync(dirname(file), { recursive: true });
         const catalog = manager.catalog.files.map((f) => relative(dirname(file!), f).split('\\').join('/'));
         const profile = testCase.profile ?? suite.profile ?? null;
-        connection.fetch = recordingFetch(file, { provider: target.provider, model: target.model, base_url: connection.baseUrl ?? null, catalog, profile }, manager.secrets, connection.fetch);
+        connection.fetch = recordingFetch(file, { provider: target.provider, model: target.model, base_url: connection.baseUrl ?? null, catalog, profile }, manager.secrets, connection.fetch, { replace: true });
       }
     }
   } catch (error) {

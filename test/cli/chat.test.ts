@@ -157,7 +157,8 @@ describe('record and replay', () => {
     writeFileSync(changed, readFileSync('test/fixtures/catalogs/chat.yaml', 'utf8').replace('temp_c: 3', 'temp_c: 4'));
     const run = await runBin(['-c', changed, 'chat', '--replay', recording, '--prompt', 'Weather?', '--no-transcript'], { env: {} });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('tool results differ from the recording');
+    expect(run.stderr).toContain('get_weather answered differently from the recording');
+    expect(run.stderr.split('answered differently').length - 1, 'each changed result is reported once').toBe(1);
     expect(run.stdout).toBe('Cold.\n');
   });
 
@@ -165,5 +166,77 @@ describe('record and replay', () => {
     const run = await runBin([...catalog, 'chat', '--replay', 'test/fixtures/catalogs/chat.yaml', '--prompt', 'x'], { env: {} });
     expect(run.code).toBe(2);
     expect(existsSync('x')).toBe(false);
+  });
+});
+
+describe('what a user gave or recorded is safe', () => {
+  const SECRET = 's3cr3tTOKENvalue';
+  it('a secret the model streams in pieces is redacted from the answer, --events, --json and the recording', async () => {
+    const folder = dir();
+    const file = join(folder, 'secret.yaml');
+    writeFileSync(file, 'toolman: 1\nname: secret\ntools:\n  - name: ping\n    description: Checks that the service answers.\n    effect: read\n    parameters: { type: object, properties: {} }\n    handler: { http: { method: GET, url: "https://example.invalid/ping", headers: { Authorization: "Bearer ${env:CHAT_SECRET}" } } }\n');
+    const env = { ...openai(), CHAT_SECRET: SECRET };
+    // 32 characters, streamed in three deltas: the secret is cut between the second and the third.
+    const answer = `The token is ${SECRET} ok`;
+    for (const mode of [[], ['--events'], ['--json']]) {
+      server.script([{ text: answer }]);
+      const recording = join(folder, `r${mode.join('')}.jsonl`);
+      const run = await runBin(['-c', file, 'chat', '--prompt', 'token?', '--record', recording, '--no-transcript', ...mode], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).not.toContain('TOKEN');
+      expect(run.stdout).toContain('[redacted]');
+      expect(readFileSync(recording, 'utf8')).not.toContain('TOKENvalue');
+    }
+    // The recording still replays: the redacted text is what it says now.
+    const replay = await runBin(['-c', file, 'chat', '--replay', join(folder, 'r.jsonl'), '--no-transcript'], { env: {} });
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toBe('The token is [redacted] ok\n');
+  });
+
+  it('never overwrites a recording, and says which option names a bad path', async () => {
+    const folder = dir();
+    const recording = join(folder, 'kept.jsonl');
+    writeFileSync(recording, 'my recording\n');
+    const run = await runBin([...catalog, 'chat', '--prompt', 'Hi', '--record', recording, '--no-transcript'], { env: openai() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--record ${recording}: the file exists; toolman does not overwrite it`);
+    expect(readFileSync(recording, 'utf8')).toBe('my recording\n');
+    for (const [path, why] of [[folder, 'it is a folder'], [join(recording, 'x.jsonl'), 'is not a folder']] as const) {
+      const bad = await runBin([...catalog, 'chat', '--prompt', 'Hi', '--transcript', path], { env: openai() });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`--transcript ${path}`);
+      expect(bad.stderr).toContain(why);
+      expect(bad.stderr).not.toContain('internal error');
+    }
+  });
+
+  it('refuses --json with --events, and an empty prompt', async () => {
+    const both = await runBin([...catalog, 'chat', '--prompt', 'Hi', '--json', '--events'], { env: openai() });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--json and --events');
+    const empty = await runBin([...catalog, 'chat', '--prompt', 'Hi', '--prompt', ' '], { env: openai() });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('empty --prompt');
+  });
+
+  it('replays a recorded rate limit without waiting, and refuses a damaged exchange with its line', async () => {
+    const folder = dir();
+    const recording = join(folder, 'limited.jsonl');
+    server.script([{ status: 429, retryAfter: 3 }, { text: 'Hello after the limit.' }]);
+    const live = await runBin([...catalog, 'chat', '--prompt', 'Hi', '--record', recording, '--no-transcript'], { env: openai() });
+    expect(live.stdout).toContain('Hello after the limit.');
+    const started = Date.now();
+    const replay = await runBin([...catalog, 'chat', '--replay', recording, '--no-transcript'], { env: {} });
+    expect(replay.stdout).toContain('Hello after the limit.');
+    expect(Date.now() - started, 'the recorded retry-after of 3 s is not waited for').toBeLessThan(2500);
+    const lines = readFileSync(recording, 'utf8').split('\n');
+    const exchange = lines.findIndex((l) => l.includes('"type":"exchange"'));
+    const damaged = JSON.parse(lines[exchange]!);
+    damaged.response.status = 99;
+    lines[exchange] = JSON.stringify(damaged);
+    writeFileSync(recording, lines.join('\n'));
+    const bad = await runBin([...catalog, 'chat', '--replay', recording, '--no-transcript'], { env: {} });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${recording}:${exchange + 1} is not a recorded exchange: response.status`);
   });
 });

@@ -13,6 +13,7 @@ import type { FormatOptions, ProviderName } from '../../providers/types.js';
 import type { ToolSession } from '../../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { readRegularFile } from '../../shared/read-file.js';
+import { RedactingStream } from '../../shared/secrets.js';
 import type { ReplContext } from '../../repl/repl-context.js';
 import { formatOptions } from '../format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -43,8 +44,10 @@ export interface ChatOptions {
   strict?: boolean;
   /** The prompt when it is piped in (no --prompt and no terminal). */
   readStdin?: () => Promise<string>;
-  /** Standard input is a terminal: without --prompt, the REPL starts. */
+  /** Standard input and output are a terminal: without --prompt, the REPL starts. */
   interactive?: boolean;
+  /** Standard input is a terminal (nothing can be piped in). */
+  stdinIsTerminal?: boolean;
   signal?: AbortSignal;
 }
 
@@ -54,6 +57,9 @@ export interface ChatOptions {
  * JSON lines); on a terminal, the REPL starts.
  */
 export async function chatCommand(options: ChatOptions, io: CliIO): Promise<ExitCode> {
+  if (options.json && options.events) throw new ToolmanError(ErrorCode.USAGE, '--json and --events both print on standard output: choose one', { hint: '--events prints every event as a JSON line; the last one (done) carries the answer' });
+  const given = options.prompt === undefined ? [] : Array.isArray(options.prompt) ? options.prompt : [options.prompt];
+  if (given.some((prompt) => prompt.trim() === '')) throw new ToolmanError(ErrorCode.USAGE, 'an empty --prompt: every turn needs a message');
   // A recording names the catalog it was made with: replaying it needs nothing else.
   const recording = options.replay ? readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: '--replay' }), options.replay) : undefined;
   const catalogs = options.catalog ?? recording?.header.catalog?.map((file) => resolve(dirname(resolve(io.cwd, options.replay!)), file));
@@ -70,8 +76,19 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
           return await runRepl(context, io);
         }
         // A replay without a prompt says what the recorded user said, turn after turn.
-        const given = options.prompt === undefined ? [] : Array.isArray(options.prompt) ? options.prompt : [options.prompt];
-        const prompts = given.length ? given : context.initialPrompts.length ? context.initialPrompts : [(await options.readStdin?.())?.trim() ?? ''];
+        if (!given.length && !context.initialPrompts.length && options.stdinIsTerminal) {
+          throw new ToolmanError(ErrorCode.USAGE, `${options.json ? '--json' : options.events ? '--events' : 'one turn'} needs a prompt: give it with --prompt "..." or pipe it in`, { hint: 'without --json and --events, toolman chat on a terminal starts the REPL' });
+        }
+        let piped = '';
+        if (!given.length && !context.initialPrompts.length) {
+          try {
+            piped = (await options.readStdin?.())?.trim() ?? '';
+          } catch (error) {
+            if (options.signal?.aborted) return EXIT.INTERRUPTED;
+            throw error;
+          }
+        }
+        const prompts = given.length ? given : context.initialPrompts.length ? context.initialPrompts : [piped];
         if (!prompts[0]) throw new ToolmanError(ErrorCode.USAGE, 'no prompt: give one with --prompt "..." or pipe it in', { hint: 'or run toolman chat on a terminal for the interactive REPL' });
         const documents: Record<string, unknown>[] = [];
         let code: ExitCode = EXIT.OK;
@@ -83,10 +100,11 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
           if (code !== EXIT.OK) break;
         }
         // One document: the turn's, or the turns' when there were several.
-        if (options.json) io.stdout.write(JSON.stringify(documents.length === 1 ? documents[0] : { turns: documents, transcript: context.transcript?.file ?? null }, null, 2) + '\n');
+        if (options.json) io.stdout.write(manager.secrets.redact(JSON.stringify(documents.length === 1 ? documents[0] : { turns: documents, transcript: context.transcript?.file ?? null }, null, 2)) + '\n');
         return code;
       } finally {
-        if (context.transcript && !options.json && !options.events) io.stderr.write(`transcript: ${context.transcript.file}\n`);
+        // With --json the document says where it is.
+        if (context.transcript && !options.json) io.stderr.write(`transcript: ${context.transcript.file}\n`);
       }
     },
     { requireValid: 'all' },
@@ -179,49 +197,69 @@ function connect(options: ChatOptions, recording: ReturnType<typeof readRecordin
 /** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. */
 async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOptions, io: CliIO): Promise<TurnSummary> {
   const c = palette(colorEnabled(io, io.stderr));
+  const { secrets } = context.manager;
   const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
+  // What the model says may hold a secret (cut between deltas, too): redacted before it is printed.
+  const said = new RedactingStream(secrets);
+  const name = (s: string) => plainText(secrets.redact(s));
   for (const notice of context.notices.splice(0)) reportWarning(notice, options, io, c);
   let wroteText = false;
+  const flushText = (round: number) => {
+    const rest = said.end();
+    if (!rest) return;
+    if (options.events) io.stdout.write(JSON.stringify({ type: 'text', round, delta: rest }) + '\n');
+    else if (!options.json) {
+      io.stdout.write(text(rest));
+      wroteText = true;
+    }
+  };
   const onEvent = (event: LoopEvent) => {
     context.transcript?.write(event);
     for (const notice of context.notices.splice(0)) reportWarning(notice, options, io, c);
+    if (event.type !== 'text' && 'round' in event && typeof event.round === 'number') flushText(event.round);
+    if (event.type === 'done') flushText(event.rounds);
     if (options.events) {
-      io.stdout.write(JSON.stringify(event) + '\n');
+      if (event.type === 'text') {
+        const delta = said.push(event.delta);
+        if (delta) io.stdout.write(JSON.stringify({ ...event, delta }) + '\n');
+      } else io.stdout.write(secrets.redact(JSON.stringify(event)) + '\n');
       return;
     }
     if (options.json) return;
     switch (event.type) {
-      case 'text':
-        io.stdout.write(text(event.delta));
+      case 'text': {
+        const delta = said.push(event.delta);
+        if (delta) io.stdout.write(text(delta));
         wroteText = true;
         return;
+      }
       case 'tool_calls':
         if (wroteText) io.stdout.write('\n');
         wroteText = false;
-        for (const call of event.calls) io.stderr.write(c.dim(`→ ${call.name}(${preview(call.arguments)})\n`));
+        for (const call of event.calls) io.stderr.write(c.dim(`→ ${name(call.name)}(${name(preview(call.arguments))})\n`));
         return;
       case 'tool_status':
-        if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${event.name} needs approval (${event.reason}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
+        if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${name(event.name)} needs approval (${name(event.reason)}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
         return;
       case 'tool_result':
-        io.stderr.write(event.response.ok ? c.dim(`✓ ${event.response.name} ${event.response.duration_ms} ms${event.response.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${event.response.name}: ${plainText(event.response.error ?? '')}\n`));
+        io.stderr.write(event.response.ok ? c.dim(`✓ ${name(event.response.name)} ${event.response.duration_ms} ms${event.response.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(event.response.name)}: ${name(event.response.error ?? '')}\n`));
         return;
       case 'search':
-        io.stderr.write(c.dim(`tool search found: ${event.activated.join(', ')}\n`));
+        io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
         return;
       case 'retry':
-        io.stderr.write(c.yellow(`retrying in ${(event.wait_ms / 1000).toFixed(1)} s (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ''}): ${event.reason}\n`));
+        io.stderr.write(c.yellow(`retrying in ${(event.wait_ms / 1000).toFixed(1)} s (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ''}): ${name(event.reason)}\n`));
         return;
       case 'warning':
-        io.stderr.write(c.yellow(`warning: ${event.message}\n`));
+        io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
         return;
       case 'error':
-        io.stderr.write(`${c.red('error:')} ${event.message}\n${event.hint ? `  ${c.dim('hint:')} ${event.hint}\n` : ''}`);
+        io.stderr.write(`${c.red('error:')} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
         return;
       case 'done':
         if (wroteText) io.stdout.write('\n');
-        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
-        if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${event.message}\n`));
+        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(secrets.redact(event.answer)) + '\n');
+        if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
         return;
       default:
         return;
@@ -233,7 +271,7 @@ async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOp
 
 function reportWarning(message: string, options: ChatOptions, io: CliIO, c: ReturnType<typeof palette>): void {
   if (options.events) io.stdout.write(JSON.stringify({ type: 'warning', message }) + '\n');
-  else io.stderr.write(c.yellow(`warning: ${message}\n`));
+  else io.stderr.write(c.yellow(`warning: ${plainText(message)}\n`));
 }
 
 /** The one-shot JSON document (README, "toolman chat"). */
@@ -260,12 +298,17 @@ function preview(args: unknown): string {
 }
 
 /** Reads a whole stream (piped standard input) as text, up to 1 MiB. */
-export async function readPrompt(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readPrompt(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
   let text = '';
-  for await (const chunk of stream) {
-    text += String(chunk);
-    if (text.length > 1 << 20) throw new ToolmanError(ErrorCode.USAGE, 'the piped prompt is over 1 MiB');
-  }
-  return text;
+  const stop = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new ToolmanError(ErrorCode.USAGE, 'interrupted while reading the prompt')), { once: true }));
+  const read = (async () => {
+    for await (const chunk of stream) {
+      text += String(chunk);
+      if (text.length > 1 << 20) throw new ToolmanError(ErrorCode.USAGE, 'the piped prompt is over 1 MiB');
+    }
+    return text;
+  })();
+  stop.catch(() => undefined);
+  return signal ? Promise.race([read, stop]) : read;
 }
 
