@@ -1,4 +1,4 @@
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Approver } from '../../execute/types.js';
 import { ChatLoop } from '../../loop/chat-loop.js';
 import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
@@ -12,6 +12,7 @@ import { CHAT_PROVIDERS, createModelClient } from '../../providers/model-clients
 import type { FormatOptions, ProviderName } from '../../providers/types.js';
 import type { ToolSession } from '../../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { packageRoot } from '../../shared/package-root.js';
 import { readRegularFile } from '../../shared/read-file.js';
 import { RedactingStream } from '../../shared/secrets.js';
 import type { ReplContext } from '../../repl/repl-context.js';
@@ -186,8 +187,10 @@ function connect(options: ChatOptions, recording: ReturnType<typeof readRecordin
   const baseUrl = options.baseUrl ?? env[spec.baseUrl] ?? undefined;
   const apiKey = spec.key.map((name) => env[name]).find((value) => value !== undefined && value !== '');
   if (!apiKey && !baseUrl) {
+    // The shipped recordings, where this toolman is installed: the path works from any folder.
+    const shipped = relative(env.PWD ?? process.cwd(), join(packageRoot(), 'catalogs', 'recordings', 'assistant.jsonl')) || 'catalogs/recordings/assistant.jsonl';
     throw new ToolmanError(ErrorCode.USAGE, `toolman chat with ${spec.label} needs ${spec.key[0]}`, {
-      hint: `set ${spec.key[0]}, point --base-url at a local OpenAI-compatible server, or see the loop without a key: toolman chat --provider replay --replay catalogs/recordings/assistant.jsonl`,
+      hint: `set ${spec.key[0]}${provider === 'openai' ? ', point --base-url at a local OpenAI-compatible server' : `, or --base-url for a compatible endpoint`}, or see the loop without a key: toolman chat --replay ${shipped}`,
     });
   }
   // Local servers (Ollama, vLLM, llama.cpp, LM Studio) take any key.
