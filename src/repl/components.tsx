@@ -185,9 +185,9 @@ export function ApprovalPrompt({ approval }: { approval: ApprovalView }) {
           {' no'}
         </T>
       ) : (
-        <T dim>…</T>
+        <T dim>the keys show in a moment…</T>
       )}
-      <T dim>one key press answers, once the keys show; typing ahead or pasting goes to the input line</T>
+      <T dim>one key press answers; typed-ahead or pasted text goes to the input line</T>
     </Box>
   );
 }

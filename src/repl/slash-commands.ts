@@ -40,7 +40,7 @@ export const KEYS: readonly [string, string][] = [
   ['Enter', 'send the message or command'],
   ['Up / Down', 'earlier messages and commands'],
   ['Ctrl-O', 'show the last tool call in full (/expand N for another)'],
-  ['y / n / a', 'answer an approval: yes, no, always for this tool this session'],
+  ['y / n / a, Esc', 'answer an approval (one key press, once its keys show): yes, no, always for this tool this session; Esc: no'],
   ['Ctrl-C', 'cancel the running turn; press again to exit (code 130)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'start/end of line, delete before/after the cursor, delete a word'],
 ];
