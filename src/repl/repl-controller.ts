@@ -233,13 +233,14 @@ export class ReplController implements CommandHost {
     const controller = new AbortController();
     const turn = { controller, done: Promise.resolve() };
     this.turn = turn;
+    let forcedOnce = false;
     const run = async () => {
       this.context.recordPrompt(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
       // A /profile or /force typed just before still has its session to open.
       await this.swaps;
-      const forcedOnce = this.pendingForce !== undefined;
+      forcedOnce = this.pendingForce !== undefined;
       this.pendingForce = undefined;
       const summary = await this.context.loop.run(text, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
@@ -252,6 +253,7 @@ export class ReplController implements CommandHost {
     };
     const done = run().catch((error: unknown) => {
       // The loop never rejects; anything else (a transcript that cannot be written) is shown.
+      if (forcedOnce) void this.swap(() => this.reopen());
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } });
       this.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
