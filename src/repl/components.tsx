@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { type EditorState } from './line-editor.js';
-import { panelBusy, panelMarkers, statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
+import { panelElapsed, panelMarkers, panelOutcome, statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
 import { compactJson, displayText, duration, oneLine, prettyResult } from './terminal-text.js';
 
 /**
@@ -115,15 +115,21 @@ const STATUS_WORDS: Record<Panel['status'], string> = {
   cancelled: 'cancelled',
 };
 
+const OUTCOME_ICONS: Record<Exclude<ReturnType<typeof panelOutcome>, 'busy'>, { icon: string; color: Color }> = {
+  ok: { icon: '✓', color: 'green' },
+  declined: { icon: '⊘', color: 'yellow' },
+  cancelled: { icon: '⊘', color: 'yellow' },
+  failed: { icon: '✗', color: 'red' },
+};
+
 /** One tool call: name and arguments, status with a spinner and duration, markers, a result preview (or all of it, expanded). */
 export function ToolPanel({ panel, frame, now }: { panel: Panel; frame: number; now: number }) {
-  const busy = panelBusy(panel);
+  const outcome = panelOutcome(panel);
   const r = panel.result;
-  const declined = r?.errorKind === 'declined';
-  const icon = busy ? spinnerFrame(frame) : r?.ok ? '✓' : declined || r?.errorKind === 'cancelled' ? '⊘' : '✗';
-  const iconColor: Color = busy ? 'cyan' : r?.ok ? 'green' : declined || r?.errorKind === 'cancelled' ? 'yellow' : 'red';
-  const elapsed = panel.durationMs ?? r?.durationMs ?? (panel.startedAt !== null ? now - panel.startedAt : null);
-  const status = [STATUS_WORDS[r ? (r.ok ? 'done' : r.errorKind === 'cancelled' ? 'cancelled' : 'error') : panel.status], ...(elapsed !== null && (panel.status === 'running' || !busy) ? [duration(elapsed)] : [])].join(' ');
+  const { icon, color: iconColor } = outcome === 'busy' ? { icon: spinnerFrame(frame), color: 'cyan' as const } : OUTCOME_ICONS[outcome];
+  const elapsed = panelElapsed(panel, now);
+  const word = STATUS_WORDS[outcome === 'busy' ? panel.status : outcome === 'ok' ? 'done' : outcome === 'cancelled' ? 'cancelled' : 'error'];
+  const status = [word, ...(elapsed !== null ? [duration(elapsed)] : [])].join(' ');
   const markers = panelMarkers(panel);
   const args = oneLine(compactJson(panel.arguments ?? {}));
   const preview = r ? oneLine(r.ok ? r.content : (r.error ?? r.content)) : panel.progress ? oneLine(panel.progress) : '';
@@ -167,14 +173,21 @@ export function ApprovalPrompt({ approval }: { approval: ApprovalView }) {
     <Box flexDirection="column" borderStyle="round" {...(color ? { borderColor: 'yellow' } : {})} paddingX={1}>
       <T color="yellow" bold>{`run ${oneLine(approval.tool)}? (${oneLine(approval.reason)})`}</T>
       <T dim>{oneLine(compactJson(approval.arguments ?? {}))}</T>
-      <T>
-        <T bold>[y]</T>
-        {' yes   '}
-        <T bold>[n]</T>
-        {' no   '}
-        <T bold>[a]</T>
-        {` always for ${oneLine(approval.tool)} in this session`}
-      </T>
+      {approval.ready ? (
+        <T>
+          <T bold>[y]</T>
+          {' yes   '}
+          <T bold>[n]</T>
+          {' no   '}
+          <T bold>[a]</T>
+          {` always for ${oneLine(approval.tool)} in this session   `}
+          <T bold>[Esc]</T>
+          {' no'}
+        </T>
+      ) : (
+        <T dim>the keys show in a moment…</T>
+      )}
+      <T dim>one key press answers; typed-ahead or pasted text goes to the input line</T>
     </Box>
   );
 }
@@ -182,9 +195,10 @@ export function ApprovalPrompt({ approval }: { approval: ApprovalView }) {
 export function InputLine({ input, running }: { input: EditorState; running: boolean }) {
   const color = useContext(ColorContext);
   const chars = Array.from(input.text);
-  const before = chars.slice(0, input.cursor).join('');
-  const at = chars[input.cursor] ?? ' ';
-  const after = chars.slice(input.cursor + 1).join('');
+  // The line may hold a replayed recording's prompt: drawn without control sequences, like all untrusted text.
+  const before = displayText(chars.slice(0, input.cursor).join(''));
+  const at = displayText(chars[input.cursor] ?? ' ') || ' ';
+  const after = displayText(chars.slice(input.cursor + 1).join(''));
   const placeholder = running ? 'a turn is running (Ctrl-C cancels it)' : 'type a message, /help for commands';
   return (
     <Box>

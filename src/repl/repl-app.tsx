@@ -4,6 +4,7 @@ import { ApprovalPrompt, ColorProvider, InputLine, ItemView, StatusLine, T, Wait
 import { decodeKeys } from './line-editor.js';
 import type { ReplController } from './repl-controller.js';
 import { panelBusy, type ReplState } from './repl-state.js';
+import { displayText } from './terminal-text.js';
 
 /**
  * The REPL on screen: settled items once into the scrollback, the running turn live below them,
@@ -30,8 +31,9 @@ export function ReplApp({ controller, color }: { controller: ReplController; col
         ))}
         {state.running && !state.approval && !live.some((i) => i.kind === 'panel' && panelBusy(i.panel)) ? <Waiting frame={frame} cancelling={state.cancelling} /> : null}
         {state.approval ? <ApprovalPrompt approval={state.approval} /> : null}
-        {state.hint ? <T color="yellow">{state.hint}</T> : null}
-        {state.exitCode === null && !state.approval ? <InputLine input={state.input} running={state.running} /> : null}
+        {state.hint ? <T color="yellow">{displayText(state.hint)}</T> : null}
+        {/* Also under an approval question: what was typed ahead stays in view, and is no answer. */}
+        {state.exitCode === null ? <InputLine input={state.input} running={state.running} /> : null}
         <StatusLine status={state.status} />
       </Box>
     </ColorProvider>

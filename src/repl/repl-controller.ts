@@ -6,7 +6,15 @@ import { describeToolsChange, type McpToolsChange } from '../mcp/tools-change.js
 import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
-import { parseInput, runCommand, sessionCounts, type CommandHost } from './slash-commands.js';
+import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
+import { displayText } from './terminal-text.js';
+
+/** The keys that answer an approval question. */
+const ANSWER_KEYS = new Map<string, ApprovalDecision>([
+  ['y', 'approve'],
+  ['n', 'decline'],
+  ['a', 'always'],
+]);
 
 export interface ControllerOptions {
   /** Base for /save paths. */
@@ -15,6 +23,8 @@ export interface ControllerOptions {
   now?: () => number;
   /** How long an exit waits for a cancelled turn to wind down before leaving anyway. */
   exitGraceMs?: number;
+  /** How long an approval question waits, after it appears or after the last key, before a key answers it. */
+  approvalGuardMs?: number;
 }
 
 /**
@@ -30,9 +40,15 @@ export class ReplController implements CommandHost {
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
   private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
+  private approvalTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly initialPrompts: string[];
-  /** The session's forced tools apply to one turn: after it, the same tools without the force. */
-  private dropForceAfterTurn: boolean;
+  /**
+   * `/force` names for the next turn only; the session in use forces them. Without them a session
+   * forces what --force and the profile's `forced:` say, in every turn (as the one-shot mode does).
+   */
+  private pendingForce: string[] | undefined;
+  /** Session swaps, one after the other: a turn's end, /profile, /force and tool reloads never interleave. */
+  private swaps: Promise<void> = Promise.resolve();
   private resolveExit!: (code: number) => void;
   private exiting = false;
   private countVersion = 0;
@@ -61,7 +77,6 @@ export class ReplController implements CommandHost {
       search: context.search,
       yes: context.yes,
     });
-    this.dropForceAfterTurn = session.selection.forced.length > 0;
     this.initialPrompts = [...context.initialPrompts];
     if (!context.yes) context.loop.useApprover(this.approver);
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
@@ -113,7 +128,7 @@ export class ReplController implements CommandHost {
     if (this.exiting) return;
     if (action.type === 'ctrl_c') return this.ctrlC();
     if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
-    if (this.current.approval) return this.approvalKey(action);
+    if (this.current.approval && this.approvalKey(action)) return;
     switch (action.type) {
       case 'enter':
         return this.submit(this.current.input.text);
@@ -143,13 +158,32 @@ export class ReplController implements CommandHost {
     if (input !== this.current.input) this.dispatch({ type: 'input', input });
   }
 
-  private approvalKey(action: KeyAction): void {
-    if (action.type === 'escape') return this.answer('decline');
-    if (action.type !== 'insert') return;
-    const letter = action.text.trim().toLowerCase()[0];
-    if (letter === 'y') this.answer('approve');
-    else if (letter === 'n') this.answer('decline');
-    else if (letter === 'a') this.answer('always');
+  /**
+   * A key while an approval question shows. Only one key press of y, n, a or Esc, once the
+   * question is ready, answers: a key typed ahead (the "y" of "my") or a run of text (a paste)
+   * goes to the input line as usual, and the question waits for a quiet moment again.
+   * Returns whether the key answered.
+   */
+  private approvalKey(action: KeyAction): boolean {
+    const decision = action.type === 'escape' ? 'decline' : action.type === 'insert' ? ANSWER_KEYS.get(action.text.toLowerCase()) : undefined;
+    if (decision && this.current.approval?.ready) {
+      this.answer(decision);
+      return true;
+    }
+    this.holdApproval();
+    return false;
+  }
+
+  /** The question takes no answer until no key came for a moment; then its keys show. */
+  private holdApproval(): void {
+    clearTimeout(this.approvalTimer);
+    const approval = this.current.approval;
+    if (!approval) return;
+    if (approval.ready) this.dispatch({ type: 'approval', approval: { ...approval, ready: false } });
+    this.approvalTimer = setTimeout(() => {
+      const current = this.current.approval;
+      if (current?.callId === approval.callId) this.dispatch({ type: 'approval', approval: { ...current, ready: true } });
+    }, this.options.approvalGuardMs ?? 400);
   }
 
   /** Ctrl-C: cancels a running turn; a second one (or one while idle, after a warning) exits with 130. */
@@ -168,6 +202,8 @@ export class ReplController implements CommandHost {
   submit(line: string): void {
     const parsed = parseInput(line);
     if (parsed.kind === 'empty') return;
+    // Only the command right after a refused /save confirms the overwrite.
+    if (!(parsed.kind === 'command' && parsed.name === 'save')) this.pendingOverwrite = undefined;
     if (parsed.kind === 'message' && this.turn) {
       this.dispatch({ type: 'hint', text: 'a turn is running: wait for it, or Ctrl-C to cancel it' });
       return;
@@ -177,7 +213,7 @@ export class ReplController implements CommandHost {
     if (this.current.hint) this.dispatch({ type: 'hint', text: null });
     switch (parsed.kind) {
       case 'message':
-        if (this.initialPrompts[0] === parsed.text) this.initialPrompts.shift();
+        if (this.initialPrompts[0] !== undefined && displayText(this.initialPrompts[0]).trim() === parsed.text) this.initialPrompts.shift();
         void this.send(parsed.text);
         return;
       case 'unknown':
@@ -197,21 +233,27 @@ export class ReplController implements CommandHost {
     const controller = new AbortController();
     const turn = { controller, done: Promise.resolve() };
     this.turn = turn;
+    let forcedOnce = false;
     const run = async () => {
       this.context.recordPrompt(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
+      // A /profile or /force typed just before still has its session to open.
+      await this.swaps;
+      forcedOnce = this.pendingForce !== undefined;
+      this.pendingForce = undefined;
       const summary = await this.context.loop.run(text, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
+      // Queued before the turn counts as over: a command or message right after it comes after the swap.
+      if (forcedOnce || this.toolsChanged) void this.swap(() => this.reopen());
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary });
-      if (this.dropForceAfterTurn) await this.unforce();
-      if (this.toolsChanged) await this.reloadTools();
       this.refreshCounts();
       this.prefillNext();
     };
     const done = run().catch((error: unknown) => {
       // The loop never rejects; anything else (a transcript that cannot be written) is shown.
+      if (forcedOnce) void this.swap(() => this.reopen());
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } });
       this.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
@@ -234,6 +276,7 @@ export class ReplController implements CommandHost {
     new Promise<ApprovalDecision>((resolve) => {
       if (signal.aborted || this.exiting) return resolve('decline');
       const clear = () => {
+        clearTimeout(this.approvalTimer);
         if (this.pendingApproval?.resolve === settle) this.pendingApproval = undefined;
         if (this.current.approval?.callId === request.callId) this.dispatch({ type: 'approval', approval: null });
       };
@@ -245,7 +288,8 @@ export class ReplController implements CommandHost {
       const onAbort = () => settle('decline');
       signal.addEventListener('abort', onAbort, { once: true });
       this.pendingApproval = { resolve: settle };
-      this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason } });
+      this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason, ready: false } });
+      this.holdApproval();
     });
 
   private answer(decision: ApprovalDecision): void {
@@ -272,25 +316,54 @@ export class ReplController implements CommandHost {
 
   reset(): void {
     this.context.loop.reset();
+    // A /save after this saves the new conversation's turns only.
+    this.turnSummaries.length = 0;
     this.context.transcript?.note({ type: 'reset' });
   }
 
-  async switchSession(profile: string, force: string[]): Promise<void> {
-    const previous = this.context.loop.session;
-    const session = await this.context.openSession(profile, force);
-    this.use(session, previous);
-    this.dropForceAfterTurn = session.selection.forced.length > 0;
+  /**
+   * `/profile NAME` (force undefined) or `/force NAMES` (the current profile): a new session. A
+   * pending `/force` goes along to the new profile when it can be forced there; if not, it is
+   * dropped, and the result says so.
+   */
+  switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult> {
+    return this.swap(async () => {
+      const previous = this.context.loop.session;
+      const name = profile ?? previous.selection.profile.name;
+      const wanted = force ?? this.pendingForce;
+      let session: ToolSession;
+      let dropped: string[] = [];
+      try {
+        session = await this.context.openSession(name, wanted);
+      } catch (error) {
+        if (force || !wanted) throw error;
+        session = await this.context.openSession(name);
+        dropped = wanted;
+      }
+      this.pendingForce = dropped.length ? undefined : wanted;
+      this.use(session, previous);
+      return { dropped };
+    });
   }
 
-  /** After a forced turn: the same profile and found tools, nothing forced. */
-  private async unforce(): Promise<void> {
-    this.dropForceAfterTurn = false;
+  /** Runs one session swap after the others. */
+  private swap<T>(change: () => Promise<T>): Promise<T> {
+    const result = this.swaps.then(change);
+    this.swaps = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /** After a turn: the profile's session again, without a used /force, with the tools a server changed. */
+  private async reopen(): Promise<void> {
+    this.toolsChanged = false;
     const previous = this.context.loop.session;
     try {
-      const session = await this.context.openSession(previous.selection.profile.name, []);
-      this.use(session, previous);
+      this.use(await this.context.openSession(previous.selection.profile.name, this.pendingForce), previous);
     } catch (error) {
-      this.note('warning', `could not drop the forced tools: ${error instanceof Error ? error.message : String(error)}`);
+      this.note('warning', `could not open the tool session again: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -298,17 +371,7 @@ export class ReplController implements CommandHost {
   private mcpToolsChanged(change: McpToolsChange): void {
     this.note(change.problems.length ? 'warning' : 'info', describeToolsChange(change));
     this.toolsChanged = true;
-    if (!this.turn) void this.reloadTools();
-  }
-
-  private async reloadTools(): Promise<void> {
-    this.toolsChanged = false;
-    const previous = this.context.loop.session;
-    try {
-      this.use(await this.context.openSession(previous.selection.profile.name, previous.selection.forced.map((t) => t.name)), previous);
-    } catch (error) {
-      this.note('warning', `could not refresh the tools: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    if (!this.turn) void this.swap(() => this.reopen());
   }
 
   private use(session: ToolSession, previous: ToolSession): void {
@@ -326,6 +389,7 @@ export class ReplController implements CommandHost {
     this.stopWatching?.();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
+    clearTimeout(this.approvalTimer);
     this.pendingApproval?.resolve('decline');
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
@@ -362,6 +426,7 @@ export class ReplController implements CommandHost {
   /** In a replay, the next recorded message waits in the input line. */
   private prefillNext(): void {
     const next = this.initialPrompts[0];
-    if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(next) });
+    // A recording's prompt is untrusted: it waits in the line without control sequences.
+    if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(displayText(next)) });
   }
 }

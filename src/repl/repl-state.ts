@@ -1,7 +1,7 @@
 import type { ErrorKind } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { EMPTY_LINE, type EditorState } from './line-editor.js';
-import { count } from './terminal-text.js';
+import { count, oneLine } from './terminal-text.js';
 
 /**
  * The REPL's view model and the one reducer that turns loop events, commands and keys into it.
@@ -70,6 +70,8 @@ export interface ApprovalView {
   tool: string;
   arguments: unknown;
   reason: string;
+  /** Whether a key answers it now: only after a quiet moment since it appeared (or since the last key). */
+  ready: boolean;
 }
 
 export interface UsageTotals {
@@ -206,6 +208,16 @@ function withPanel(state: ReplState, round: number, id: string, update: (panel: 
   return replace(state, index, { ...item, panel: update(item.panel), settled: settle || item.settled });
 }
 
+/**
+ * How long a call ran. The executor's clock starts before the approval question, so for a call
+ * that asked, the wait for the user would count: then the run is measured from `running`, and a
+ * call that never ran (declined) has no duration.
+ */
+function ranFor(panel: Panel, executorMs: number, now: number): number | null {
+  if (panel.approval === null) return executorMs;
+  return panel.startedAt === null ? null : Math.max(0, Math.round((now - panel.startedAt) * 100) / 100);
+}
+
 /** A tool choice as a short phrase: null when the model may choose freely. */
 export function describeChoice(choice: unknown): string | null {
   if (choice === null || choice === undefined || choice === 'auto' || choice === 'none') return null;
@@ -271,9 +283,8 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
             return { ...base, approval: 'asked', approvalReason: event.reason, arguments: event.arguments ?? panel.arguments };
           case 'done':
           case 'cancelled':
-            return { ...base, durationMs: event.duration_ms };
           case 'error':
-            return { ...base, durationMs: event.duration_ms };
+            return { ...base, durationMs: ranFor(panel, event.duration_ms, now) };
           default:
             return base;
         }
@@ -291,7 +302,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
         const panel: Panel = { n: state.panelCount + 1, id: r.id, round: event.round, name: r.name, arguments: null, status, startedAt: null, durationMs: r.duration_ms, approval: null, approvalReason: null, progress: null, result, expanded: false };
         return commit(add({ ...state, panelCount: panel.n }, { kind: 'panel', settled: true, panel }));
       }
-      return commit(withPanel(state, event.round, r.id, (panel) => ({ ...panel, status, result, durationMs: panel.durationMs ?? r.duration_ms, approval: r.error_kind === 'declined' ? 'declined' : panel.approval }), true));
+      return commit(withPanel(state, event.round, r.id, (panel) => ({ ...panel, status, result, durationMs: panel.durationMs ?? ranFor(panel, r.duration_ms, now), approval: r.error_kind === 'declined' ? 'declined' : panel.approval }), true));
     }
     case 'usage': {
       const u = state.status.usage;
@@ -386,9 +397,35 @@ export function panelMarkers(panel: Panel): string[] {
   return markers;
 }
 
+/**
+ * Where a call stands for drawing: its result when it has arrived, else its status. A call can be
+ * done before its result arrives (the results come together, when every call of the round ends).
+ */
+export function panelOutcome(panel: Panel): 'busy' | 'ok' | 'declined' | 'cancelled' | 'failed' {
+  const r = panel.result;
+  if (r) return r.ok ? 'ok' : r.errorKind === 'declined' ? 'declined' : r.errorKind === 'cancelled' ? 'cancelled' : 'failed';
+  switch (panel.status) {
+    case 'done':
+      return 'ok';
+    case 'cancelled':
+      return 'cancelled';
+    case 'error':
+      return panel.approval === 'declined' ? 'declined' : 'failed';
+    default:
+      return 'busy';
+  }
+}
+
+/** How long the call has run: its duration once it ended, the time since `running` while it runs. */
+export function panelElapsed(panel: Panel, now: number): number | null {
+  if (panel.durationMs !== null) return panel.durationMs;
+  if (panel.status === 'running' && panel.startedAt !== null) return now - panel.startedAt;
+  return null;
+}
+
 /** Whether a panel is still waiting on something (drawn with a spinner). */
 export function panelBusy(panel: Panel): boolean {
-  return panel.result === null && panel.status !== 'done' && panel.status !== 'error' && panel.status !== 'cancelled';
+  return panelOutcome(panel) === 'busy';
 }
 
 /** The status line's parts: provider and model, profile, tool counts, tokens against the budget. */
@@ -396,11 +433,12 @@ export function statusParts(status: StatusView): string[] {
   const u = status.usage;
   const tokens = u.requests === 0 ? 'no tokens yet' : `tokens ${count(u.input)} in (toolman est. ${count(u.estimated)})${u.cached ? `, ${count(u.cached)} cached` : ''}, ${count(u.output)} out`;
   const definitions = status.definitions === null ? null : `definitions ${count(status.definitions)}${status.budget !== null ? `/${count(status.budget)}${status.definitions > status.budget ? ' over budget' : ''}` : ''}`;
+  // The model name can come from a recording's header, tool names from an imported catalog: untrusted.
   return [
-    `${status.provider} ${status.model}`,
-    `profile ${status.profile}`,
+    `${oneLine(status.provider)} ${oneLine(status.model)}`,
+    `profile ${oneLine(status.profile)}`,
     `${status.active} active, ${status.deferred} deferred, ${status.found} found${status.search === 'native' ? ' (native search)' : ''}`,
-    ...(status.forced.length ? [`next turn forces ${status.forced.join(', ')}`] : []),
+    ...(status.forced.length ? [`next turn forces ${status.forced.map(oneLine).join(', ')}`] : []),
     tokens,
     ...(definitions ? [definitions] : []),
     ...(status.yes ? ['--yes'] : []),

@@ -1,3 +1,4 @@
+import { routeConsole } from './console-notes.js';
 import type { ReplContext, ReplIO } from './repl-context.js';
 
 /**
@@ -10,11 +11,17 @@ export async function runRepl(context: ReplContext, io: ReplIO): Promise<0 | 1 |
   const [{ mountRepl }, { ReplController }] = await loadInk(() => Promise.all([import('./repl-app.js'), import('./repl-controller.js')]));
   const controller = new ReplController(context, { cwd: io.cwd ?? process.cwd() });
   const app = mountRepl(controller, colorEnabled(io.env), { ...terminal, stderr: terminal.stderr ?? process.stderr });
-  controller.start();
-  const code = await controller.exited;
-  app.unmount();
-  await app.waitUntilExit().catch(() => undefined);
-  return code === 0 || code === 1 || code === 2 ? code : 130;
+  // A library's console output (an SDK's deprecation warning) becomes a note instead of tearing the frame.
+  const restoreConsole = routeConsole((text, method) => controller.note('dim', `console.${method}: ${text}`));
+  try {
+    controller.start();
+    const code = await controller.exited;
+    app.unmount();
+    await app.waitUntilExit().catch(() => undefined);
+    return code === 0 || code === 1 || code === 2 ? code : 130;
+  } finally {
+    restoreConsole();
+  }
 }
 
 /** Colour unless NO_COLOR says otherwise (https://no-color.org), or the terminal is dumb. */

@@ -1,5 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { toolSummary } from '../catalog/tool-summary.js';
 import type { JsonSchema, Tool } from '../catalog/types.js';
 import type { TurnSummary } from '../loop/loop-events.js';
@@ -40,7 +40,7 @@ export const KEYS: readonly [string, string][] = [
   ['Enter', 'send the message or command'],
   ['Up / Down', 'earlier messages and commands'],
   ['Ctrl-O', 'show the last tool call in full (/expand N for another)'],
-  ['y / n / a', 'answer an approval: yes, no, always for this tool this session'],
+  ['y / n / a, Esc', 'answer an approval (one key press, once its keys show): yes, no, always for this tool this session; Esc: no'],
   ['Ctrl-C', 'cancel the running turn; press again to exit (code 130)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'start/end of line, delete before/after the cursor, delete a word'],
 ];
@@ -74,6 +74,11 @@ function swapsTwoLetters(a: string, b: string): boolean {
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
 }
 
+export interface SwitchResult {
+  /** A pending /force the new profile could not take. */
+  dropped: string[];
+}
+
 /** What the commands may use of the REPL. */
 export interface CommandHost {
   readonly context: ReplContext;
@@ -84,8 +89,11 @@ export interface CommandHost {
   readonly summaries: readonly TurnSummary[];
   output(lines: OutputLine[], title?: string): void;
   note(level: NoteLevel, text: string, hint?: string): void;
-  /** A new session over `profile` with `force` in its next first round; the loop continues over it. */
-  switchSession(profile: string, force: string[]): Promise<void>;
+  /**
+   * A new session, the loop continues over it: `profile` (undefined: the current one) with `force`
+   * required in the next turn's first round only (undefined: a pending /force goes along if it can).
+   */
+  switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult>;
   expand(n?: number): void;
   reset(): void;
   exit(code: number): void;
@@ -227,23 +235,26 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
       );
       return;
     }
-    await host.switchSession(args, []);
+    const { dropped } = await host.switchSession(args);
     const session = host.context.loop.session;
     host.note('success', `profile ${session.selection.profile.name}: ${session.selection.active.length} active, ${session.selection.deferred.length} deferred tools; the conversation goes on`);
+    if (dropped.length) host.note('warning', `dropped /force ${dropped.join(', ')}: profile ${session.selection.profile.name} cannot force ${dropped.length === 1 ? 'it' : 'them'}`);
   },
 
   force: async (args, host) => {
     if (!args) return host.note('error', 'force which tool? /force TOOL');
     const names = args.split(/[\s,]+/).filter(Boolean).map((name) => host.context.manager.tool(name).name);
+    await host.switchSession(undefined, names);
     const session = host.context.loop.session;
-    await host.switchSession(session.selection.profile.name, names);
-    const forced = host.context.loop.session.selection.forced.map((t) => t.name);
+    const forced = session.selection.forced.map((t) => t.name);
     host.note('success', forced.length ? `${forced.join(', ')} ${forced.length === 1 ? 'is' : 'are'} required in the next turn's first round` : `${names.join(', ')} cannot be forced in profile ${session.selection.profile.name}`);
   },
 
   save: (args, host) => {
     if (!args) return host.note('error', 'save where? /save FILE');
     const file = resolve(host.cwd, args);
+    const problem = saveProblem(file);
+    if (problem) return host.note('error', `cannot save to ${args}: ${problem}`, file === args ? undefined : `the path: ${file}`);
     const exists = existsSync(file);
     if (exists && host.pendingOverwrite !== file) {
       host.pendingOverwrite = file;
@@ -262,10 +273,46 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
       messages: context.loop.messages,
       turns: host.summaries,
     };
-    writeFileSync(file, context.manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { flag: exists ? 'w' : 'wx' });
+    try {
+      writeFileSync(file, context.manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { flag: exists ? 'w' : 'wx' });
+    } catch (error) {
+      return host.note('error', `cannot save to ${args}: ${writeProblem(error)}`, file === args ? undefined : `the path: ${file}`);
+    }
     host.note('success', `${exists ? 'overwrote' : 'saved'} ${args}: ${context.loop.messages.length} messages, ${host.summaries.length} turns`);
   },
 };
+
+/** Why `file` cannot be written, seen before trying: a folder, or a folder that is missing. */
+function saveProblem(file: string): string | undefined {
+  try {
+    if (statSync(file).isDirectory()) return 'it is a folder; give a file name, like /save chat.json';
+  } catch {
+    // not there yet: the usual case
+  }
+  const folder = dirname(file);
+  try {
+    if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
+  } catch {
+    return `there is no folder ${folder}`;
+  }
+  return undefined;
+}
+
+/** A failed write in words (the raw code, like EACCES, at the end). */
+function writeProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'the file system is read-only',
+    EEXIST: 'a file of that name appeared meanwhile, and is kept',
+    EISDIR: 'it is a folder',
+    ENOENT: 'its folder does not exist',
+    ENOSPC: 'the disk is full',
+  };
+  const said = code && Object.hasOwn(words, code) ? words[code] : error instanceof Error ? error.message : String(error);
+  return code ? `${said} (${code})` : said!;
+}
 
 /** A tool's parameters, one line each, nested properties indented (a few levels deep). */
 export function parameterLines(schema: JsonSchema | undefined, indent = 2, depth = 0): OutputLine[] {

@@ -45,6 +45,10 @@ export interface HarnessOptions {
   initialPrompts?: string[];
   cwd?: string;
   signal?: AbortSignal;
+  /** The model's name (a recording's header sets it); 'test-model' by default. */
+  model?: string;
+  /** The wait before a key answers an approval question (the controller's default otherwise). */
+  approvalGuardMs?: number;
 }
 
 export interface Harness {
@@ -71,33 +75,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * drawn by ink into a fake terminal (ink-testing-library's, or one of another width).
  */
 export async function startRepl(server: ModelServer, options: HarnessOptions = {}): Promise<Harness> {
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all' });
-  const provider = options.provider ?? 'openai';
-  const model = 'test-model';
-  const client = (await createModelClient(provider, model, { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` })) as ModelClient;
-  const format: FormatOptions = {};
-  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []) => manager.session({ ...(profile ? { profile } : {}), force, provider, model, format });
-  const session = await openSession(options.profile);
-  const loop = new ChatLoop({ client, session, format, stream: true, approve: async () => (options.yes ? 'approve' : 'decline') });
-  const transcript = options.transcript ? new TranscriptWriter(options.transcript, manager.secrets, { provider, model }) : undefined;
-  const context: ReplContext = {
-    manager,
-    loop,
-    client,
-    provider,
-    model,
-    profile: options.profile ?? null,
-    search: 'client',
-    format,
-    yes: options.yes ?? false,
-    ...(transcript ? { transcript } : {}),
-    notices: [...(options.notices ?? [])],
-    initialPrompts: options.initialPrompts ?? [],
-    recordPrompt: (text) => transcript?.note({ type: 'user', text }),
-    openSession,
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  const controller = new ReplController(context, { cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'toolman-repl-')), exitGraceMs: 2000 });
+  const context = await openContext(server, options);
+  const { manager } = context;
+  const controller = new ReplController(context, { cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'toolman-repl-')), exitGraceMs: 2000, ...(options.approvalGuardMs !== undefined ? { approvalGuardMs: options.approvalGuardMs } : {}) });
   const tree = <ReplApp controller={controller} color={options.color ?? false} />;
   const app = options.columns ? renderAt(tree, options.columns) : render(tree);
   controller.start();
@@ -136,42 +116,76 @@ export async function startRepl(server: ModelServer, options: HarnessOptions = {
   };
 }
 
+/** What `toolman chat` opens for the REPL, over the scripted model server. */
+export async function openContext(server: ModelServer, options: HarnessOptions = {}): Promise<ReplContext> {
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all' });
+  const provider = options.provider ?? 'openai';
+  const model = options.model ?? 'test-model';
+  const client = (await createModelClient(provider, model, { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` })) as ModelClient;
+  const format: FormatOptions = {};
+  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []) => manager.session({ ...(profile ? { profile } : {}), force, provider, model, format });
+  const session = await openSession(options.profile);
+  const loop = new ChatLoop({ client, session, format, stream: true, approve: async () => (options.yes ? 'approve' : 'decline') });
+  const transcript = options.transcript ? new TranscriptWriter(options.transcript, manager.secrets, { provider, model }) : undefined;
+  return {
+    manager,
+    loop,
+    client,
+    provider,
+    model,
+    profile: options.profile ?? null,
+    search: 'client',
+    format,
+    yes: options.yes ?? false,
+    ...(transcript ? { transcript } : {}),
+    notices: [...(options.notices ?? [])],
+    initialPrompts: options.initialPrompts ?? [],
+    recordPrompt: (text) => transcript?.note({ type: 'user', text }),
+    openSession,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
 /** Ink into a fake terminal `columns` wide (ink-testing-library's is 100). */
+/** A fake terminal's output: every write kept. */
+export class FakeStdout extends EventEmitter {
+  readonly frames: string[] = [];
+  isTTY = true;
+  rows = 40;
+  constructor(readonly columns = 100) {
+    super();
+  }
+  write = (frame: string) => {
+    this.frames.push(frame);
+    return true;
+  };
+}
+
+/** A fake terminal's input in raw mode: `write` is a key or a run of text. */
+export class FakeStdin extends EventEmitter {
+  isTTY = true;
+  private data: string | null = null;
+  write = (data: string) => {
+    this.data = data;
+    this.emit('readable');
+    this.emit('data', data);
+  };
+  read = () => {
+    const data = this.data;
+    this.data = null;
+    return data;
+  };
+  setEncoding() {}
+  setRawMode() {}
+  resume() {}
+  pause() {}
+  ref() {}
+  unref() {}
+}
+
 function renderAt(tree: ReactElement, columns: number) {
-  class Stdout extends EventEmitter {
-    readonly frames: string[] = [];
-    isTTY = true;
-    get columns() {
-      return columns;
-    }
-    rows = 40;
-    write = (frame: string) => {
-      this.frames.push(frame);
-      return true;
-    };
-  }
-  class Stdin extends EventEmitter {
-    isTTY = true;
-    private data: string | null = null;
-    write = (data: string) => {
-      this.data = data;
-      this.emit('readable');
-      this.emit('data', data);
-    };
-    read = () => {
-      const data = this.data;
-      this.data = null;
-      return data;
-    };
-    setEncoding() {}
-    setRawMode() {}
-    resume() {}
-    pause() {}
-    ref() {}
-    unref() {}
-  }
-  const stdout = new Stdout();
-  const stdin = new Stdin();
-  const instance = inkRender(tree, { stdout: stdout as never, stderr: new Stdout() as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
+  const stdout = new FakeStdout(columns);
+  const stdin = new FakeStdin();
+  const instance = inkRender(tree, { stdout: stdout as never, stderr: new FakeStdout(columns) as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
   return { stdin, frames: stdout.frames, lastFrame: () => stdout.frames.at(-1), unmount: () => instance.unmount() };
 }

@@ -144,7 +144,7 @@ describe('approvals', () => {
     const h = await repl();
     await h.send('delete e1');
     await h.waitFor('run delete_event? (delete_event is destructive)');
-    expect(h.frame()).toContain('[y] yes   [n] no   [a] always for delete_event in this session');
+    await h.waitFor('[y] yes   [n] no   [a] always for delete_event in this session   [Esc] no');
     expect(h.frame()).toContain('waiting for your approval');
     await h.write('y');
     await h.idle();
@@ -460,5 +460,274 @@ describe('the terminal', () => {
 describe('the module', () => {
   it('is only loaded by toolman chat on a terminal', () => {
     expect(existsSync(join(__dirname, '..', '..', 'src', 'repl', 'run-repl.tsx'))).toBe(true);
+  });
+});
+
+describe('approvals and typing ahead', () => {
+  const deleting = () => [{ toolCalls: [call('delete_event', { id: 'e1' })] }, { text: 'All done.' }];
+
+  it('keys typed ahead or pasted never answer: they stay in the input line; one key press once the keys show does', async () => {
+    server.script(deleting());
+    const h = await repl();
+    await h.send('delete e1');
+    await h.waitFor('run delete_event?');
+    // Still typing "mya..." when the question appeared: the y and the a are no answer.
+    await h.write('m');
+    await h.write('y');
+    await h.write('a');
+    expect(h.controller.state.approval).not.toBeNull();
+    await h.waitFor('[y] yes');
+    // A paste (one run of text) is no answer either, and the question waits for a quiet moment again.
+    await h.write('yes');
+    expect(h.controller.state.approval).not.toBeNull();
+    expect(h.frame()).not.toContain('[y] yes');
+    expect(h.frame()).toContain('> myayes');
+    await h.waitFor('[y] yes');
+    await h.write('y');
+    await h.idle();
+    expect(h.frame()).toMatch(/✓ #1 delete_event .*\n {2}done .*\[approved\]/);
+    expect(h.controller.state.input.text).toBe('myayes');
+  });
+
+  it('Esc declines, once the keys show', async () => {
+    server.script(deleting());
+    const h = await repl();
+    await h.send('delete e1');
+    await h.waitFor('[y] yes');
+    await h.write(KEY.escape);
+    await h.idle();
+    expect(h.frame()).toContain('[declined]');
+  });
+});
+
+describe('untrusted text outside the conversation', () => {
+  const NASTY = /\u001b|\u0007|\u009b|pwned|Zm9v/;
+
+  it('a replayed prompt waits in the input line without its control sequences, and is sent as shown', async () => {
+    server.script([{ text: 'ok' }]);
+    const h = await repl({ initialPrompts: ['look \u001b]52;c;Zm9v\u0007at \u001b]0;pwned\u0007this\u001b[2J\u0007'] });
+    expect(h.frame()).toContain('> look at this_');
+    await h.write(KEY.enter);
+    await h.idle();
+    expect(h.frames().join('')).not.toMatch(NASTY);
+    const body = JSON.stringify(server.requests.at(-1)!.body);
+    expect(body).toContain('look at this');
+    expect(body).not.toMatch(/pwned|Zm9v|\\u001b/);
+  });
+
+  it("a recording's model name reaches the status line without its control sequences", async () => {
+    const h = await repl({ model: 'gpt\u001b]0;pwned\u0007-x\u001b]52;c;Zm9v\u001b\\\u001b[31m' });
+    await h.waitFor('openai gpt-x | profile full');
+    expect(h.frames().join('')).not.toMatch(NASTY);
+  });
+});
+
+describe('parallel calls', () => {
+  it('a call that is done shows ✓ while a sibling still runs', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' }), call('slow_task', {})] }, { text: 'Both done.' }]);
+    const h = await repl();
+    await h.send('go');
+    await h.waitFor(/running \d+ ms/);
+    await h.waitFor(/#1 get_weather .*\n {2}done/);
+    expect(h.frame()).toMatch(/✓ #1 get_weather \{"city":"Oslo"\}\n {2}done [\d.]+ ms/);
+    expect(h.frame()).not.toContain('✗');
+    h.controller.key({ type: 'ctrl_c' });
+    await h.idle();
+  });
+});
+
+describe('forced tools', () => {
+  const forcedTurn = () => [{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }];
+  const choices = () => server.requests.map((r) => (r.body as { tool_choice?: unknown }).tool_choice);
+  const GET_WEATHER = { type: 'function', function: { name: 'get_weather' } };
+
+  it("--force applies to round one of every turn, like the one-shot mode's", async () => {
+    server.script([...forcedTurn(), ...forcedTurn()]);
+    const before = server.requests.length;
+    const h = await repl({ force: ['get_weather'] });
+    await h.send('one');
+    await h.idle();
+    await h.send('two');
+    await h.idle();
+    const made = choices().slice(before);
+    expect(made).toHaveLength(4);
+    expect(made[0]).toEqual(GET_WEATHER);
+    expect(made[1]).not.toEqual(GET_WEATHER);
+    expect(made[2]).toEqual(GET_WEATHER);
+    expect(h.frame()).toContain('next turn forces get_weather');
+  });
+
+  it("a profile's forced: applies to round one of every turn", async () => {
+    server.script([...forcedTurn(), ...forcedTurn()]);
+    const before = server.requests.length;
+    const h = await repl({ profile: 'forced' });
+    await h.send('one');
+    await h.idle();
+    await h.send('two');
+    await h.idle();
+    const made = choices().slice(before);
+    expect([made[0], made[2]]).toEqual([GET_WEATHER, GET_WEATHER]);
+  });
+
+  it('/force X then /profile Y keeps the pending force for the next turn, then Y forces nothing', async () => {
+    server.script([{ toolCalls: [call('delete_event', { id: 'e1' })] }, { text: 'Declined, fine.' }, { text: 'Free.' }]);
+    const h = await repl();
+    await h.send('/force delete_event');
+    await h.waitFor('✓ delete_event is required');
+    await h.send('/profile weather');
+    await h.waitFor('✓ profile weather');
+    expect(h.frame()).toContain('next turn forces delete_event');
+    const before = server.requests.length;
+    await h.send('one');
+    await h.waitFor('[y] yes');
+    await h.write('n');
+    await h.idle();
+    await h.send('two');
+    await h.idle();
+    const made = choices().slice(before);
+    expect(made[0]).toEqual({ type: 'function', function: { name: 'delete_event' } });
+    expect(made[2]).not.toEqual(made[0]);
+    expect(h.context.loop.session.selection.profile.name).toBe('weather');
+    expect(h.frame()).not.toContain('next turn forces');
+  });
+});
+
+describe('the end of a turn', () => {
+  /** Runs `then` in the same tick the turn ends, as a fast typist could. */
+  const onTurnEnd = (h: Harness, then: () => void) => {
+    let wasRunning = false;
+    const stop = h.controller.subscribe(() => {
+      if (h.controller.state.running) wasRunning = true;
+      else if (wasRunning) {
+        stop();
+        then();
+      }
+    });
+  };
+
+  it('a /profile right after a forced turn is not undone by dropping the force', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }, { text: 'Weather only.' }]);
+    const h = await repl();
+    await h.send('/force get_weather');
+    await h.waitFor('✓ get_weather is required');
+    onTurnEnd(h, () => h.controller.submit('/profile weather'));
+    await h.send('one');
+    await h.waitFor('✓ profile weather');
+    await h.send('two');
+    await h.idle();
+    const body = server.requests.at(-1)!.body as { tools: { function: { name: string } }[]; tool_choice?: unknown };
+    expect(body.tools.map((t) => t.function.name)).toEqual(['get_weather']);
+    expect(body.tool_choice).not.toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(h.context.loop.session.selection.profile.name).toBe('weather');
+  });
+
+  it('a message right after a forced turn is not forced', async () => {
+    server.script([{ toolCalls: [call('get_weather', { city: 'Oslo' })] }, { text: 'Cold.' }, { text: 'Free.' }]);
+    const h = await repl();
+    await h.send('/force get_weather');
+    await h.waitFor('✓ get_weather is required');
+    onTurnEnd(h, () => h.controller.submit('two'));
+    await h.send('one');
+    await h.waitFor('Free.');
+    await h.idle();
+    expect((server.requests.at(-1)!.body as { tool_choice?: unknown }).tool_choice).not.toEqual({ type: 'function', function: { name: 'get_weather' } });
+  });
+
+  it('/reset forgets the turn summaries too: /save after it saves none', async () => {
+    server.script([{ text: 'a' }]);
+    const dir = tmp();
+    const h = await repl({ cwd: dir });
+    await h.send('hello');
+    await h.idle();
+    await h.send('/reset');
+    await h.waitFor('conversation cleared');
+    await h.send('/save after.json');
+    await h.waitFor('✓ saved after.json: 0 messages, 0 turns');
+    expect(JSON.parse(readFileSync(join(dir, 'after.json'), 'utf8')).turns).toEqual([]);
+  });
+});
+
+describe('/save problems', () => {
+  it('a folder, a missing folder or a file in the way: a clear error naming the path', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'afile'), 'x');
+    const h = await repl({ cwd: dir });
+    await h.send('/save .');
+    await h.waitFor('error: cannot save to .: it is a folder; give a file name, like /save chat.json');
+    await h.send('/save nowhere/chat.json');
+    await h.waitFor(`error: cannot save to nowhere/chat.json: there is no folder ${join(dir, 'nowhere')}`);
+    await h.send('/save afile/chat.json');
+    await h.waitFor(`error: cannot save to afile/chat.json: ${join(dir, 'afile')} is not a folder`);
+    expect(h.frame()).not.toMatch(/EISDIR|ENOENT|ENOTDIR/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a folder it may not write to: permission denied', async () => {
+    const dir = tmp();
+    const { chmodSync, mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'locked'));
+    chmodSync(join(dir, 'locked'), 0o555);
+    const h = await repl({ cwd: dir });
+    await h.send('/save locked/chat.json');
+    await h.waitFor('error: cannot save to locked/chat.json: permission denied (EACCES)');
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('a write that fails says why', async () => {
+    const h = await repl();
+    await h.send('/save /dev/full');
+    await h.waitFor('/dev/full exists');
+    await h.send('/save /dev/full');
+    await h.waitFor('error: cannot save to /dev/full: the disk is full (ENOSPC)');
+  });
+
+  it('only the command right after the warning confirms an overwrite', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'keep.json'), 'keep me');
+    const h = await repl({ cwd: dir });
+    await h.send('/save keep.json');
+    await h.waitFor('warning: keep.json exists');
+    await h.send('/tools');
+    await h.send('/save keep.json');
+    await h.waitFor(() => h.frame().split('warning: keep.json exists').length === 3);
+    expect(readFileSync(join(dir, 'keep.json'), 'utf8')).toBe('keep me');
+  });
+});
+
+describe('console output while the REPL runs', () => {
+  it('becomes a dim note without control sequences; the console is put back on exit', async () => {
+    const { openContext, FakeStdin, FakeStdout } = await import('./harness.js');
+    const { runRepl } = await import('../../src/repl/run-repl.js');
+    const context = await openContext(server);
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout(100);
+    const stderr = new FakeStdout(100);
+    const warn = console.warn;
+    const log = console.log;
+    try {
+      const exited = runRepl(context, { stdout, stderr, env: { FORCE_COLOR: '0' }, cwd: tmp(), terminal: { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never } });
+      const screen = () => stdout.frames.join('');
+      const started = Date.now();
+      while (!screen().includes('type a message')) {
+        if (Date.now() - started > 8000) throw new Error(`no prompt: ${screen()}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(console.warn).not.toBe(warn);
+      console.warn('\u001b]0;pwned\u0007the %s API is deprecated', 'old');
+      console.log('hello from a library');
+      while (!screen().includes('console.log: hello from a library')) {
+        if (Date.now() - started > 8000) throw new Error(`no note: ${screen()}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(screen()).toContain('console.warn: the old API is deprecated');
+      expect(screen()).not.toMatch(/pwned|\u0007/);
+      expect(stderr.frames.join('')).toBe('');
+      stdin.write('/exit\r');
+      expect(await exited).toBe(0);
+      expect(console.warn).toBe(warn);
+      expect(console.log).toBe(log);
+    } finally {
+      console.warn = warn;
+      console.log = log;
+      await context.manager.close();
+    }
   });
 });

@@ -1,4 +1,8 @@
+import { render } from 'ink-testing-library';
+import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
+import { ToolPanel } from '../../src/repl/components.js';
+import { routeConsole } from '../../src/repl/console-notes.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
 import { decodeKeys, edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
 import { describeChoice, initialState, panelMarkers, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
@@ -71,6 +75,41 @@ describe('the reducer: loop events to the view model', () => {
     const s = run([ev({ type: 'usage', round: 1, usage: { input: 100, output: 5, cached: 20 }, estimated_input: 98 }), ev({ type: 'usage', round: 2, usage: { input: 150, output: 7, cached: 0 }, estimated_input: 140 }), { type: 'status', status: { definitions: 2100, found: 1 } }]);
     expect(s.status.usage).toEqual({ input: 250, output: 12, cached: 20, estimated: 238, requests: 2 });
     expect(statusParts(s.status)).toEqual(['openai gpt-test', 'profile full', '3 active, 1 deferred, 1 found', 'tokens 250 in (toolman est. 238), 20 cached, 12 out', 'definitions 2,100/2,000 over budget']);
+  });
+
+  it('a call done before its result arrives (a sibling still runs) is drawn ✓, never ✗', () => {
+    const s = run([
+      { type: 'turn_begin' },
+      ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'get_weather', arguments: {} }, { id: 'c2', name: 'slow_task', arguments: {} }] }),
+      ev({ type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'running' }),
+      ev({ type: 'tool_status', round: 1, id: 'c2', name: 'slow_task', status: 'running' }),
+      ev({ type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'done', duration_ms: 12 }),
+    ]);
+    const [done, running] = panels(s);
+    expect(done).toMatchObject({ status: 'done', result: null });
+    const frame = render(createElement(ToolPanel, { panel: done!, frame: 0, now: 2000 })).lastFrame()!;
+    expect(frame).toMatch(/^✓ #1 get_weather \{\}\n {2}done 12 ms/);
+    expect(render(createElement(ToolPanel, { panel: running!, frame: 0, now: 1500 })).lastFrame()).toMatch(/^⠋ #2 slow_task \{\}\n {2}running 500 ms/);
+  });
+
+  it("leaves the wait for the user's approval out of a call's duration", () => {
+    const at = (now: number, event: LoopEvent): ReplAction => ({ type: 'event', event, now });
+    const s = run([
+      { type: 'turn_begin' },
+      ev({ type: 'tool_calls', round: 1, calls: [{ id: 'a', name: 'delete_event', arguments: {} }, { id: 'b', name: 'delete_event', arguments: {} }] }),
+      at(0, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'awaiting_approval', reason: 'destructive' }),
+      at(9000, { type: 'tool_approval', round: 1, id: 'a', name: 'delete_event', decision: 'approve' }),
+      at(9000, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'running' }),
+      at(9040, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'done', duration_ms: 9041 }),
+      at(9040, { type: 'tool_status', round: 1, id: 'b', name: 'delete_event', status: 'awaiting_approval', reason: 'destructive' }),
+      at(15000, { type: 'tool_approval', round: 1, id: 'b', name: 'delete_event', decision: 'decline' }),
+      at(15000, { type: 'tool_status', round: 1, id: 'b', name: 'delete_event', status: 'error', duration_ms: 5960, error: 'declined', error_kind: 'declined' }),
+      at(15000, { type: 'tool_result', round: 1, response: response('a', 'delete_event', { duration_ms: 9041 }) }),
+      at(15000, { type: 'tool_result', round: 1, response: response('b', 'delete_event', { ok: false, error: 'declined', error_kind: 'declined', duration_ms: 5960 }) }),
+    ]);
+    expect(panels(s).map((p) => p.durationMs)).toEqual([40, null]);
+    const declined = render(createElement(ToolPanel, { panel: panels(s)[1]!, frame: 0, now: 15000 })).lastFrame()!;
+    expect(declined).toMatch(/^⊘ #2 delete_event \{\}\n {2}failed \[declined\]/);
   });
 
   it('ends a turn with what stopped it', () => {
@@ -147,5 +186,30 @@ describe('untrusted text', () => {
   it('loses every control sequence, and tabs become spaces', () => {
     expect(plainText('a\u001b]0;title\u0007b\u001b[2Jc\u001b]52;c;Zm9v\u001b\\d\re')).toBe('abcde');
     expect(displayText('a\tb')).toBe('a  b');
+  });
+
+  it('the status line draws model, provider, profile and forced tools without control sequences', () => {
+    const status = { ...start().status, provider: 'openai\u001b[2J', model: 'gpt\u001b]0;title\u0007-x\u001b]52;c;Zm9v\u0007', profile: 'full\u009b31m', forced: ['get\u001b[1mweather\n'] };
+    const parts = statusParts(status);
+    expect(parts.slice(0, 2)).toEqual(['openai gpt-x', 'profile full31m']);
+    expect(parts).toContain('next turn forces getweather');
+    expect(parts.join('')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
+  it('console output is routed while the REPL runs, then the console is put back', async () => {
+    const target = { log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Console;
+    const warn = target.warn;
+    const notes: string[] = [];
+    const restore = routeConsole((text, method) => notes.push(`${method}: ${text}`), target);
+    target.warn('deprecated %s', 'thing', { a: 1 });
+    target.error(new Error('boom'));
+    target.log('');
+    expect(notes).toEqual([]);
+    await Promise.resolve();
+    expect(notes[0]).toBe("warn: deprecated thing { a: 1 }");
+    expect(notes[1]).toMatch(/^error: Error: boom/);
+    expect(notes).toHaveLength(2);
+    restore();
+    expect(target.warn).toBe(warn);
   });
 });
