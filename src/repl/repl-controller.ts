@@ -2,6 +2,7 @@ import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { isToolmanError } from '../shared/errors.js';
+import { RedactingStream, type SecretSet } from '../shared/secrets.js';
 import { describeToolsChange, type McpToolsChange } from '../mcp/tools-change.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
 import type { ReplContext } from './repl-context.js';
@@ -37,6 +38,7 @@ export class ReplController implements CommandHost {
   private current: ReplState;
   private readonly listeners = new Set<() => void>();
   private readonly inputHistory = new InputHistory();
+  private readonly said: RedactingStream;
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
   private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
@@ -65,6 +67,7 @@ export class ReplController implements CommandHost {
     readonly context: ReplContext,
     private readonly options: ControllerOptions = {},
   ) {
+    this.said = new RedactingStream(context.manager.secrets);
     this.cwd = options.cwd ?? process.cwd();
     this.now = options.now ?? (() => performance.now());
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
@@ -264,7 +267,16 @@ export class ReplController implements CommandHost {
 
   private onEvent = (event: LoopEvent): void => {
     this.context.transcript?.write(event);
-    this.dispatch({ type: 'event', event, now: this.now() });
+    // What the model says may hold a secret, also cut between two deltas: redacted before it is drawn.
+    if (event.type === 'text') {
+      const delta = this.said.push(event.delta);
+      if (delta) this.dispatch({ type: 'event', event: { ...event, delta }, now: this.now() });
+      return;
+    }
+    const rest = this.said.end();
+    if (rest && 'round' in event && typeof event.round === 'number') this.dispatch({ type: 'event', event: { type: 'text', round: event.round, delta: rest }, now: this.now() });
+    else if (rest && event.type === 'done') this.dispatch({ type: 'event', event: { type: 'text', round: event.rounds, delta: rest }, now: this.now() });
+    this.dispatch({ type: 'event', event: redactEvent(event, this.context.manager.secrets), now: this.now() });
     this.drainNotices();
     if (event.type === 'search') this.refreshCounts();
   };
@@ -428,5 +440,16 @@ export class ReplController implements CommandHost {
     const next = this.initialPrompts[0];
     // A recording's prompt is untrusted: it waits in the line without control sequences.
     if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(displayText(next)) });
+  }
+}
+
+/** An event with every secret the catalog names taken out of its strings (arguments, results, messages). */
+function redactEvent(event: LoopEvent, secrets: SecretSet): LoopEvent {
+  if (secrets.size === 0) return event;
+  try {
+    return JSON.parse(secrets.redact(JSON.stringify(event))) as LoopEvent;
+  } catch {
+    // A secret so short that its removal broke the JSON: show that something was hidden, not the event.
+    return { type: 'warning', message: 'an event was not shown: it held a secret' };
   }
 }

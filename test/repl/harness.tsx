@@ -33,6 +33,8 @@ export const KEY = {
 
 export interface HarnessOptions {
   catalog?: string;
+  /** The environment `${env:}` values come from (and the secrets redacted). */
+  env?: Record<string, string>;
   provider?: ProviderName;
   profile?: string;
   force?: string[];
@@ -118,7 +120,7 @@ export async function startRepl(server: ModelServer, options: HarnessOptions = {
 
 /** What `toolman chat` opens for the REPL, over the scripted model server. */
 export async function openContext(server: ModelServer, options: HarnessOptions = {}): Promise<ReplContext> {
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all' });
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all', ...(options.env ? { env: options.env } : {}) });
   const provider = options.provider ?? 'openai';
   const model = options.model ?? 'test-model';
   const client = (await createModelClient(provider, model, { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` })) as ModelClient;

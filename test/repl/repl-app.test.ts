@@ -65,6 +65,19 @@ describe('the conversation', () => {
     expect(h.frames().join('')).not.toMatch(/\u001b|pwned|\u0007/);
   });
 
+  it('never draws a secret the model streams, even cut between two deltas', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-repl-secret-'));
+    const catalog = join(dir, 'secret.yaml');
+    writeFileSync(catalog, 'toolman: 1\nname: secret\ntools:\n  - name: ping\n    description: Checks that the service answers.\n    effect: read\n    parameters: { type: object, properties: {} }\n    handler: { http: { method: GET, url: "https://example.invalid/ping", headers: { Authorization: "Bearer ${env:REPL_SECRET}" } } }\n');
+    // Streamed in three deltas: the secret is cut between the second and the third.
+    server.script([{ text: 'The token is s3cr3tTOKENvalue ok' }]);
+    const h = await repl({ catalog, env: { REPL_SECRET: 's3cr3tTOKENvalue' } });
+    await h.send('token?');
+    await h.idle();
+    expect(h.frame()).toContain('The token is [redacted] ok');
+    expect(h.frames().join('')).not.toContain('TOKEN');
+  });
+
   it('shows setup notices as warnings, once', async () => {
     const h = await repl({ notices: ['replay: get_weather returned something else than recorded'] });
     expect(h.frame()).toContain('warning: replay: get_weather returned something else than recorded');
