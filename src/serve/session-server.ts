@@ -110,13 +110,17 @@ export function createSessionServer(options: SessionServerOptions): Server {
       return 'decline';
     };
     const id = String(extra.requestId);
+    // Progress sent for this call: the result waits for them, or a client that drops progress
+    // once the result is in would lose the last ones.
+    const sent: Promise<unknown>[] = [];
     running++;
     try {
       const turn = await session.runTurn([{ id, name: tool.name, arguments: request.params.arguments ?? {} }], {
         signal: AbortSignal.any([extra.signal, options.stop]),
         approve,
-        onEvent: onEvent(extra, request.params._meta?.progressToken),
+        onEvent: onEvent(extra, request.params._meta?.progressToken, sent),
       });
+      await Promise.all(sent);
       const response = turn.responses[0]!;
       if (options.verbose) log(response.ok ? `✓ ${tool.name} ${response.duration_ms} ms${response.truncated ? ' (truncated)' : ''}` : `✗ ${tool.name} (${response.error_kind}): ${response.error}`);
       const text = unasked && response.error_kind === 'declined'
@@ -140,16 +144,18 @@ export function createSessionServer(options: SessionServerOptions): Server {
   }
 
   /** The executor's events: progress to the client when it asked for it, status to the log with --verbose. */
-  function onEvent(extra: Extra, progressToken: string | number | undefined): ((event: CallEvent) => void) | undefined {
+  function onEvent(extra: Extra, progressToken: string | number | undefined, sent: Promise<unknown>[]): ((event: CallEvent) => void) | undefined {
     if (progressToken === undefined && !options.verbose) return undefined;
     let step = 0;
     return (event) => {
       if (event.type === 'tool_progress' && progressToken !== undefined) {
         // The spec wants progress to increase with every notification, with or without a total.
         step = Math.max(step + 1, event.progress ?? 0);
-        void extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, ...(event.total !== undefined ? { total: event.total } : {}), message: event.message } })
-          .catch(() => undefined);
+        sent.push(
+          extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, ...(event.total !== undefined ? { total: event.total } : {}), message: event.message } })
+            .catch(() => undefined),
+        );
       }
       if (options.verbose && event.type === 'tool_status' && (event.status === 'running' || event.status === 'awaiting_approval' || event.status === 'cancelled')) {
         log(`${event.status === 'running' ? '→' : '·'} ${event.name} ${event.status.replace('_', ' ')} [${event.id}]`);

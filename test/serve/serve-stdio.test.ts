@@ -195,9 +195,19 @@ describe('toolman serve over stdio', () => {
   });
 
   it('sends progress notifications when the client asks for them', async () => {
-    const { client } = await serve();
+    const { client, transport } = await serve();
+    // Counted as they come off the wire: the SDK's client hands notifications to their handler a
+    // microtask late, so one read holding the last progress and the result can lose that progress.
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const result = await client.callTool({ name: 'progress_steps', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message, extra) => {
+      if ('method' in message && message.method === 'notifications/progress') {
+        const { progressToken: _token, ...rest } = message.params as { progressToken: unknown; progress: number; message?: string };
+        progress.push(rest);
+      }
+      deliver(message, extra);
+    };
+    const result = await client.callTool({ name: 'progress_steps', arguments: {} }, undefined, { onprogress: () => undefined });
     expect(result.structuredContent).toEqual({ done: true });
     expect(progress).toEqual([
       // Module handlers report messages only: toolman counts the steps, so progress always increases.
