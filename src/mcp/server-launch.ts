@@ -50,9 +50,19 @@ export function serverLaunch(config: Pick<McpServerConfig, 'name' | 'command' | 
   return { kind: 'stdio', name: config.name, command: config.command, args: [...config.args], cwd, env: childEnv, timeoutMs };
 }
 
-/** What identifies a server's tool list for the cache: never the environment or headers (secrets). */
+/**
+ * What identifies a server's tool list for the cache: command, arguments, folder and the entry's
+ * own environment, or URL and headers (a token can change which tools a server offers). The cache
+ * only ever stores a hash of it, so the secrets among these values are never written.
+ */
 export function launchKey(launch: ServerLaunch): Record<string, unknown> {
-  return launch.kind === 'http' ? { url: launch.url } : { command: launch.command, args: launch.args, cwd: launch.cwd };
+  if (launch.kind === 'http') return { url: launch.url, headers: sorted(launch.headers) };
+  const own = Object.fromEntries(Object.entries(launch.env).filter(([name]) => !(BASE_ENV as readonly string[]).includes(name)));
+  return { command: launch.command, args: launch.args, cwd: launch.cwd, env: sorted(own) };
+}
+
+function sorted(values: Record<string, string>): [string, string][] {
+  return Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** `npx -y server .` or the URL: how a server is named in messages (never its environment or headers). */

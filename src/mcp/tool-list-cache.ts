@@ -18,7 +18,8 @@ export interface CachedToolList {
 /**
  * Each server's last tool list, so commands that only look at tools (`validate`, `list`, `show`,
  * `search`, `budget`, `format`) run without starting servers. Keyed by what identifies a server
- * (command, arguments and working folder, or URL), never by secrets; stored as one JSON file per
+ * (command, arguments, working folder and the entry's environment, or URL and headers), by a hash
+ * only, so no secret is written; stored as one JSON file per
  * key under `mcp-tools/` in toolman's cache folder (TOOLMAN_CACHE_DIR, else
  * $XDG_CACHE_HOME/toolman, else ~/.cache/toolman; `off` turns it off). A broken or unreadable
  * entry is a miss; a folder that cannot be written is simply not used.
