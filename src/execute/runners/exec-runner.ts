@@ -24,14 +24,20 @@ export function createExecRunner(): ToolRunner<'exec'> {
   // Put in every program's environment, so what they start can be found when toolman closes.
   const marker = `TOOLMAN_RUN=${process.pid}-${randomUUID()}`;
   let started = false;
+  // A process that ends without closing its runners (a closed pipe ends toolman at once) still
+  // takes its programs with it: the scan is synchronous, as an exit handler must be.
+  const onExit = () => killMarkedProcesses(marker);
   return {
     kind: 'exec',
     run: (handler, args, context) => {
+      if (!started) process.once('exit', onExit);
       started = true;
       return runProgram(handler.exec, args, context, marker);
     },
     async close() {
-      if (started) killMarkedProcesses(marker);
+      if (!started) return;
+      process.off('exit', onExit);
+      killMarkedProcesses(marker);
     },
   };
 }
