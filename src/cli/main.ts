@@ -227,6 +227,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--no-transcript', 'keep no transcript')
     .option('--record <file>', 'save every request and the provider\'s raw response, for --replay')
     .option('--replay <file>', 'answer from a recording instead of a provider: no network, no key')
+    .option('--replay-strict', 'with --replay: exit 1 when a tool answers differently from the recording')
     .action(async (opts, command: Command) => {
       const { chatCommand, readPrompt } = await import('./commands/chat.js');
       const interrupt = interruption();

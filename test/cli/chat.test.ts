@@ -160,6 +160,11 @@ describe('record and replay', () => {
     expect(run.stderr).toContain('get_weather answered differently from the recording');
     expect(run.stderr.split('answered differently').length - 1, 'each changed result is reported once').toBe(1);
     expect(run.stdout).toBe('Cold.\n');
+    const strict = await runBin(['-c', changed, 'chat', '--replay', recording, '--prompt', 'Weather?', '--no-transcript', '--replay-strict'], { env: {} });
+    expect(strict.code, 'a CI check of a recorded session fails on a changed result').toBe(1);
+    expect(strict.stderr).toContain('--replay-strict');
+    const same = await runBin([...catalog, 'chat', '--replay', recording, '--prompt', 'Weather?', '--no-transcript', '--replay-strict'], { env: {} });
+    expect(same.code, same.stderr).toBe(0);
   });
 
   it('refuses a file that is not a recording', async () => {

@@ -49,6 +49,8 @@ export interface ChatOptions {
   interactive?: boolean;
   /** Standard input is a terminal (nothing can be piped in). */
   stdinIsTerminal?: boolean;
+  /** A replay where a tool answered differently from the recording exits 1 (for CI). */
+  replayStrict?: boolean;
   signal?: AbortSignal;
 }
 
@@ -100,6 +102,10 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
           code = exitFor(summary, options.signal);
           if (code !== EXIT.OK) break;
         }
+        if (code === EXIT.OK && options.replayStrict && context.replayDiffered()) {
+          io.stderr.write('toolman: error: --replay-strict: tools answered differently from the recording (see the warnings above)\n');
+          code = EXIT.FAILURE;
+        }
         // One document: the turn's, or the turns' when there were several.
         if (options.json) io.stdout.write(manager.secrets.redact(JSON.stringify(documents.length === 1 ? documents[0] : { turns: documents, transcript: context.transcript?.file ?? null }, null, 2)) + '\n');
         return code;
@@ -113,9 +119,10 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
 }
 
 /** Everything a conversation needs, for the one-shot mode and the REPL alike. */
-async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, recording: ReturnType<typeof readRecording> | undefined): Promise<ReplContext> {
+async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, recording: ReturnType<typeof readRecording> | undefined): Promise<ReplContext & { replayDiffered(): boolean }> {
   const notices: string[] = [];
-  const { provider, model, connection } = connect(options, recording, io.env, (message) => notices.push(message));
+  let differed = false;
+  const { provider, model, connection } = connect(options, recording, io.env, (message) => notices.push(message), () => (differed = true));
   if (!(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
     throw new ToolmanError(ErrorCode.USAGE, `toolman chat does not talk to ${provider} yet`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay (and OpenAI-compatible servers with --provider openai --base-url URL)` });
   }
@@ -164,11 +171,12 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, r
     },
     openSession,
     ...(options.signal ? { signal: options.signal } : {}),
+    replayDiffered: () => differed,
   };
 }
 
 /** Provider, model and how to reach it: a recording to replay, or the API with a key (or a local server). */
-function connect(options: ChatOptions, recording: ReturnType<typeof readRecording> | undefined, env: Record<string, string | undefined>, notice: (message: string) => void): { provider: ProviderName; model: string; connection: ClientConnection } {
+function connect(options: ChatOptions, recording: ReturnType<typeof readRecording> | undefined, env: Record<string, string | undefined>, notice: (message: string) => void, onDifference: () => void): { provider: ProviderName; model: string; connection: ClientConnection } {
   if (options.provider === 'replay' || recording) {
     if (!recording) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
     const { header, exchanges } = recording;
@@ -176,7 +184,10 @@ function connect(options: ChatOptions, recording: ReturnType<typeof readRecordin
     return {
       provider: header.provider,
       model: header.model,
-      connection: { apiKey: 'replay', ...(header.base_url ? { baseUrl: header.base_url } : {}), fetch: replayFetch(exchanges, notice) },
+      connection: { apiKey: 'replay', ...(header.base_url ? { baseUrl: header.base_url } : {}), fetch: replayFetch(exchanges, (message) => {
+        notice(message);
+        onDifference();
+      }) },
     };
   }
   const provider = (options.provider ?? 'openai') as ProviderName;
