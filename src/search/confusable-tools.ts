@@ -29,6 +29,9 @@ export interface ConfusableOptions {
 /** Calibrated on ../shared/data (GitHub's 117 MCP tools and four smaller servers): see docs/testing.md. */
 export const CONFUSABLE_THRESHOLD = 0.65;
 
+/** Descriptions sharing this share of their words (Jaccard, stemmed) are near-duplicates whatever the retrieval score. */
+const NEAR_DUPLICATE = 0.9;
+
 const textOf = (t: Tool) => `${t.name.replace(/[_.-]+/g, ' ')} ${t.title ?? ''} ${t.summary ?? ''} ${t.description ?? ''}`;
 const paramNames = (t: Tool) => Object.keys((t.parameters.properties as Record<string, unknown> | undefined) ?? {});
 
@@ -75,16 +78,20 @@ export function confusablePairs(tools: readonly Tool[], options: ConfusableOptio
       const b = tools[j]!;
       const ab = relative.get(`${a.name}\u0000${b.name}`);
       const ba = relative.get(`${b.name}\u0000${a.name}`);
-      if (ab === undefined || ba === undefined) continue;
-      const text = Math.min(ab, ba);
+      const wa = wordsOf.get(a.name)!;
+      const wb = wordsOf.get(b.name)!;
+      // The same description under two names: the retrieval score undersells it (each tool's own
+      // name words lift its score for itself), so word overlap of the descriptions stands in.
+      const sameWords = wa.size >= 3 && wb.size >= 3 ? jaccard(wa, wb) : 0;
+      if ((ab === undefined || ba === undefined) && sameWords < NEAR_DUPLICATE) continue;
+      const text = Math.max(Math.min(ab ?? 0, ba ?? 0), sameWords >= NEAR_DUPLICATE ? sameWords : 0);
       const pa = new Set(paramNames(a));
       const pb = new Set(paramNames(b));
       const parameters = pa.size && pb.size ? jaccard(pa, pb) : null;
       const names = jaccard(new Set(a.name.toLowerCase().split(/[^a-z0-9]+/)), new Set(b.name.toLowerCase().split(/[^a-z0-9]+/)));
       const score = 0.6 * text + 0.25 * (parameters ?? text) + 0.15 * names;
       if (score < threshold) continue;
-      const wa = wordsOf.get(a.name)!;
-      const shared = [...wordsOf.get(b.name)!].filter((w) => wa.has(w)).sort((x, y) => (documentFrequency.get(x) ?? 0) - (documentFrequency.get(y) ?? 0) || x.localeCompare(y));
+      const shared = [...wb].filter((w) => wa.has(w)).sort((x, y) => (documentFrequency.get(x) ?? 0) - (documentFrequency.get(y) ?? 0) || x.localeCompare(y));
       pairs.push({ a: a.name, b: b.name, text_score: round(text), parameter_overlap: parameters === null ? null : round(parameters), name_overlap: round(names), shared_words: shared.slice(0, 8).map((w) => spelled.get(w) ?? w), score: round(score) });
     }
   }

@@ -57,3 +57,25 @@ describe('TM1001 in validate', () => {
     expect((await validateCatalog([file])).diagnostics.filter((d) => d.code === 'TM1001')).toEqual([]);
   });
 });
+
+describe('confusable tools: near-duplicate descriptions', () => {
+  it('flags the same description under two names, even when retrieval ranks each name first', () => {
+    const path = join(TMP, 'duplicates.yaml');
+    writeFileSync(
+      path,
+      [
+        'toolman: 1',
+        'tools:',
+        '  - { name: ping, description: "Checks that the service is up and answering requests.", parameters: { type: object, properties: {} } }',
+        '  - { name: health, description: "Checks that the service is up and answering requests.", parameters: { type: object, properties: {} } }',
+        '  - { name: list_users, description: "Lists the members of the workspace with their roles.", parameters: { type: object, properties: { limit: { type: integer } } } }',
+        '  - { name: list_members, description: "Lists the members of the workspace with their roles.", parameters: { type: object, properties: { limit: { type: integer } } } }',
+        '  - { name: get_invoice, description: "Fetches one invoice by its number, with lines and totals.", parameters: { type: object, properties: { number: { type: string } } } }',
+        '',
+      ].join('\n'),
+    );
+    const pairs = names(confusablePairs(loadCatalog([path]).catalog.tools));
+    expect(pairs).toEqual(expect.arrayContaining(['health ~ ping', 'list_members ~ list_users']));
+    expect(pairs.some((p) => p.includes('get_invoice'))).toBe(false);
+  });
+});
