@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ClientConnection } from '../../providers/model-client.js';
 import { PROVIDER_ENV } from '../../providers/credentials.js';
@@ -14,6 +14,7 @@ import { formatOptions } from '../format-options.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { plainText } from '../output/terminal-text.js';
 
 export interface TestOptions {
   suites: string[];
@@ -38,10 +39,14 @@ export interface SuiteOutcome {
   report: SuiteReport;
 }
 
-function number(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+/** A decimal number (no hex, no exponent, no empty string) in [min, max]; with `integer`, a whole one. */
+export function number(value: string | undefined, flag: string, min: number, max: number, integer = false): number | undefined {
   if (value === undefined) return undefined;
+  const pattern = integer ? /^\s*\d+\s*$/ : /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new ToolmanError(ErrorCode.USAGE, `${flag} takes a number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  if (!pattern.test(value) || !Number.isFinite(n) || n < min || n > max) {
+    throw new ToolmanError(ErrorCode.USAGE, `${flag} takes ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  }
   return n;
 }
 
@@ -58,6 +63,7 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
   if (options.suites.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name at least one suite file', { hint: 'e.g. toolman test suites/assistant.yaml --replay suites/recordings' });
   if (options.record && options.replay) throw new ToolmanError(ErrorCode.USAGE, '--record and --replay do not go together');
   const minPassRate = number(options.minPassRate, '--min-pass-rate', 0, 1) ?? 0;
+  if (options.replay) requireFolder(options.replay, io.cwd, '--replay');
   const outcomes = await runSuites(options, io);
   const c = palette(colorEnabled(io, io.stdout));
   if (options.junit) {
@@ -86,8 +92,8 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
   const { summarizeRuns } = await import('../../testing/suite-report.js');
   const { DEFAULT_PRICES, PRICES_DATE } = await import('../../testing/prices.js');
   const minPassRate = number(options.minPassRate, '--min-pass-rate', 0, 1) ?? 0;
-  const concurrency = number(options.concurrency, '--concurrency', 1, 64) ?? 4;
-  const repeat = number(options.repeat, '--repeat', 1, 100);
+  const concurrency = number(options.concurrency, '--concurrency', 1, 64, true) ?? 4;
+  const repeat = number(options.repeat, '--repeat', 1, 100, true);
   const maxCost = number(options.maxCost, '--max-cost', 0, 1e9);
   const extraPrices = options.prices ? readPrices(options.prices, io.cwd) : {};
   const outcomes: SuiteOutcome[] = [];
@@ -110,13 +116,13 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
           const { estimateCost } = await import('../../testing/estimate-cost.js');
           const estimate = await estimateCost(manager, suite, targets, format, prices);
           io.stderr.write(
-            `estimated cost of ${suite.name}${variant?.label ? ` [${variant.label}]` : ''}: ${estimate.usd === null ? `unknown (no price for ${estimate.unpriced.join(', ')}; give one with --prices FILE)` : `$${estimate.usd.toFixed(4)}`} for ${estimate.runs} runs, ~${estimate.input_tokens} input and ~${estimate.output_tokens} output tokens (list prices of ${PRICES_DATE}; ${estimate.method})\n`,
+            `estimated cost of ${plainText(suite.name)}${variant?.label ? ` [${variant.label}]` : ''}: ${estimate.usd === null ? `unknown (no price for ${estimate.unpriced.map(plainText).join(', ')}; give one with --prices FILE)` : `$${estimate.usd.toFixed(4)}`} for ${estimate.runs} runs, ~${estimate.input_tokens} input and ~${estimate.output_tokens} output tokens (list prices of ${PRICES_DATE}; ${estimate.method})\n`,
           );
           if (maxCost !== undefined && estimate.usd !== null && estimate.usd > maxCost) {
             throw new ToolmanError(ErrorCode.BUDGET, `the estimated cost $${estimate.usd.toFixed(4)} is over --max-cost ${maxCost}; nothing was run`, { hint: 'raise --max-cost, lower --repeat, or run fewer providers' });
           }
         }
-        const progress = progressBar(io, `${suite.name}${variant?.label ? ` [${variant.label}]` : ''}`);
+        const progress = progressBar(io, `${plainText(suite.name)}${variant?.label ? ` [${variant.label}]` : ''}`);
         const results = await runSuite({
           manager,
           suite,
@@ -135,7 +141,7 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
         // Replay differences in tool results (and the loop's warnings), once each.
         const notices = new Map<string, string[]>();
         for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
-        for (const [notice, runs] of notices) io.stderr.write(`warning: ${runs.slice(0, 3).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${notice}\n`);
+        for (const [notice, runs] of notices) io.stderr.write(`warning: ${runs.slice(0, 3).map(plainText).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${plainText(notice)}\n`);
         return { suite, results, report: summarizeRuns(suite, results, minPassRate) };
       },
       { requireValid: 'all' },
@@ -143,6 +149,18 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
     outcomes.push(outcome);
   }
   return outcomes;
+}
+
+/** A folder that must exist (recordings to replay): a usage error, before anything runs. */
+export function requireFolder(folder: string, cwd: string, flag: string): void {
+  const path = resolve(cwd, folder);
+  let ok = false;
+  try {
+    ok = statSync(path).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ToolmanError(ErrorCode.USAGE, `${flag} ${folder}: no such folder`, { hint: 'record one with: toolman test SUITE --record DIR' });
 }
 
 /** Live connections: each provider's key (or a local server's URL); a missing one stops the run before it starts. */
