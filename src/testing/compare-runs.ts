@@ -88,12 +88,24 @@ function recallOf(r: RunResult): number | null {
   return r.expected_tools.filter((t) => made.has(t)).length / r.expected_tools.length;
 }
 
+/** Welch's interval for a difference of proportions (recall), clamped to [−1, 1]. */
+function boundedWelch(a: number[], b: number[]): Interval & { insufficient?: true } {
+  const w = welch(a, b);
+  return w.insufficient ? w : clamp(w);
+}
+
 const present = (values: (number | null)[]) => values.filter((v): v is number => v !== null);
 
-function delta(a: number[], b: number[], interval: Interval | null, higherIsBetter: boolean): MetricDelta {
+/** A difference of proportions stays within [−1, 1], whatever a t interval around it says. */
+const clamp = (interval: Interval): Interval => ({ ...interval, low: Math.max(-1, interval.low), high: Math.min(1, interval.high) });
+
+/** With too little data for an interval (`insufficient`), no interval and the verdict "insufficient data". */
+function delta(a: number[], b: number[], interval: (Interval & { insufficient?: true }) | null, higherIsBetter: boolean): MetricDelta {
   const ma = a.length ? mean(a) : null;
   const mb = b.length ? mean(b) : null;
-  return { a: ma, b: mb, delta: ma !== null && mb !== null ? mb - ma : null, interval, verdict: interval ? verdict(interval, higherIsBetter) : null };
+  const d = ma !== null && mb !== null ? mb - ma : null;
+  if (interval?.insufficient) return { a: ma, b: mb, delta: d, interval: null, verdict: 'insufficient data' };
+  return { a: ma, b: mb, delta: d, interval: interval ? { low: interval.low, high: interval.high, method: interval.method } : null, verdict: interval ? verdict(interval, higherIsBetter) : null };
 }
 
 /**
@@ -128,13 +140,13 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       provider,
       pass_rate: delta(pa, pb, newcombeDifference(pa.reduce((s, v) => s + v, 0), pa.length, pb.reduce((s, v) => s + v, 0), pb.length), true),
       tokens: delta(ta, tb, welch(ta, tb), false),
-      recall: reA.length && reB.length ? delta(reA, reB, welch(reA, reB), true) : delta(reA, reB, null, true),
+      recall: reA.length && reB.length ? delta(reA, reB, boundedWelch(reA, reB), true) : delta(reA, reB, null, true),
     });
   }
   const overall: CompareOverall[] = [];
   for (const provider of [...new Set(rows.map((r) => r.provider))]) {
     const mine = rows.filter((r) => r.provider === provider);
-    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean): MetricDelta => {
+    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean, proportion: boolean): MetricDelta => {
       const pairs: [number, number][] = [];
       for (const row of mine) {
         const key = `${row.suite}\u0000${row.case}\u0000${provider}`;
@@ -144,15 +156,18 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       }
       if (!pairs.length) return { a: null, b: null, delta: null, interval: null, verdict: null };
       const t = pairedT(pairs.map(([x, y]) => y - x));
-      return { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean, interval: { low: t.low, high: t.high, method: t.method }, verdict: verdict(t, higherIsBetter) };
+      const base = { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean };
+      if (t.insufficient) return { ...base, interval: null, verdict: 'insufficient data' };
+      const interval = proportion ? clamp({ low: t.low, high: t.high, method: t.method }) : { low: t.low, high: t.high, method: t.method };
+      return { ...base, interval, verdict: verdict(interval, higherIsBetter) };
     };
     overall.push({
       provider,
       cases: mine.length,
-      pass_rate: paired((r) => (r.passed ? 1 : 0), true),
-      precision: paired(precisionOf, true),
-      recall: paired(recallOf, true),
-      tokens: paired(tokensOf, false),
+      pass_rate: paired((r) => (r.passed ? 1 : 0), true, true),
+      precision: paired(precisionOf, true, true),
+      recall: paired(recallOf, true, true),
+      tokens: paired(tokensOf, false, false),
     });
   }
   return { a, b, rows, overall };

@@ -37,7 +37,7 @@ const signed = (x: number | null) => (x === null ? '-' : `${x > 0 ? '+' : ''}${M
 
 async function printComparison(comparison: Comparison, io: CliIO): Promise<void> {
   const c = palette(colorEnabled(io, io.stdout));
-  const mark = (d: MetricDelta) => (d.verdict === 'better' ? c.green('better') : d.verdict === 'worse' ? c.red('worse') : d.verdict ? c.dim('within noise') : '-');
+  const mark = (d: MetricDelta) => (d.verdict === 'better' ? c.green('better') : d.verdict === 'worse' ? c.red('worse') : d.verdict ? c.dim(d.verdict) : '-');
   const ci = (d: MetricDelta, scale: (x: number) => string) => (d.interval ? `[${scale(d.interval.low)}, ${scale(d.interval.high)}]` : '-');
   const p = (x: number) => signedPct(x);
   const t = (x: number) => signed(x);
@@ -55,5 +55,7 @@ async function printComparison(comparison: Comparison, io: CliIO): Promise<void>
     overall.push(['', 'tokens/run', num(o.tokens.a), num(o.tokens.b), signed(o.tokens.delta), ci(o.tokens, t), mark(o.tokens)]);
   }
   io.stdout.write('\n' + overall.toString() + '\n');
-  io.stdout.write(c.dim('per case: pass rate by Newcombe\'s hybrid score interval, tokens by Welch\'s t; a verdict needs the 95% interval to exclude 0\n'));
+  io.stdout.write(c.dim('per case: pass rate by Newcombe\'s hybrid score interval, tokens by Welch\'s t; a verdict needs the 95% interval to exclude 0, and at least 2 runs (per case) or 2 cases (overall), else "insufficient data"\n'));
+  const pointIntervals = [...new Set([...comparison.rows.flatMap((r) => [r.tokens, r.recall]), ...comparison.overall.flatMap((o) => [o.pass_rate, o.precision, o.recall, o.tokens])].map((d) => d.interval?.method ?? '').filter((m) => m.includes('zero variance')))];
+  for (const method of pointIntervals) io.stdout.write(c.dim(`note: ${method}\n`));
 }
