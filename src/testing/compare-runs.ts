@@ -64,11 +64,24 @@ export interface CompareOverall {
   tokens: MetricDelta;
 }
 
+/** A run that could not run (no recording, a replay mismatch, the API failed): left out of the statistics. */
+export interface RunError {
+  variant: 'A' | 'B';
+  suite: string;
+  case: string;
+  provider: string;
+  repeat: number;
+  error: string;
+}
+
 export interface Comparison {
   a: Variant;
   b: Variant;
   rows: CompareRow[];
   overall: CompareOverall[];
+  /** Runs per variant, errors included. */
+  runs: { A: number; B: number };
+  errors: RunError[];
 }
 
 const tokensOf = (r: RunResult) => (r.usage.reported ? r.usage.input : r.usage.estimated_input) + r.usage.output;
@@ -113,17 +126,19 @@ function delta(a: number[], b: number[], interval: (Interval & { insufficient?: 
  * Newcombe's hybrid score interval (repeats of A and B are independent samples), tokens and
  * recall with Welch's t interval. Overall, per provider: each case is a pair (its mean on A and
  * on B), and the mean of the differences gets a paired t interval, so case difficulty cancels
- * out. A verdict is better or worse only when the 95% interval excludes 0.
+ * out. A verdict is better or worse only when the 95% interval excludes 0. Runs that errored
+ * (could not run) are left out and listed in `errors`; the caller fails the comparison.
  */
 export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: string; results: readonly RunResult[] }[], runsB: readonly { suite: string; results: readonly RunResult[] }[]): Comparison {
   const rows: CompareRow[] = [];
-  const group = (sets: typeof runsA) => {
+  const errors: RunError[] = [];
+  const group = (sets: typeof runsA, variant: 'A' | 'B') => {
     const map = new Map<string, RunResult[]>();
-    for (const set of sets) for (const r of set.results) map.set(`${set.suite}\u0000${r.case}\u0000${r.provider}`, [...(map.get(`${set.suite}\u0000${r.case}\u0000${r.provider}`) ?? []), r]);
+    for (const set of sets) for (const r of set.results) if (r.error !== null) errors.push({ variant, suite: set.suite, case: r.case, provider: r.provider, repeat: r.repeat, error: r.error }); else map.set(`${set.suite}\u0000${r.case}\u0000${r.provider}`, [...(map.get(`${set.suite}\u0000${r.case}\u0000${r.provider}`) ?? []), r]);
     return map;
   };
-  const ga = group(runsA);
-  const gb = group(runsB);
+  const ga = group(runsA, 'A');
+  const gb = group(runsB, 'B');
   for (const [key, ra] of ga) {
     const rb = gb.get(key);
     if (!rb) continue;
@@ -170,5 +185,6 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       tokens: paired(tokensOf, false, false),
     });
   }
-  return { a, b, rows, overall };
+  const count = (sets: typeof runsA) => sets.reduce((n, s) => n + s.results.length, 0);
+  return { a, b, rows, overall, runs: { A: count(runsA), B: count(runsB) }, errors };
 }
