@@ -79,7 +79,14 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
     io.stdout.write(JSON.stringify({ ok, pass_rate: overall, min_pass_rate: minPassRate, suites: outcomes.map((o) => ({ ...o.report, runs: o.results })) }, null, 2) + '\n');
   } else {
     const { printTestReport } = await import('../output/test-report.js');
-    for (const outcome of outcomes) await printTestReport(outcome.report, io);
+    for (const outcome of outcomes) {
+      await printTestReport(outcome.report, io);
+      for (const p of outcome.report.providers) {
+        if (p.cost_missing.runs === 0) continue;
+        const why = Object.entries(p.cost_missing.reasons).map(([reason, n]) => `${n} ${plainText(reason)}`).join(', ');
+        io.stdout.write(c.dim(`cost of ${plainText(p.provider)}: ${p.cost_usd === null ? 'none' : `$${p.cost_usd.toFixed(4)}`} over ${p.runs - p.cost_missing.runs} priced runs; ${p.cost_missing.runs} without a cost (${why})\n`));
+      }
+    }
     const failed = outcomes.reduce((n, o) => n + o.report.failed_cases, 0);
     io.stdout.write(`\n${ok ? c.green('passed') : c.red('failed')}: ${allRuns.filter((r) => r.passed).length}/${allRuns.length} runs passed (${(overall * 100).toFixed(1)}%)${failed ? `; ${failed} case${failed === 1 ? '' : 's'} under min_pass_rate` : ''}${overall < minPassRate - 1e-9 ? `; under --min-pass-rate ${minPassRate}` : ''}\n`);
   }
