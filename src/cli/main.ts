@@ -251,13 +251,13 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--base-url <url>', 'the API\'s base URL (a local OpenAI-compatible server, a proxy)')
     .option('--record <dir>', 'save each run\'s requests and responses under this folder, for --replay')
     .option('--replay <dir>', 'answer from recordings under this folder: no network, no key')
-    .option('--concurrency <n>', 'runs at once (fewer while the provider answers 429)', '4')
+    .option('--concurrency <n>', 'runs at once, a whole number (fewer while the provider answers 429)', '4')
     .option('--repeat <n>', 'runs per case and provider, over the suite\'s repeat')
-    .option('--max-cost <dollars>', 'stop before a live run estimated over this, and during one that spends it')
-    .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1)')
+    .option('--max-cost <dollars>', 'stop before a live run whose whole estimate is over this (every model needs a price), and during one that spends it')
+    .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1; not with --compare)')
     .option('--prices <file>', 'JSON prices {"MODEL": {"input": N, "output": N}}, dollars per million tokens')
     .option('--compare <variants...>', 'run the suites on two variants A B (catalog files, profile:NAME, eager, deferred) and compare them')
-    .option('--junit <file>', 'write a JUnit XML report here')
+    .option('--junit <file>', 'write a JUnit XML report here (not with --compare)')
     .option('--json', 'print one JSON document with every run')
     .action(async (suites: string[], opts) => {
       const { testCommand } = await import('./commands/test.js');

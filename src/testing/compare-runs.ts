@@ -64,11 +64,24 @@ export interface CompareOverall {
   tokens: MetricDelta;
 }
 
+/** A run that could not run (no recording, a replay mismatch, the API failed): left out of the statistics. */
+export interface RunError {
+  variant: 'A' | 'B';
+  suite: string;
+  case: string;
+  provider: string;
+  repeat: number;
+  error: string;
+}
+
 export interface Comparison {
   a: Variant;
   b: Variant;
   rows: CompareRow[];
   overall: CompareOverall[];
+  /** Runs per variant, errors included. */
+  runs: { A: number; B: number };
+  errors: RunError[];
 }
 
 const tokensOf = (r: RunResult) => (r.usage.reported ? r.usage.input : r.usage.estimated_input) + r.usage.output;
@@ -88,12 +101,24 @@ function recallOf(r: RunResult): number | null {
   return r.expected_tools.filter((t) => made.has(t)).length / r.expected_tools.length;
 }
 
+/** Welch's interval for a difference of proportions (recall), clamped to [−1, 1]. */
+function boundedWelch(a: number[], b: number[]): Interval & { insufficient?: true } {
+  const w = welch(a, b);
+  return w.insufficient ? w : clamp(w);
+}
+
 const present = (values: (number | null)[]) => values.filter((v): v is number => v !== null);
 
-function delta(a: number[], b: number[], interval: Interval | null, higherIsBetter: boolean): MetricDelta {
+/** A difference of proportions stays within [−1, 1], whatever a t interval around it says. */
+const clamp = (interval: Interval): Interval => ({ ...interval, low: Math.max(-1, interval.low), high: Math.min(1, interval.high) });
+
+/** With too little data for an interval (`insufficient`), no interval and the verdict "insufficient data". */
+function delta(a: number[], b: number[], interval: (Interval & { insufficient?: true }) | null, higherIsBetter: boolean): MetricDelta {
   const ma = a.length ? mean(a) : null;
   const mb = b.length ? mean(b) : null;
-  return { a: ma, b: mb, delta: ma !== null && mb !== null ? mb - ma : null, interval, verdict: interval ? verdict(interval, higherIsBetter) : null };
+  const d = ma !== null && mb !== null ? mb - ma : null;
+  if (interval?.insufficient) return { a: ma, b: mb, delta: d, interval: null, verdict: 'insufficient data' };
+  return { a: ma, b: mb, delta: d, interval: interval ? { low: interval.low, high: interval.high, method: interval.method } : null, verdict: interval ? verdict(interval, higherIsBetter) : null };
 }
 
 /**
@@ -101,17 +126,19 @@ function delta(a: number[], b: number[], interval: Interval | null, higherIsBett
  * Newcombe's hybrid score interval (repeats of A and B are independent samples), tokens and
  * recall with Welch's t interval. Overall, per provider: each case is a pair (its mean on A and
  * on B), and the mean of the differences gets a paired t interval, so case difficulty cancels
- * out. A verdict is better or worse only when the 95% interval excludes 0.
+ * out. A verdict is better or worse only when the 95% interval excludes 0. Runs that errored
+ * (could not run) are left out and listed in `errors`; the caller fails the comparison.
  */
 export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: string; results: readonly RunResult[] }[], runsB: readonly { suite: string; results: readonly RunResult[] }[]): Comparison {
   const rows: CompareRow[] = [];
-  const group = (sets: typeof runsA) => {
+  const errors: RunError[] = [];
+  const group = (sets: typeof runsA, variant: 'A' | 'B') => {
     const map = new Map<string, RunResult[]>();
-    for (const set of sets) for (const r of set.results) map.set(`${set.suite}\u0000${r.case}\u0000${r.provider}`, [...(map.get(`${set.suite}\u0000${r.case}\u0000${r.provider}`) ?? []), r]);
+    for (const set of sets) for (const r of set.results) if (r.error !== null) errors.push({ variant, suite: set.suite, case: r.case, provider: r.provider, repeat: r.repeat, error: r.error }); else map.set(`${set.suite}\u0000${r.case}\u0000${r.provider}`, [...(map.get(`${set.suite}\u0000${r.case}\u0000${r.provider}`) ?? []), r]);
     return map;
   };
-  const ga = group(runsA);
-  const gb = group(runsB);
+  const ga = group(runsA, 'A');
+  const gb = group(runsB, 'B');
   for (const [key, ra] of ga) {
     const rb = gb.get(key);
     if (!rb) continue;
@@ -128,13 +155,13 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       provider,
       pass_rate: delta(pa, pb, newcombeDifference(pa.reduce((s, v) => s + v, 0), pa.length, pb.reduce((s, v) => s + v, 0), pb.length), true),
       tokens: delta(ta, tb, welch(ta, tb), false),
-      recall: reA.length && reB.length ? delta(reA, reB, welch(reA, reB), true) : delta(reA, reB, null, true),
+      recall: reA.length && reB.length ? delta(reA, reB, boundedWelch(reA, reB), true) : delta(reA, reB, null, true),
     });
   }
   const overall: CompareOverall[] = [];
   for (const provider of [...new Set(rows.map((r) => r.provider))]) {
     const mine = rows.filter((r) => r.provider === provider);
-    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean): MetricDelta => {
+    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean, proportion: boolean): MetricDelta => {
       const pairs: [number, number][] = [];
       for (const row of mine) {
         const key = `${row.suite}\u0000${row.case}\u0000${provider}`;
@@ -144,16 +171,20 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       }
       if (!pairs.length) return { a: null, b: null, delta: null, interval: null, verdict: null };
       const t = pairedT(pairs.map(([x, y]) => y - x));
-      return { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean, interval: { low: t.low, high: t.high, method: t.method }, verdict: verdict(t, higherIsBetter) };
+      const base = { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean };
+      if (t.insufficient) return { ...base, interval: null, verdict: 'insufficient data' };
+      const interval = proportion ? clamp({ low: t.low, high: t.high, method: t.method }) : { low: t.low, high: t.high, method: t.method };
+      return { ...base, interval, verdict: verdict(interval, higherIsBetter) };
     };
     overall.push({
       provider,
       cases: mine.length,
-      pass_rate: paired((r) => (r.passed ? 1 : 0), true),
-      precision: paired(precisionOf, true),
-      recall: paired(recallOf, true),
-      tokens: paired(tokensOf, false),
+      pass_rate: paired((r) => (r.passed ? 1 : 0), true, true),
+      precision: paired(precisionOf, true, true),
+      recall: paired(recallOf, true, true),
+      tokens: paired(tokensOf, false, false),
     });
   }
-  return { a, b, rows, overall };
+  const count = (sets: typeof runsA) => sets.reduce((n, s) => n + s.results.length, 0);
+  return { a, b, rows, overall, runs: { A: count(runsA), B: count(runsB) }, errors };
 }

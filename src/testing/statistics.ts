@@ -52,29 +52,35 @@ function tQuantile(df: number): number {
 }
 
 /**
- * Paired t interval for the mean of differences (B − A per pair). With fewer than two pairs, or
- * no spread at all, the interval is the point itself: there is nothing to be uncertain about
- * in the data, which the verdict then reads as it is.
+ * Paired t interval for the mean of differences (B − A per pair). With fewer than two pairs there
+ * is no spread to estimate: `insufficient`, and the verdict says so rather than reading one pair
+ * as a difference. With no spread at all (every pair differs by the same amount, n ≥ 2) the
+ * interval is the point itself and the method says so: a consistent difference, not a t interval.
  */
-export function pairedT(differences: readonly number[]): Interval & { mean: number } {
+export function pairedT(differences: readonly number[]): Interval & { mean: number; insufficient?: true } {
   const n = differences.length;
   const m = mean(differences);
-  if (n < 2) return { mean: m, low: n ? m : 0, high: n ? m : 0, method: 'paired-t' };
+  if (n < 2) return { mean: m, low: n ? m : 0, high: n ? m : 0, method: 'paired-t', insufficient: true };
   const variance = differences.reduce((s, d) => s + (d - m) ** 2, 0) / (n - 1);
+  if (variance === 0) return { mean: m, low: m, high: m, method: `paired-t, zero variance (all ${n} pairs differ by the same amount; the interval is that point)` };
   const half = tQuantile(n - 1) * Math.sqrt(variance / n);
   return { mean: m, low: m - half, high: m + half, method: 'paired-t' };
 }
 
-/** Welch's t interval for the difference of means (b − a) of two independent samples. */
-export function welch(a: readonly number[], b: readonly number[]): Interval & { mean: number } {
+/**
+ * Welch's t interval for the difference of means (b − a) of two independent samples: with
+ * fewer than two values on a side, `insufficient`; with no spread on either side, the point
+ * and a method that says so.
+ */
+export function welch(a: readonly number[], b: readonly number[]): Interval & { mean: number; insufficient?: true } {
   const ma = mean(a);
   const mb = mean(b);
   const d = mb - ma;
-  if (a.length < 2 || b.length < 2) return { mean: d, low: d, high: d, method: 'welch-t' };
+  if (a.length < 2 || b.length < 2) return { mean: d, low: d, high: d, method: 'welch-t', insufficient: true };
   const va = a.reduce((s, v) => s + (v - ma) ** 2, 0) / (a.length - 1);
   const vb = b.reduce((s, v) => s + (v - mb) ** 2, 0) / (b.length - 1);
   const se2 = va / a.length + vb / b.length;
-  if (se2 === 0) return { mean: d, low: d, high: d, method: 'welch-t' };
+  if (se2 === 0) return { mean: d, low: d, high: d, method: 'welch-t, zero variance (every value on each side the same; the interval is that point)' };
   const df = se2 ** 2 / ((va / a.length) ** 2 / (a.length - 1) + (vb / b.length) ** 2 / (b.length - 1));
   const half = tQuantile(Math.floor(df)) * Math.sqrt(se2);
   return { mean: d, low: d - half, high: d + half, method: 'welch-t' };
@@ -97,10 +103,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export type Verdict = 'better' | 'worse' | 'within noise';
+export type Verdict = 'better' | 'worse' | 'within noise' | 'insufficient data';
 
-/** Better when the whole interval is on the good side of 0, worse when on the bad side. */
-export function verdict(interval: { low: number; high: number }, higherIsBetter: boolean): Verdict {
+/**
+ * Better when the whole interval is on the good side of 0, worse when on the bad side;
+ * insufficient data when the interval could not be estimated (fewer than two values).
+ */
+export function verdict(interval: { low: number; high: number; insufficient?: true }, higherIsBetter: boolean): Verdict {
+  if (interval.insufficient) return 'insufficient data';
   if (interval.low > 0) return higherIsBetter ? 'better' : 'worse';
   if (interval.high < 0) return higherIsBetter ? 'worse' : 'better';
   return 'within noise';

@@ -36,7 +36,10 @@ export interface ProviderSummary {
   /** Whether every run's token counts came from the API (else toolman's estimate fills in the input). */
   tokens_reported: boolean;
   latency_ms: { mean: number; p50: number; p95: number };
+  /** Dollars over the runs that have a cost; null when none has. */
   cost_usd: number | null;
+  /** Runs left out of cost_usd, by reason ("did not run", "no usage reported", "no price for MODEL"). */
+  cost_missing: { runs: number; reasons: Record<string, number> };
   /** expected tool → the tool called instead ("(none)" when nothing was), with counts. */
   confusion: Record<string, Record<string, number>>;
 }
@@ -116,8 +119,15 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
   }
   const passes = runs.filter((r) => r.passed).length;
   const latencies = runs.map((r) => r.latency_ms).sort((a, b) => a - b);
-  const costs = runs.map((r) => r.cost_usd);
-  const reported = runs.every((r) => r.usage.reported);
+  const priced = runs.filter((r) => r.cost_usd !== null);
+  const reasons: Record<string, number> = {};
+  for (const r of runs) {
+    if (r.cost_usd !== null) continue;
+    const why = !r.usage.reported && r.usage.estimated_input === 0 && r.usage.output === 0 ? 'did not run' : !r.usage.reported ? 'no usage reported' : `no price for ${r.model}`;
+    reasons[why] = (reasons[why] ?? 0) + 1;
+  }
+  // The "*" on tokens in: some run's input is toolman's estimate (a run that never ran has none).
+  const reported = !runs.some((r) => !r.usage.reported && r.usage.estimated_input > 0);
   return {
     provider,
     cases: rows.length,
@@ -133,7 +143,8 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
     tokens_out: runs.reduce((s, r) => s + r.usage.output, 0),
     tokens_reported: reported,
     latency_ms: { mean: Math.round(mean(latencies)), p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
-    cost_usd: costs.some((c) => c === null && runs.some((r) => r.usage.reported)) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0),
+    cost_usd: priced.length ? priced.reduce((s, r) => s + r.cost_usd!, 0) : null,
+    cost_missing: { runs: runs.length - priced.length, reasons },
     confusion,
   };
 }

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ToolManager } from '../../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { CompareOverall } from '../../testing/compare-runs.js';
@@ -19,7 +19,8 @@ export interface DiffOptions {
 
 /**
  * `toolman diff OLD NEW`: what changed between two versions of a catalog, as text, JSON or a
- * Markdown comment for a pull request. Exit 0; with --strict, exit 1 on a breaking change.
+ * Markdown comment for a pull request. Exit 0; with --strict, exit 1 on a breaking change; with
+ * --suite, exit 1 when some run could not be replayed (told on stderr).
  */
 export async function diffCommand(options: DiffOptions, io: CliIO): Promise<ExitCode> {
   const format = options.json ? 'json' : (options.format ?? 'text');
@@ -30,21 +31,29 @@ export async function diffCommand(options: DiffOptions, io: CliIO): Promise<Exit
     const { diffCatalogs } = await import('../../testing/catalog-diff.js');
     const diff = await diffCatalogs(before, after);
     let passRates: CompareOverall[] | undefined;
+    let errored = false;
     if (options.suite?.length) {
+      const { preflight, requireFolder } = await import('./test.js');
       const { compareRuns, parseVariant } = await import('../../testing/compare-runs.js');
       const a = parseVariant(resolve(io.cwd, options.old), 'A');
       const b = parseVariant(resolve(io.cwd, options.new), 'B');
       const base = { suites: options.suite, replay: options.replay!, ...(options.signal ? { signal: options.signal } : {}) };
+      for (const label of ['', 'A', 'B']) requireFolder(join(options.replay!, label), io.cwd, '--replay');
+      await preflight(base, io, [a, b]);
+      // Progress lines stay out of a diff's output; errors are told below.
       const quiet: CliIO = { ...io, stderr: { write: () => true } };
       const [ra, rb] = [await runSuites(base, quiet, a), await runSuites(base, quiet, b)];
-      passRates = compareRuns(a, b, ra.map((o) => ({ suite: o.suite.name, results: o.results })), rb.map((o) => ({ suite: o.suite.name, results: o.results }))).overall;
+      const comparison = compareRuns(a, b, ra.map((o) => ({ suite: o.suite.name, results: o.results })), rb.map((o) => ({ suite: o.suite.name, results: o.results })));
+      passRates = comparison.overall;
+      const { reportErrors } = await import('./test-compare.js');
+      errored = reportErrors(comparison, io);
     }
     if (format === 'json') io.stdout.write(JSON.stringify({ ...diff, ...(passRates ? { pass_rate: passRates } : {}) }, null, 2) + '\n');
     else {
       const { renderDiff } = await import('../output/diff-report.js');
       io.stdout.write(renderDiff(diff, passRates, format === 'markdown'));
     }
-    return options.strict && diff.breaking ? EXIT.FAILURE : EXIT.OK;
+    return errored || (options.strict && diff.breaking) ? EXIT.FAILURE : EXIT.OK;
   } finally {
     await Promise.all([before.close(), after.close()]);
   }

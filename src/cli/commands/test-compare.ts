@@ -4,7 +4,8 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { plainText } from '../output/terminal-text.js';
-import { runSuites, type TestOptions } from './test.js';
+import { number, preflight, requireFolder, runSuites, type TestOptions } from './test.js';
+import { join } from 'node:path';
 
 /**
  * `toolman test --compare A B SUITE...`: the same suites on two variants (catalog files,
@@ -17,17 +18,47 @@ export async function compareCommand(options: TestOptions, io: CliIO): Promise<E
   // `--compare A B suite.yaml`: what follows the two variants are suites.
   const suites = [...options.suites, ...given.slice(2)];
   if (suites.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name at least one suite file to compare on');
+  // A comparison has no single pass rate or JUnit report to give them: refused, not ignored.
+  for (const [flag, given] of [['--junit', options.junit], ['--min-pass-rate', options.minPassRate]] as const) {
+    if (given !== undefined) throw new ToolmanError(ErrorCode.USAGE, `${flag} does not go with --compare`, { hint: `run each variant on its own for that: toolman test SUITE ${flag} ...` });
+  }
+  if (options.record && options.replay) throw new ToolmanError(ErrorCode.USAGE, '--record and --replay do not go together');
   const { parseVariant, compareRuns } = await import('../../testing/compare-runs.js');
   const a = parseVariant(given[0]!, 'A');
   const b = parseVariant(given[1]!, 'B');
   const base = { ...options, suites, compare: [] };
-  const outA = await runSuites(base, io, a);
-  const outB = await runSuites(base, io, b);
+  if (options.replay) for (const label of ['', 'A', 'B']) requireFolder(join(options.replay, label), io.cwd, '--replay');
+  number(options.concurrency, '--concurrency', 1, 64, true);
+  // Both variants checked (catalogs, profiles) and the whole cost estimated before either runs.
+  await preflight(base, io, [a, b]);
+  const budget = { spent: 0 };
+  const outA = await runSuites(base, io, a, budget);
+  const outB = await runSuites(base, io, b, budget);
   const comparison = compareRuns(a, b, outA.map((o) => ({ suite: o.suite.name, results: o.results })), outB.map((o) => ({ suite: o.suite.name, results: o.results })));
   if (options.json) io.stdout.write(JSON.stringify(comparison, null, 2) + '\n');
   else await printComparison(comparison, io);
   if (options.signal?.aborted) return EXIT.INTERRUPTED;
+  if (reportErrors(comparison, io)) return EXIT.FAILURE;
   return comparison.overall.some((o) => o.pass_rate.verdict === 'worse') ? EXIT.FAILURE : EXIT.OK;
+}
+
+/**
+ * Runs that could not run (no recording, a replay mismatch, the API failed) are left out of the
+ * comparison, not counted as failures: said on stderr, and the comparison fails. True if any.
+ */
+export function reportErrors(comparison: Comparison, io: CliIO): boolean {
+  if (comparison.errors.length === 0) return false;
+  for (const side of ['A', 'B'] as const) {
+    const mine = comparison.errors.filter((e) => e.variant === side);
+    if (!mine.length) continue;
+    const total = comparison.runs[side];
+    io.stderr.write(`error: ${mine.length} of ${total} runs of ${side} (${plainText(side === 'A' ? comparison.a.spec : comparison.b.spec)}) could not run and are left out of the comparison:\n`);
+    const reasons = new Map<string, string[]>();
+    for (const e of mine) reasons.set(e.error, [...(reasons.get(e.error) ?? []), `${e.case} #${e.repeat} [${e.provider}]`]);
+    for (const [reason, runs] of [...reasons].slice(0, 5)) io.stderr.write(`  ${runs.slice(0, 2).map(plainText).join(', ')}${runs.length > 2 ? ` and ${runs.length - 2} more` : ''}: ${plainText(reason)}\n`);
+    if (reasons.size > 5) io.stderr.write(`  and ${reasons.size - 5} more reasons\n`);
+  }
+  return true;
 }
 
 const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
@@ -37,7 +68,7 @@ const signed = (x: number | null) => (x === null ? '-' : `${x > 0 ? '+' : ''}${M
 
 async function printComparison(comparison: Comparison, io: CliIO): Promise<void> {
   const c = palette(colorEnabled(io, io.stdout));
-  const mark = (d: MetricDelta) => (d.verdict === 'better' ? c.green('better') : d.verdict === 'worse' ? c.red('worse') : d.verdict ? c.dim('within noise') : '-');
+  const mark = (d: MetricDelta) => (d.verdict === 'better' ? c.green('better') : d.verdict === 'worse' ? c.red('worse') : d.verdict ? c.dim(d.verdict) : '-');
   const ci = (d: MetricDelta, scale: (x: number) => string) => (d.interval ? `[${scale(d.interval.low)}, ${scale(d.interval.high)}]` : '-');
   const p = (x: number) => signedPct(x);
   const t = (x: number) => signed(x);
@@ -55,5 +86,7 @@ async function printComparison(comparison: Comparison, io: CliIO): Promise<void>
     overall.push(['', 'tokens/run', num(o.tokens.a), num(o.tokens.b), signed(o.tokens.delta), ci(o.tokens, t), mark(o.tokens)]);
   }
   io.stdout.write('\n' + overall.toString() + '\n');
-  io.stdout.write(c.dim('per case: pass rate by Newcombe\'s hybrid score interval, tokens by Welch\'s t; a verdict needs the 95% interval to exclude 0\n'));
+  io.stdout.write(c.dim('per case: pass rate by Newcombe\'s hybrid score interval, tokens by Welch\'s t; a verdict needs the 95% interval to exclude 0, and at least 2 runs (per case) or 2 cases (overall), else "insufficient data"\n'));
+  const pointIntervals = [...new Set([...comparison.rows.flatMap((r) => [r.tokens, r.recall]), ...comparison.overall.flatMap((o) => [o.pass_rate, o.precision, o.recall, o.tokens])].map((d) => d.interval?.method ?? '').filter((m) => m.includes('zero variance')))];
+  for (const method of pointIntervals) io.stdout.write(c.dim(`note: ${method}\n`));
 }
