@@ -112,6 +112,38 @@ cases:
 `)).toEqual([]);
   });
 
+  it('aliases name a tool, and its parameters', () => {
+    const catalog = join(dir, 'alias-catalog.yaml');
+    writeFileSync(catalog, `toolman: 1
+name: a
+tools:
+  - name: find_events
+    aliases: [search_events]
+    description: Find calendar events by words in the title.
+    parameters: { type: object, properties: { query: { type: string } } }
+    handler: { mock: [{ result: [] }] }
+`);
+    expect(problems(`catalog: alias-catalog.yaml
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      calls: [{ tool: search_events, args: { query: { contains: x } } }]
+      call_count: { find_events: 1, search_events: 1 }
+`)).toEqual([]);
+    expect(problems(`catalog: alias-catalog.yaml
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      calls: [{ tool: search_events, args: { qeury: x } }]
+      not_called: [serch_events]
+`)).toEqual([
+      expect.stringMatching(/^6:46 "find_events" has no parameter "qeury"; did you mean "query"/),
+      expect.stringMatching(/^7:20 no tool named "serch_events" in the catalog; did you mean "search_events"/),
+    ]);
+  });
+
   it('an error thrown for a suite is located and exits 2', () => {
     const file = join(dir, 'located.yaml');
     writeFileSync(file, `catalog: ${JSON.stringify(join(ROOT, 'catalogs', 'assistant.yaml'))}\ncases:\n  - { name: a, prompt: hi, profile: nosuchprofile }\n`);
