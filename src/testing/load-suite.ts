@@ -5,13 +5,16 @@ import { createAjv } from '../catalog/create-ajv.js';
 import { SourceFile } from '../catalog/source-file.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { ChatProvider } from '../providers/model-clients.js';
-import { closest } from '../shared/did-you-mean.js';
+import { closest, nearest } from '../shared/did-you-mean.js';
+import { loadCatalog } from '../catalog/load-catalog.js';
+import { META_TOOL_NAMES, type Catalog, type Tool } from '../catalog/types.js';
+import { profileNames } from '../select/resolve-profile.js';
 import { ErrorCode, ToolmanError, type SourceLocation } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { packageRoot } from '../shared/package-root.js';
 import { MiB, readRegularFile } from '../shared/read-file.js';
-import type { CallOrder, CountBound, Expectations, ProviderTarget, Stub, Suite, SuiteCase } from './suite-types.js';
-import { MatcherError, parseArgMatchers, parseMatcher } from './value-matchers.js';
+import type { CallOrder, CountBound, Expectations, ProviderTarget, Stub, Suite, SuiteCase, ValueMatcher } from './suite-types.js';
+import { MATCHER_KEYWORDS, MatcherError, parseArgMatchers, parseMatcher } from './value-matchers.js';
 
 /** Suites are hand-written; anything bigger is a mistake or hostile. */
 export const MAX_SUITE_BYTES = 8 * MiB;
@@ -58,19 +61,18 @@ export function loadSuite(path: string, options: { cwd?: string } = {}): Suite {
   };
   const data = file.data;
   const validate = suiteValidator();
-  if (!validate(data)) {
-    for (const error of relevantErrors(validate.errors ?? [])) reportSchemaError(error, at);
-    throw new SuiteError(findings);
-  }
-  const raw = data as Record<string, unknown>;
+  const schemaValid = validate(data);
+  if (!schemaValid) for (const error of relevantErrors(validate.errors ?? [])) reportSchemaError(error, at);
+  if (!isRecord(data)) throw new SuiteError(findings);
+  const raw = data;
   const base = dirname(absolute);
-  const catalogs = (Array.isArray(raw.catalog) ? raw.catalog : [raw.catalog]) as string[];
+  const catalogs = (Array.isArray(raw.catalog) ? raw.catalog : [raw.catalog]).filter((c): c is string => typeof c === 'string');
   const suite: Suite = {
     name: typeof raw.name === 'string' ? raw.name : basename(path).replace(/\.ya?ml$/i, ''),
     file: absolute,
     catalog: catalogs.map((c) => resolve(base, c)),
     ...(typeof raw.profile === 'string' ? { profile: raw.profile } : {}),
-    providers: ((raw.providers as string[] | undefined) ?? ['openai']).map(parseProvider),
+    providers: schemaValid ? ((raw.providers as string[] | undefined) ?? ['openai']).map(parseProvider) : [],
     ...(typeof raw.system === 'string' ? { system: raw.system } : {}),
     ...(typeof raw.max_rounds === 'number' ? { maxRounds: raw.max_rounds } : {}),
     tools: raw.tools === 'live' ? 'live' : 'mock',
@@ -78,22 +80,151 @@ export function loadSuite(path: string, options: { cwd?: string } = {}): Suite {
     prices: (raw.prices as Suite['prices'] | undefined) ?? {},
     cases: [],
   };
+  // Every matcher problem is reported, not only the first of a case.
+  const report = (error: unknown) => {
+    if (!(error instanceof MatcherError)) throw error;
+    at(error.pointer, error.message, error.part);
+  };
   const names = new Map<string, number>();
-  (raw.cases as Record<string, unknown>[]).forEach((c, i) => {
+  (Array.isArray(raw.cases) ? raw.cases : []).forEach((c: unknown, i) => {
+    if (!isRecord(c)) return;
     const pointer = `/cases/${i}`;
     const name = c.name as string;
-    if (names.has(name)) at(`${pointer}/name`, `two cases are named "${name}" (the other is case ${names.get(name)! + 1}); names identify cases in reports and recordings`);
-    names.set(name, i);
+    if (typeof name === 'string') {
+      if (names.has(name)) at(`${pointer}/name`, `two cases are named "${name}" (the other is case ${names.get(name)! + 1}); names identify cases in reports and recordings`);
+      names.set(name, i);
+    }
     const span = file.locate(pointer);
     try {
-      suite.cases.push(readCase(c, pointer, raw, { file: path, line: span.line, column: span.column }));
+      suite.cases.push(readCase(c, pointer, raw, { file: path, line: span.line, column: span.column }, report));
     } catch (error) {
-      if (!(error instanceof MatcherError)) throw error;
-      at(error.pointer, error.message, error.part);
+      // With schema errors the case may not have the shape readCase expects; those are reported already.
+      if (error instanceof MatcherError) report(error);
+      else if (schemaValid) throw error;
     }
   });
-  if (findings.length) throw new SuiteError(findings);
+  const catalog = openCatalog(suite.catalog, base);
+  if (catalog) checkAgainstCatalog(raw, catalog, at);
+  if (findings.length) throw new SuiteError(findings.sort((a, b) => a.line - b.line || a.column - b.column));
   return suite;
+}
+
+/** The suite's catalog, to check names against; undefined when it cannot be read (running the suite reports that). */
+function openCatalog(files: string[], cwd: string): Catalog | undefined {
+  if (!files.length) return undefined;
+  try {
+    return loadCatalog(files, { cwd }).catalog;
+  } catch {
+    return undefined;
+  }
+}
+
+type At = (pointer: string, message: string, part?: 'key' | 'value') => void;
+const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const sorted = (w: string) => [...w.toLowerCase()].sort().join('');
+const meant = (word: string, candidates: readonly string[]) => {
+  // Edit distance misses swapped letters in short names (qurey for query): same letters count too.
+  const near = nearest(word, candidates);
+  if (!near.length) near.push(...candidates.filter((c) => sorted(c) === sorted(word)).slice(0, 3));
+  return near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(', ')}?` : '';
+};
+
+/**
+ * Names in the suite checked against the catalog: tools (calls, not_called, call_count,
+ * approvals, stubs; aliases count), argument names against the tool's parameters, profiles, and
+ * mappings that look like misspelled matchers. A typo in a safety check would otherwise always pass.
+ */
+function checkAgainstCatalog(raw: Record<string, unknown>, catalog: Catalog, at: At): void {
+  const byName = new Map<string, Tool>();
+  for (const tool of catalog.tools) {
+    byName.set(tool.name, tool);
+    for (const alias of tool.aliases) if (!byName.has(alias)) byName.set(alias, tool);
+  }
+  // Tools of MCP servers are known only once connected: names cannot be checked then.
+  const closed = catalog.mcpServers.size === 0;
+  const known = [...byName.keys()];
+  const tool = (name: unknown, pointer: string, part: 'key' | 'value' = 'value'): Tool | undefined => {
+    if (typeof name !== 'string') return undefined;
+    const found = byName.get(name);
+    if (found || !closed || (META_TOOL_NAMES as readonly string[]).includes(name)) return found;
+    if (/[*?]/.test(name)) {
+      // A glob (not_called: [delete_*]) must match some tool, or the check it makes is empty.
+      const regex = new RegExp(`^${name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      if (!known.some((k) => regex.test(k)) && !META_TOOL_NAMES.some((k) => regex.test(k))) at(pointer, `"${name}" matches no tool in the catalog${meant(name.replace(/[*?]/g, ''), known)}`, part);
+      return undefined;
+    }
+    at(pointer, `no tool named "${name}" in the catalog${meant(name, known)}`, part);
+    return undefined;
+  };
+  const profiles = profileNames(catalog);
+  const profile = (name: unknown, pointer: string) => {
+    if (typeof name === 'string' && !profiles.includes(name)) at(pointer, `no profile named "${name}" in the catalog${meant(name, profiles)}`);
+  };
+  profile(raw.profile, '/profile');
+  const expectations = (e: unknown, pointer: string) => {
+    if (!isRecord(e)) return;
+    if (Array.isArray(e.calls)) {
+      e.calls.forEach((call: unknown, i) => {
+        if (!isRecord(call)) return;
+        const t = tool(call.tool, `${pointer}/calls/${i}/tool`);
+        if (isRecord(call.args)) checkArgs(call.args, t, `${pointer}/calls/${i}/args`, at);
+      });
+    }
+    for (const key of ['not_called', 'approvals'] as const) {
+      const value = e[key];
+      if (Array.isArray(value)) value.forEach((name, i) => tool(name, `${pointer}/${key}/${i}`));
+      else tool(value, `${pointer}/${key}`);
+    }
+    if (isRecord(e.call_count)) for (const name of Object.keys(e.call_count)) tool(name, `${pointer}/call_count/${escapeKey(name)}`, 'key');
+  };
+  (Array.isArray(raw.cases) ? raw.cases : []).forEach((c: unknown, i) => {
+    if (!isRecord(c)) return;
+    const pointer = `/cases/${i}`;
+    profile(c.profile, `${pointer}/profile`);
+    expectations(c.expect, `${pointer}/expect`);
+    if (Array.isArray(c.turns)) c.turns.forEach((t: unknown, j) => isRecord(t) && expectations(t.expect, `${pointer}/turns/${j}/expect`));
+    if (Array.isArray(c.stubs)) {
+      c.stubs.forEach((s: unknown, j) => {
+        if (!isRecord(s)) return;
+        const t = tool(s.tool, `${pointer}/stubs/${j}/tool`);
+        if (isRecord(s.when)) checkArgs(s.when, t, `${pointer}/stubs/${j}/when`, at);
+      });
+    }
+  });
+}
+
+/** Argument names against the tool's parameters (when it declares them and takes no others), and misspelled matchers. */
+function checkArgs(args: Record<string, unknown>, tool: Tool | undefined, pointer: string, at: At): void {
+  const parameters = tool?.parameters as Record<string, unknown> | undefined;
+  const properties = isRecord(parameters?.properties) ? parameters.properties : undefined;
+  const open = parameters !== undefined && (parameters.additionalProperties === true || isRecord(parameters.additionalProperties) || parameters.patternProperties !== undefined);
+  for (const [name, value] of Object.entries(args)) {
+    const at2 = `${pointer}/${escapeKey(name)}`;
+    if (properties && !open && !Object.hasOwn(properties, name) && !(MATCHER_KEYWORDS as readonly string[]).includes(name)) {
+      at(at2, `"${tool!.name}" has no parameter "${name}"${meant(name, Object.keys(properties))} (parameters: ${Object.keys(properties).join(', ') || 'none'})`, 'key');
+    }
+    checkMatcherTypos(value, properties && isRecord(properties[name]) ? properties[name] : undefined, at2, at, 0);
+  }
+}
+
+/** A mapping whose every key looks like a misspelled matcher keyword (and is no property of the value) is a typo, not a literal. */
+function checkMatcherTypos(value: unknown, schema: Record<string, unknown> | undefined, pointer: string, at: At, depth: number): void {
+  if (depth > 32) return;
+  if (Array.isArray(value)) return value.forEach((v, i) => checkMatcherTypos(v, isRecord(schema?.items) ? schema.items : undefined, `${pointer}/${i}`, at, depth + 1));
+  if (!isRecord(value)) return;
+  const keys = Object.keys(value);
+  const keywords = MATCHER_KEYWORDS as readonly string[];
+  const properties = isRecord(schema?.properties) ? schema.properties : {};
+  if (keys.some((k) => keywords.includes(k))) {
+    for (const k of ['includes', 'equals'] as const) if (k in value) checkMatcherTypos(value[k], k === 'includes' && isRecord(schema?.items) ? schema.items : schema, `${pointer}/${k}`, at, depth + 1);
+    return;
+  }
+  const typos = keys.map((k) => (Object.hasOwn(properties, k) ? undefined : closest(k, keywords)));
+  if (keys.length && typos.every((t) => t !== undefined)) {
+    keys.forEach((k, i) => at(`${pointer}/${escapeKey(k)}`, `"${k}" is not a matcher; did you mean "${typos[i]}"? (a mapping of only misspelled matchers would be compared as a literal value)`, 'key'));
+    return;
+  }
+  for (const k of keys) checkMatcherTypos(value[k], isRecord(properties[k]) ? properties[k] : undefined, `${pointer}/${escapeKey(k)}`, at, depth + 1);
 }
 
 /** `openai:gpt-4.1-mini`, or a provider alone (its default model). */
@@ -107,13 +238,47 @@ export function parseProvider(spec: string): ProviderTarget {
   return { provider, model, label: `${provider}:${model}` };
 }
 
-function readCase(c: Record<string, unknown>, pointer: string, suite: Record<string, unknown>, location: SourceLocation): SuiteCase {
+type Report = (error: unknown) => void;
+
+/** `parse()`, with a MatcherError reported rather than thrown (undefined then). */
+function attempt<T>(parse: () => T, report: Report): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    report(error instanceof MatcherError ? betterMessage(error) : error);
+    return undefined;
+  }
+}
+
+/** RE2 calls a lookbehind an "invalid named capture": say what is wrong. */
+function betterMessage(error: MatcherError): MatcherError {
+  if (/invalid named capture: `\(\?<[=!]/.test(error.message)) return new MatcherError(error.pointer, 'the regex does not compile: it uses a lookbehind ((?<= or (?<!), which RE2 does not support (no lookaround, no backreferences)', error.part);
+  return error;
+}
+
+/**
+ * `{arg: matcher}`, each argument parsed on its own so every bad matcher is reported (parseArgMatchers
+ * stops at the first).
+ */
+function argMatchers(raw: Record<string, unknown>, pointer: string, report: Report): Record<string, ValueMatcher> {
+  const keys = Object.keys(raw);
+  if (keys.length && keys.every((k) => (MATCHER_KEYWORDS as readonly string[]).includes(k))) return attempt(() => parseArgMatchers(raw, pointer), report) ?? {};
+  const out: Record<string, ValueMatcher> = {};
+  for (const key of keys) {
+    const parsed = attempt(() => parseArgMatchers({ [key]: raw[key] }, pointer), report);
+    if (parsed) Object.defineProperty(out, key, { value: parsed[key], enumerable: true, writable: true });
+  }
+  return out;
+}
+
+function readCase(c: Record<string, unknown>, pointer: string, suite: Record<string, unknown>, location: SourceLocation, report: Report): SuiteCase {
+  const readExpect = (e: Record<string, unknown>, p: string) => readExpectations(e, p, report);
   const turns = Array.isArray(c.turns)
     ? (c.turns as Record<string, unknown>[]).map((t, i) => ({ prompt: t.prompt as string, ...(t.expect ? { expect: readExpect(t.expect as Record<string, unknown>, `${pointer}/turns/${i}/expect`) } : {}) }))
     : (Array.isArray(c.prompt) ? (c.prompt as string[]) : [c.prompt as string]).map((prompt) => ({ prompt }));
   const stubs: Stub[] = ((c.stubs as Record<string, unknown>[] | undefined) ?? []).map((s, i) => ({
     tool: s.tool as string,
-    ...(isRecord(s.when) ? { when: parseArgMatchers(s.when, `${pointer}/stubs/${i}/when`) } : {}),
+    ...(isRecord(s.when) ? { when: argMatchers(s.when, `${pointer}/stubs/${i}/when`, report) } : {}),
     ...('result' in s ? { result: s.result } : {}),
     ...(typeof s.error === 'string' ? { error: s.error } : {}),
   }));
@@ -135,16 +300,16 @@ function readCase(c: Record<string, unknown>, pointer: string, suite: Record<str
 const bound = (value: unknown): CountBound => (typeof value === 'number' ? { min: value, max: value } : (value as CountBound));
 const list = (value: unknown): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? (value as string[]) : [value as string]);
 
-function readExpect(e: Record<string, unknown>, pointer: string): Expectations {
+function readExpectations(e: Record<string, unknown>, pointer: string, report: Report): Expectations {
   const rounds: CountBound | undefined = e.rounds !== undefined || e.max_rounds !== undefined ? { ...(e.rounds !== undefined ? bound(e.rounds) : {}), ...(typeof e.max_rounds === 'number' ? { max: e.max_rounds } : {}) } : undefined;
   const answer = e.answer as Record<string, unknown> | undefined;
   const contains = list(answer?.contains);
   const notContains = list(answer?.not_contains);
-  if (typeof answer?.regex === 'string') parseMatcher({ regex: answer.regex }, `${pointer}/answer`);
+  if (typeof answer?.regex === 'string') attempt(() => parseMatcher({ regex: answer.regex }, `${pointer}/answer`), report);
   const counts = e.call_count as Record<string, unknown> | undefined;
   return {
     ...(Array.isArray(e.calls)
-      ? { calls: (e.calls as Record<string, unknown>[]).map((call, i) => ({ tool: call.tool as string, ...(isRecord(call.args) ? { args: parseArgMatchers(call.args, `${pointer}/calls/${i}/args`) } : {}), source: call })) }
+      ? { calls: (e.calls as Record<string, unknown>[]).map((call, i) => ({ tool: call.tool as string, ...(isRecord(call.args) ? { args: argMatchers(call.args, `${pointer}/calls/${i}/args`, report) } : {}), source: call })) }
       : {}),
     order: (e.order as CallOrder | undefined) ?? 'in_order',
     ...(e.not_called ? { not_called: e.not_called as string[] } : {}),

@@ -146,6 +146,29 @@ describe('toolman diff: each kind of change', () => {
     expect(parameterChanges(s({ a: { type: 'string' } }), s({ a: { type: 'string' } }))).toEqual([]);
   });
 
+  it('breaking changes that are easy to miss, defaults, and keywords toolman does not interpret', () => {
+    const one = (a: Record<string, unknown>, b: Record<string, unknown>) => parameterChanges({ type: 'object', properties: { p: a } }, { type: 'object', properties: { p: b } });
+    const breaking = (a: Record<string, unknown>, b: Record<string, unknown>) => one(a, b).filter((c) => c.breaking).map((c) => c.change);
+    expect(breaking({ type: 'string' }, { type: 'string', const: 'x' })).toEqual(['now limited to one value ("x")']);
+    expect(breaking({ type: 'number' }, { type: 'number', multipleOf: 5 })).toEqual(['multipleOf added: 5']);
+    expect(breaking({ type: 'number', multipleOf: 5 }, { type: 'number', multipleOf: 10 })).toEqual(['multipleOf 5 → 10']);
+    expect(breaking({ type: 'number', multipleOf: 10 }, { type: 'number', multipleOf: 5 })).toEqual([]);
+    expect(breaking({ type: 'string', enum: ['low', 'high'] }, { anyOf: [{ enum: ['low'] }] })).toEqual(['enum values removed: "high"']);
+    expect(breaking({ type: 'string', enum: ['low'] }, { type: 'string', anyOf: [{ enum: ['low'] }, { const: 'high' }] })).toEqual([]);
+    expect(breaking({}, { type: 'string' })).toEqual(['type added: string (any type was accepted)']);
+    expect(breaking({ type: 'string' }, { type: 'string', anyOf: [{ minLength: 2 }, { pattern: '^a' }] })).toEqual([expect.stringMatching(/^anyOf added \(possibly breaking/)]);
+    expect(breaking({ type: 'string', oneOf: [{ minLength: 2 }] }, { type: 'string', oneOf: [{ minLength: 3 }] })).toEqual([expect.stringMatching(/^oneOf changed \(possibly breaking/)]);
+    expect(breaking({ type: 'string' }, { type: 'string', allOf: [{ minLength: 2 }] })).toEqual([expect.stringMatching(/^allOf added/)]);
+    expect(breaking({ type: 'string' }, { type: 'string', not: { const: 'x' } })).toEqual([expect.stringMatching(/^not added/)]);
+    expect(breaking({ type: 'array' }, { type: 'array', uniqueItems: true })).toEqual([expect.stringMatching(/^uniqueItems added/)]);
+    expect(breaking({ type: 'array', uniqueItems: true }, { type: 'array' })).toEqual([]);
+    expect(breaking({ type: 'array', prefixItems: [{ type: 'string' }] }, { type: 'array', prefixItems: [{ type: 'number' }] })).toEqual(['type string → number']);
+    expect(one({ type: 'array', items: [{ type: 'string' }] }, { type: 'array', items: [{ type: 'string' }, { type: 'number' }] })).toEqual([{ path: 'p', breaking: true, change: 'tuple items 1 → 2 positions (possibly breaking)' }]);
+    expect(one({ type: 'string', default: 'a' }, { type: 'string', default: 'b' })).toEqual([{ path: 'p', breaking: false, change: 'default "a" → "b"' }]);
+    expect(one({ type: 'string' }, { type: 'string', contentMediaType: 'text/html' })).toEqual([{ path: 'p', breaking: true, change: 'contentMediaType added (possibly breaking: toolman does not interpret "contentMediaType")' }]);
+    expect(one({ type: 'string', title: 'a' }, { type: 'string', title: 'b' })).toEqual([{ path: 'p', breaking: false, change: 'title changed' }]);
+  });
+
   it('tokens per provider, selection per profile, new lint findings', () => {
     expect(diff.tokens.map((t) => t.provider)).toEqual(['openai', 'anthropic', 'gemini']);
     for (const t of diff.tokens) expect(t.after.eager).toBeGreaterThan(t.before.eager);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite, SuiteError } from '../../src/testing/load-suite.js';
+import { ErrorCode } from '../../src/shared/errors.js';
 import { ROOT } from '../helpers/paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolman-load-suite-'));
@@ -46,28 +47,114 @@ cases:
     expect:
       calls: [{ tool: t, args: { q: { contains: x, colour: red } } }]
 `);
+    // Every problem in one pass: schema errors do not hide the matchers, nor one matcher the next.
     expect(found).toEqual([
       expect.stringMatching(/^2:28 item 1 is not a provider spec/),
       expect.stringMatching(/^3:9 "repeat" must be >= 1/),
+      expect.stringMatching(/^8:46 the regex does not compile: it uses a lookbehind .*not support/),
       expect.stringMatching(/^9:7 unknown key "answr"; did you mean "answer"\?/),
       expect.stringMatching(/^10:5 a case has `prompt` or `turns`, not both/),
+      expect.stringMatching(/^13:11 two cases are named "a"/),
+      expect.stringMatching(/^16:52 "colour" is not a matcher/),
     ]);
-    // Schema problems first; the matchers are compiled once the shape is right.
     expect(problems(`catalog: x.yaml
 cases:
   - name: a
     prompt: hi
     expect:
-      calls: [{ tool: t, args: { q: { regex: "(?<=x)" } } }]
+      calls: [{ tool: t, args: { q: { regex: "(foo" }, r: { regex: "(?<=a)b" } } }]
+      answer: { regex: "(?<!x)y" }
+`)).toEqual([
+      expect.stringMatching(/^6:46 the regex does not compile/),
+      expect.stringMatching(/^6:68 the regex does not compile: it uses a lookbehind/),
+      expect.stringMatching(/^7:24 the regex does not compile: it uses a lookbehind/),
+    ]);
+  });
+
+  it('checks tool, argument, profile and matcher names against the catalog', () => {
+    const catalog = join(ROOT, 'catalogs', 'assistant.yaml');
+    const found = problems(`catalog: ${JSON.stringify(catalog)}
+profile: asistant
+cases:
+  - name: a
+    prompt: hi
+    profile: nosuchprofile
+    expect:
+      not_called: [delete_calender_event, delete_*, nothing_*]
+      call_count: { delete_calender_event: 0, "*": 1 }
+      calls: [{ tool: list_calender_events }, { tool: list_calendar_events, args: { qurey: { exists: false }, from: { contians: ana } } }]
+      approvals: [delete_calender_event]
+    stubs:
+      - { tool: list_calender_events, result: [] }
+      - { tool: list_calendar_events, when: { to: { regx: x } }, result: [] }
+`);
+    expect(found).toEqual([
+      expect.stringMatching(/^2:10 no profile named "asistant" in the catalog; did you mean "assistant"/),
+      expect.stringMatching(/^6:14 no profile named "nosuchprofile"/),
+      expect.stringMatching(/^8:20 no tool named "delete_calender_event" in the catalog; did you mean "delete_calendar_event"/),
+      expect.stringMatching(/^8:53 "nothing_\*" matches no tool/),
+      expect.stringMatching(/^9:21 no tool named "delete_calender_event".*"delete_calendar_event"/),
+      expect.stringMatching(/^10:23 no tool named "list_calender_events".*"list_calendar_events"/),
+      expect.stringMatching(/^10:85 "list_calendar_events" has no parameter "qurey"; did you mean "query"/),
+      expect.stringMatching(/^10:\d+ "contians" is not a matcher; did you mean "contains"/),
+      expect.stringMatching(/^11:19 no tool named "delete_calender_event"/),
+      expect.stringMatching(/^13:17 no tool named "list_calender_events"/),
+      expect.stringMatching(/^14:53 "regx" is not a matcher; did you mean "regex"/),
+    ]);
+    // Correct names pass (globs that match, toolman's meta-tools).
+    expect(problems(`catalog: ${JSON.stringify(catalog)}
+cases:
   - name: a
     prompt: hi
     expect:
-      calls: [{ tool: t, args: { q: { contains: x, colour: red } } }]
+      not_called: [delete_calendar_event, tool_search]
+      calls: [{ tool: list_calendar_events, args: { query: { exists: false }, from: { contains: "2" } } }]
+`)).toEqual([]);
+  });
+
+  it('aliases name a tool, and its parameters', () => {
+    const catalog = join(dir, 'alias-catalog.yaml');
+    writeFileSync(catalog, `toolman: 1
+name: a
+tools:
+  - name: find_events
+    aliases: [search_events]
+    description: Find calendar events by words in the title.
+    parameters: { type: object, properties: { query: { type: string } } }
+    handler: { mock: [{ result: [] }] }
+`);
+    expect(problems(`catalog: alias-catalog.yaml
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      calls: [{ tool: search_events, args: { query: { contains: x } } }]
+      call_count: { find_events: 1, search_events: 1 }
+`)).toEqual([]);
+    expect(problems(`catalog: alias-catalog.yaml
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      calls: [{ tool: search_events, args: { qeury: x } }]
+      not_called: [serch_events]
 `)).toEqual([
-      expect.stringMatching(/^6:46 the regex does not compile/),
-      expect.stringMatching(/^7:11 two cases are named "a"/),
-      expect.stringMatching(/^10:52 "colour" is not a matcher/),
+      expect.stringMatching(/^6:46 "find_events" has no parameter "qeury"; did you mean "query"/),
+      expect.stringMatching(/^7:20 no tool named "serch_events" in the catalog; did you mean "search_events"/),
     ]);
+  });
+
+  it('an error thrown for a suite is located and exits 2', () => {
+    const file = join(dir, 'located.yaml');
+    writeFileSync(file, `catalog: ${JSON.stringify(join(ROOT, 'catalogs', 'assistant.yaml'))}\ncases:\n  - { name: a, prompt: hi, profile: nosuchprofile }\n`);
+    try {
+      loadSuite(file);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(SuiteError);
+      expect((error as SuiteError).code).toBe(ErrorCode.USAGE);
+      expect((error as SuiteError).message).toContain(`${file}:3:37 no profile named "nosuchprofile"`);
+    }
   });
 
   it('refuses YAML that is not a suite, and bombs', () => {

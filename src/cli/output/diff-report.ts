@@ -2,6 +2,21 @@ import type { CatalogDiff } from '../../testing/catalog-diff.js';
 import type { CompareOverall } from '../../testing/compare-runs.js';
 import { plainText } from './terminal-text.js';
 
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+/** One line of text for a terminal: no control sequences or bidi overrides, newlines collapsed. */
+const lineText = (s: string) => plainText(s).replace(BIDI, '').replace(/\s*[\r\n]+\s*/g, ' ');
+/**
+ * Text for a Markdown table cell or list item of a PR comment: from a catalog under review, so
+ * HTML (`<img onerror=...>`) and Markdown (links, images, emphasis, headings) are escaped, not
+ * rendered, and newlines collapsed.
+ */
+export const markdownText = (s: string): string =>
+  lineText(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_{}[\]()#+\-.!|~]/g, '\\$&');
+
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
 
@@ -13,9 +28,9 @@ export function renderDiff(diff: CatalogDiff, passRates: CompareOverall[] | unde
   const out: string[] = [];
   const h = (title: string) => out.push(markdown ? `\n### ${title}\n` : `\n${title}:`);
   const item = (text: string) => out.push(markdown ? `- ${text}` : `  ${text}`);
-  const code = (s: string) => (markdown ? `\`${s.replace(/`/g, "'")}\`` : s);
-  const t = (s: string) => (markdown ? s.replace(/\|/g, '\\|').replace(/\n/g, ' ') : plainText(s));
-  out.push(markdown ? `## toolman diff: ${t(diff.old.name)} → ${t(diff.new.name)}` : `${diff.old.name} (${diff.old.tools} tools) → ${diff.new.name} (${diff.new.tools} tools)`);
+  const code = (s: string) => (markdown ? `\`${lineText(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\`` : lineText(s));
+  const t = (s: string) => (markdown ? markdownText(s) : lineText(s));
+  out.push(markdown ? `## toolman diff: ${t(diff.old.name)} → ${t(diff.new.name)}` : `${t(diff.old.name)} (${diff.old.tools} tools) → ${t(diff.new.name)} (${diff.new.tools} tools)`);
   const counts = `${diff.added.length} added, ${diff.removed.length} removed, ${diff.renamed.length} renamed, ${diff.changed.length} changed${diff.breaking ? ' — **breaking changes**' : ''}`;
   out.push(markdown ? `\n${counts}` : counts.replace(/\*\*/g, ''));
   if (diff.added.length) {
@@ -37,7 +52,7 @@ export function renderDiff(diff: CatalogDiff, passRates: CompareOverall[] | unde
       const sub = (s: string) => out.push(markdown ? `  - ${s}` : `      ${s}`);
       if (c.description) sub(`description: ${t(c.description.before.slice(0, 100))}${c.description.before.length > 100 ? '…' : ''} → ${t(c.description.after.slice(0, 100))}${c.description.after.length > 100 ? '…' : ''}`);
       for (const p of c.parameters) sub(`${p.breaking ? 'breaking: ' : ''}${code(p.path)} ${t(p.change)}`);
-      for (const f of c.flags) sub(`${f.field}: ${JSON.stringify(f.before)} → ${JSON.stringify(f.after)}`);
+      for (const f of c.flags) sub(`${f.field}: ${t(JSON.stringify(f.before) ?? 'none')} → ${t(JSON.stringify(f.after) ?? 'none')}`);
     }
   }
   h('Definition tokens (default profile)');
@@ -55,10 +70,10 @@ export function renderDiff(diff: CatalogDiff, passRates: CompareOverall[] | unde
         continue;
       }
       const parts = [
-        s.active_added.length ? `now offered: ${s.active_added.join(', ')}` : '',
-        s.active_removed.length ? `no longer offered up front: ${s.active_removed.join(', ')}` : '',
-        s.deferred_added.length ? `now deferred: ${s.deferred_added.join(', ')}` : '',
-        s.deferred_removed.length ? `no longer deferred: ${s.deferred_removed.join(', ')}` : '',
+        s.active_added.length ? `now offered: ${t(s.active_added.join(', '))}` : '',
+        s.active_removed.length ? `no longer offered up front: ${t(s.active_removed.join(', '))}` : '',
+        s.deferred_added.length ? `now deferred: ${t(s.deferred_added.join(', '))}` : '',
+        s.deferred_removed.length ? `no longer deferred: ${t(s.deferred_removed.join(', '))}` : '',
       ].filter(Boolean);
       item(`${code(s.profile)}: ${parts.join('; ')}`);
     }
