@@ -8,8 +8,8 @@
  */
 // ESC followed by: a CSI sequence, an OSC/DCS/APC/PM/SOS string (ended by BEL or ESC \), or one more character.
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\|$)|[@-Z\\-_]|[\s\S]?)/g;
-/** C0 controls but tab and newline, DEL, and the C1 controls (which some terminals act on as escapes). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** C0 controls but tab and newline, DEL, the C1 controls (which some terminals act on as escapes), and the bidi overrides and isolates (which reorder what is shown). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` with every control sequence and control character removed (tab and newline stay). */
 export function plainText(text: string): string {

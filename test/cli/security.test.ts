@@ -358,4 +358,8 @@ describe('terminal filter', async () => {
     expect(terminalSafe(text)).toBe('\u001b[1mbold\u001b[0m link upback31m end\n');
     expect(plainText(text)).toBe('bold link upback31m end\n');
   });
+
+  it('drops bidi overrides and isolates, which would reorder what a reader sees', () => {
+    expect(plainText('file\u202Etxt.exe \u2066a\u2069')).toBe('filetxt.exe a');
+  });
 });
