@@ -21,7 +21,7 @@ function catalog(tools: string): string {
 }
 
 const tool = (name: string, handler: string, parameters = '{ type: object, properties: { v: { type: string, description: A value. } } }', extra = '') =>
-  `  - name: ${name}\n    description: A tool that exists to test how toolman contains hostile input.\n    parameters: ${parameters}\n    handler: ${handler}\n${extra}`;
+  `  - name: ${name}\n    description: The ${name} tool, which exists to test how toolman contains hostile input.\n    parameters: ${parameters}\n    handler: ${handler}\n${extra}`;
 
 /** Processes whose command line contains `marker` (Linux: /proc). */
 function running(marker: string): number {
