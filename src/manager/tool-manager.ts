@@ -102,14 +102,46 @@ export class ToolManager {
     const loaded = loadCatalog(options.catalogs, { cwd, ...(parseCache ? { parseCache } : {}) });
     const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env), options.log);
     const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
+    try {
+      await manager.admit(options, loadErrors);
+    } catch (error) {
+      // Refused (or a server failed to start): whatever was started stops, or it would keep toolman alive.
+      await manager.close();
+      throw error;
+    }
+    return manager;
+  }
+
+  /** Adds the MCP servers' tools, then refuses the catalog if `options.requireValid` says so. */
+  private async admit(options: OpenOptions, loadErrors: boolean): Promise<void> {
+    const { loaded, env } = this;
     // MCP servers' tools join the catalog (from the cache, or by starting the servers) unless it is refused anyway.
-    if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await manager.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
+    if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
-    const toolLists = manager.mcp?.fingerprint();
+    const toolLists = this.mcp?.fingerprint();
     if ((options.requireValid === 'all' && !cache?.knownValid(loaded, toolLists)) || (options.requireValid !== false && loadErrors)) {
       // Refused: count and show what `validate` would, not only what loading found.
-      const errors = (await manager.validate()).filter((d) => d.severity === 'error');
-      if (errors.length === 0) cache?.rememberValid(loaded, toolLists);
+      let errors = (await this.validate()).filter((d) => d.severity === 'error');
+      // A server's tool list is untrusted: a tool of it that would be refused is left out (and
+      // said), so one bad entry never costs the rest of the catalog. `validate` still shows it.
+      const broken = new Map<string, string>();
+      for (const d of errors) if (d.tool && !broken.has(d.tool) && this.catalog.tools.some((t) => t.name === d.tool && t.source.kind === 'mcp')) broken.set(d.tool, `${d.code} ${d.message}`);
+      if (broken.size > 0) {
+        loaded.catalog.tools = loaded.catalog.tools.filter((t) => !broken.has(t.name));
+        for (const [tool, reason] of broken) this.leftOut.push({ tool, reason });
+        // Its findings become one warning each: the tool is not offered, so nothing fails with it.
+        const findings = loaded.diagnostics;
+        for (let i = findings.length - 1; i >= 0; i--) {
+          const d = findings[i]!;
+          if (d.tool !== undefined && broken.has(d.tool)) findings.splice(i, 1);
+        }
+        for (const d of errors.filter((e) => e.tool !== undefined && broken.get(e.tool) === `${e.code} ${e.message}`)) {
+          findings.push({ ...d, code: 'TM0804', severity: 'warning', message: `${d.message}; the tool is left out` });
+        }
+        errors = errors.filter((d) => !(d.tool !== undefined && broken.has(d.tool)));
+      }
+      // A verdict with tools left out is not remembered: the next run must leave them out again.
+      if (errors.length === 0 && broken.size === 0) cache?.rememberValid(loaded, toolLists);
       if (errors.length > 0) {
         const first = errors[0]!;
         throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
@@ -117,7 +149,6 @@ export class ToolManager {
         });
       }
     }
-    return manager;
   }
 
   private async loadMcpServers(refresh: boolean): Promise<void> {
@@ -132,6 +163,9 @@ export class ToolManager {
   }
 
   /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
+  /** MCP servers' tools left out because the catalog would have been refused with them, and why. */
+  readonly leftOut: { tool: string; reason: string }[] = [];
+
   mcpServers(): McpServerStatus[] {
     return this.mcp?.statuses() ?? [];
   }

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../shared/is-record.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
@@ -90,11 +90,15 @@ export class McpConnection {
     return info ? { name: String(info.name), version: String(info.version) } : undefined;
   }
 
+  /** Why the last tool list was cut short (too many tools or pages, a repeated page), if it was. */
+  listCut: string | undefined;
+
   /** Every tool, following `nextCursor`, within bounds a hostile server cannot stretch. */
   async listTools(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     const tools: Record<string, unknown>[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
+    this.listCut = undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       let result;
       try {
@@ -107,10 +111,23 @@ export class McpConnection {
       if (!Array.isArray(result.tools)) throw this.failure('answered tools/list without a tools list');
       tools.push(...result.tools.filter(isRecord));
       cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-      if (cursor === undefined || seen.has(cursor) || tools.length >= MAX_TOOLS_PER_SERVER) break;
+      if (cursor !== undefined && seen.has(cursor)) {
+        this.listCut = `its tool list repeats a page (cursor ${JSON.stringify(cursor.slice(0, 40))}); the tools after it are missing`;
+        break;
+      }
+      if (tools.length >= MAX_TOOLS_PER_SERVER) {
+        if (tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined) this.listCut = `it offers more than ${MAX_TOOLS_PER_SERVER} tools; the first ${MAX_TOOLS_PER_SERVER} are used`;
+        break;
+      }
+      if (cursor === undefined) break;
+      if (page === MAX_TOOL_PAGES - 1) this.listCut = `its tool list has more than ${MAX_TOOL_PAGES} pages; the tools after them are missing`;
       seen.add(cursor);
     }
-    return tools.slice(0, MAX_TOOLS_PER_SERVER);
+    // A name listed twice (a repeated page, a careless server) is one tool: the first entry wins.
+    const names = new Set<unknown>();
+    const unique = tools.filter((tool) => typeof tool.name !== 'string' || (!names.has(tool.name) && names.add(tool.name)));
+    if (unique.length < tools.length && !this.listCut) this.listCut = `it lists ${tools.length - unique.length} tool name(s) twice; the first of each is used`;
+    return unique.slice(0, MAX_TOOLS_PER_SERVER);
   }
 
   /**
@@ -121,13 +138,15 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     if (this.lostReason) throw this.failure(this.lostReason);
     try {
-      const result = await this.client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      // Read as any result, not the SDK's CallToolResult: one content block of a kind the SDK does
+      // not know would fail the whole call with a schema dump. renderCallResult takes any shape.
+      const result = await this.client.request({ method: 'tools/call', params: { name, arguments: args } }, ResultSchema, {
         signal: options.signal,
         timeout: timerDelay(options.timeoutMs + 5_000),
         resetTimeoutOnProgress: true,
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
       });
-      return result as CallToolResult;
+      return { ...result, isError: result.isError === true, content: Array.isArray(result.content) ? result.content : [] } as CallToolResult;
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
       if (this.lostReason) throw this.failure(`${this.lostReason} during the call`, error);
@@ -156,7 +175,8 @@ export class McpConnection {
 
   /** "the server exited with code 1", from the process's state. */
   private ended(fallback: string): string {
-    return this.transport instanceof StdioProcessTransport ? `the server ${describeExit(this.transport.exit) ?? fallback}` : `the connection to the server was closed`;
+    if (!(this.transport instanceof StdioProcessTransport)) return 'the connection to the server was closed';
+    return `the server ${this.transport.stoppedBecause ?? describeExit(this.transport.exit) ?? fallback}`;
   }
 
   /** A failure naming the server, how its process ended and the end of its stderr (secrets redacted). */

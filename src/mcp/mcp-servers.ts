@@ -90,6 +90,7 @@ export class McpServers {
         try {
           const connection = await this.connect(state);
           state.listed = await connection.listTools();
+          if (connection.listCut) this.report('TM0804', state.config, `the tool list was cut: ${connection.listCut}`);
           this.cache?.set(state.launch, state.listed);
           state.status = { name: state.config.name, source: 'live', tools: 0 };
         } catch (error) {

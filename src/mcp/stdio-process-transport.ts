@@ -44,6 +44,8 @@ export class StdioProcessTransport implements Transport {
 
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  /** Why toolman stopped the server itself, when it did (said instead of its exit status). */
+  stoppedBecause: string | undefined;
   private stderrTail = Buffer.alloc(0);
   private exitInfo: ProcessExit | undefined;
   private closed = false;
@@ -111,7 +113,17 @@ export class StdioProcessTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
-    this.buffer.append(chunk);
+    try {
+      this.buffer.append(chunk);
+    } catch {
+      // A message past the cap cannot be read and the stream cannot be resynchronised: the server
+      // is stopped (its calls fail with this reason), and started again for the next call.
+      this.buffer.clear();
+      this.stoppedBecause = `sent a message over ${MAX_MESSAGE_BYTES / (1 << 20)} MiB and was stopped`;
+      this.onerror?.(new Error(`the server ${this.stoppedBecause}`));
+      void this.close();
+      return;
+    }
     for (;;) {
       let message: JSONRPCMessage | null;
       try {

@@ -158,6 +158,44 @@ ${scripted('hostile')}
     expect(notes).toEqual(expect.arrayContaining([expect.stringContaining('"huge": its description has 100000 characters'), expect.stringContaining('"deep": skipped'), expect.stringContaining('not a tool with a name')]));
   });
 
+  it('fails the call, not toolman, when a server sends one message past the read limit', async () => {
+    const { manager } = await open(`${HEADER}mcp_servers:\n  h:\n${scripted('hostile')}`);
+    // Tools without annotations are destructive by the MCP defaults: approved here.
+    const session = await manager.session({ approve: async () => 'approve' });
+    const [flood] = (await session.runTurn([{ id: 'f', name: 'flood', arguments: {} }])).responses;
+    expect(flood!.ok).toBe(false);
+    expect(flood!.error, flood!.error ?? '').toContain('sent a message over 16 MiB and was stopped');
+    // A content block of an unknown kind is named, and the rest of the result is kept.
+    const [odd] = (await session.runTurn([{ id: 'o', name: 'odd_blocks', arguments: {} }])).responses;
+    expect(odd!.ok, odd!.error ?? '').toBe(true);
+    expect(odd!.content).toContain('kept');
+    expect(odd!.content).toContain('[weird content]');
+    // The server starts again for the next call.
+    const [again] = (await session.runTurn([{ id: 'g', name: 'ok_tool', arguments: {} }])).responses;
+    expect(again!.error ?? '').not.toMatch(/not connected/i);
+  }, 30_000);
+
+  it('says when a tool list was cut short (a server repeating its page)', async () => {
+    const { manager } = await open(`${HEADER}mcp_servers:\n  l:\n${scripted('looping')}`);
+    expect(manager.catalog.tools.map((t) => t.name)).toEqual(['say', 'fail', 'wait', 'add_tool']);
+    const notes = (await manager.validate()).filter((d) => d.code === 'TM0804').map((d) => d.message);
+    expect(notes).toEqual([expect.stringContaining('the tool list was cut: its tool list repeats a page')]);
+  });
+
+  it('leaves out a server tool that would get the catalog refused, says so, and keeps the rest', async () => {
+    const yaml = `${HEADER}tools:\n  - name: own\n    description: The catalog's own tool, which must keep working.\n    parameters: { type: object, properties: {} }\n    handler: { mock: [ { result: ok } ] }\nmcp_servers:\n  h:\n${scripted('hostile')}`;
+    const at = catalogDir(yaml);
+    const { manager } = await open(yaml, { requireValid: 'all', at });
+    expect(manager.leftOut.map((l) => l.tool)).toEqual(['remote_ref']);
+    expect(manager.leftOut[0]!.reason).toMatch(/^TM\d{4} /);
+    expect(manager.catalog.tools.some((t) => t.name === 'remote_ref')).toBe(false);
+    expect(manager.tool('ok_tool')).toBeDefined();
+    expect(manager.tool('own')).toBeDefined();
+    // validate still shows it, at the server's entry.
+    const checked = await open(yaml, { at });
+    expect((await checked.manager.validate()).some((d) => d.severity === 'error' && d.tool === 'remote_ref')).toBe(true);
+  });
+
   it('uses the cached tool list without starting the server, and --refresh asks again', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'toolman-mcp-cache-'));
     const starts = join(cache, 'starts');
