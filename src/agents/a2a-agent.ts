@@ -10,6 +10,9 @@ import { progressLine } from './untrusted-text.js';
 export const DEFAULT_A2A_MAX_RESPONSE_BYTES = 4 << 20;
 /** How long a cancellation may take once the call is over (it runs after the call answered). */
 const CANCEL_TIMEOUT_MS = 5_000;
+/** Polling a task that does not stream: first after this, doubling up to the maximum. */
+const POLL_FIRST_MS = 100;
+const POLL_MAX_MS = 2_000;
 
 /** What the runner keeps between calls: each agent's card, and cancellations still on their way. */
 export interface A2aState {
@@ -26,7 +29,7 @@ export interface AgentTask {
 /**
  * Hands a task to a remote agent over A2A (official SDK, JSON-RPC or HTTP+JSON as its card
  * offers). With a card that says it streams, status updates and artifacts become progress
- * lines as they come; otherwise the call blocks until the task ends. The final state decides:
+ * lines as they come; otherwise the message is sent non-blocking and the task polled until it ends. The final state decides:
  * completed gives the answer (artifacts, else the agent's last message), every other state is
  * a tool error in the agent's own (cleaned) words. When the call is cancelled or times out, the
  * remote task is cancelled too.
@@ -56,10 +59,11 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
     if (card.capabilities?.streaming) {
       return await streamed(name, client, request, context, (id) => (taskId = id));
     }
-    const result = await client.sendMessage(request, { signal: context.signal });
-    if ('parts' in result) return answerFromParts([{ parts: result.parts }]);
-    taskId = result.id;
-    return taskOutcome(name, result);
+    return await polled(name, client, request, context, (id) => {
+      taskId = id;
+      // The answer came back after the call was stopped: the task is known only now.
+      if (context.signal.aborted) onAbort();
+    });
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason;
     if (error instanceof ToolFailure && !fetchOptions.failure) throw error;
@@ -67,6 +71,42 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
   } finally {
     context.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The call to an agent that does not stream: the message goes out non-blocking
+ * (`returnImmediately`), so the task id is known at once and the task can be cancelled on a
+ * timeout or Ctrl-C; then the task is polled (getTask) until it reaches a final state. An agent
+ * that blocks anyway answers with the final task, which ends the loop at once.
+ */
+async function polled(name: string, client: Client, request: SendMessageRequest, context: RunContext, onTask: (id: string) => void): Promise<unknown> {
+  const first = await client.sendMessage({ ...request, configuration: { ...request.configuration!, returnImmediately: true } }, { signal: context.signal });
+  if ('parts' in first) return answerFromParts([{ parts: first.parts }]);
+  onTask(first.id);
+  let current: Task = first;
+  let wait = POLL_FIRST_MS;
+  while (!isFinal(current.status?.state)) {
+    await sleep(wait, context.signal);
+    wait = Math.min(wait * 2, POLL_MAX_MS);
+    current = await client.getTask({ tenant: '', id: first.id }, { signal: context.signal });
+  }
+  return taskOutcome(name, current);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it fires first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** The streaming call: progress as events come, the outcome from the last state seen. */

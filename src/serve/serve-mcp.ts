@@ -1,9 +1,9 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import type { ToolManager } from '../manager/tool-manager.js';
 import type { SearchMode } from '../session/tool-session.js';
 import { createSessionServer } from './session-server.js';
 import type { OpenedSession } from './http-host.js';
+import { LineStdioTransport } from './stdio-transport.js';
 
 export interface ServeOptions {
   profile?: string;
@@ -94,7 +94,8 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   input.once('end', onEnd);
   input.once('close', onEnd);
   opened.server.onclose = onEnd;
-  await opened.server.connect(new StdioServerTransport(input, output));
+  // Not the SDK's StdioServerTransport: it closes itself on one oversize line.
+  await opened.server.connect(new LineStdioTransport(input, output, options.log));
   return {
     tools,
     done,

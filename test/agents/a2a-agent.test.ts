@@ -32,6 +32,10 @@ agents:
     description: An agent with a short timeout, for the hanging case.
     timeout_ms: 400
     a2a: { url: "${streaming.url}" }
+  quickplain:
+    description: The same, on the server that does not stream.
+    timeout_ms: 400
+    a2a: { url: "${blocking.url}" }
   capped:
     description: An agent whose answers may not be bigger than a megabyte.
     a2a: { url: "${streaming.url}", max_response_bytes: 1000000 }
@@ -108,6 +112,25 @@ describe('a2a agents', () => {
     const { response } = await call('quick', 'hang');
     expect(response).toMatchObject({ ok: false, error_kind: 'timeout', error: 'quick did not finish within 400 ms and was stopped' });
     await expect.poll(() => streaming.cancelled.length, { timeout: 3000 }).toBe(before + 1);
+  });
+
+  it('times out an agent that does not stream and hangs, and cancels its remote task', async () => {
+    const before = blocking.cancelled.length;
+    const { response } = await call('quickplain', 'hang');
+    expect(response).toMatchObject({ ok: false, error_kind: 'timeout', error: 'quickplain did not finish within 400 ms and was stopped' });
+    await expect.poll(() => blocking.cancelled.length, { timeout: 3000 }).toBe(before + 1);
+  });
+
+  it('cancels the remote task of an agent that does not stream when the turn is cancelled', async () => {
+    const before = blocking.cancelled.length;
+    const controller = new AbortController();
+    const pending = call('plain', 'hang', { signal: controller.signal });
+    await expect.poll(() => blocking.tasks.filter((t) => t === 'hang').length, { timeout: 3000 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    const { response } = await pending;
+    expect(response).toMatchObject({ ok: false, error_kind: 'cancelled' });
+    await expect.poll(() => blocking.cancelled.length, { timeout: 3000 }).toBe(before + 1);
   });
 
   it('cancels the remote task when the turn is cancelled', async () => {

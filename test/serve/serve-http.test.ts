@@ -86,6 +86,38 @@ describe('toolman serve over streamable HTTP', () => {
     expect((await raw(served.url, {}, '{not json')).status).toBe(400);
     expect((await raw(served.url, {}, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))).status).toBe(400);
   });
+
+  it('answers a body over 4 MiB with 413 and a JSON-RPC error, chunked or with Content-Length', async () => {
+    const expected = { jsonrpc: '2.0', error: { code: -32600, message: 'Payload too large: at most 4194304 bytes' }, id: null };
+    const declared = await raw(served.url, {}, `"${'x'.repeat(5 * 1024 * 1024)}"`);
+    expect(declared.status).toBe(413);
+    expect(JSON.parse(declared.body)).toEqual(expected);
+    // Transfer-Encoding: chunked (no Content-Length), 6 MiB in 64 KiB writes.
+    const chunked = await new Promise<{ status: number; body: string; chunked: boolean }>((resolve, reject) => {
+      const req = request(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, chunked: req.getHeader('transfer-encoding') === 'chunked' || !req.hasHeader('content-length') }));
+      });
+      req.on('error', reject);
+      const piece = 'x'.repeat(64 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 96) {
+          sent++;
+          if (!req.write(piece)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      req.write('"');
+      pump();
+    });
+    expect(chunked.chunked).toBe(true);
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toEqual(expected);
+    // And the server goes on.
+    expect((await raw(served.url, {}, initialize)).status).toBe(200);
+  });
 });
 
 describe('toolman serve over HTTP with a bearer token', () => {

@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectStdio, textOf, alive, waitUntil } from './serve-client.js';
+import { spawn } from 'node:child_process';
+import { connectStdio, textOf, alive, waitUntil, SERVE_CATALOG } from './serve-client.js';
+import { BIN, ROOT } from '../helpers/paths.js';
 
 // The built `toolman serve` process against the SDK's own client, over stdio (no network, no keys).
 const open: Client[] = [];
@@ -222,4 +224,43 @@ describe('toolman serve over stdio', () => {
     await client.close();
     await waitUntil(() => !alive(pid));
   });
+});
+
+describe('toolman serve over stdio, raw lines', () => {
+  it('answers an oversize line and a garbage line with protocol errors, then keeps answering calls', async () => {
+    const child = spawn(process.execPath, [BIN, '--catalog', SERVE_CATALOG, 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', TOOLMAN_CACHE_DIR: 'off' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      child.stdin.on('error', () => undefined); // a server that quit must fail the checks, not the run
+      const replies = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+      const write = (text: string) => new Promise<void>((resolve) => (child.stdin.write(text) ? resolve() : child.stdin.once('drain', () => resolve())));
+      await write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+      await waitUntil(() => replies().some((r) => r.id === 1));
+      await write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      // 12 MB, in pieces as a pipe delivers them.
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lookup', arguments: { key: 'x'.repeat(12_000_000) } } });
+      for (let i = 0; i < big.length; i += 1 << 20) await write(big.slice(i, i + (1 << 20)));
+      await write('\n');
+      await write('this is not json\n');
+      await write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'lookup', arguments: { key: 'a1' } } })}\n`);
+      await waitUntil(() => replies().some((r) => r.id === 3), 15_000);
+      const errors = replies().filter((r) => r.id === null);
+      expect(errors.map((r) => r.error?.code)).toEqual([-32600, -32700]);
+      expect(errors[0]!.error!.message).toMatch(/message too large/);
+      const answer = replies().find((r) => r.id === 3)!;
+      expect(answer.error).toBeUndefined();
+      expect(JSON.stringify(answer.result)).toContain('"found":true');
+      expect(stderr).toMatch(/over the 10485760-byte limit/);
+      expect(stderr).not.toMatch(/closed the connection/);
+    } finally {
+      child.kill();
+    }
+  }, 30_000);
 });
