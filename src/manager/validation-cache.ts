@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
+import { cacheDir } from '../shared/cache-dir.js';
 
 /**
  * Catalogs known to validate with no errors, remembered by content, as linters cache clean files:
@@ -18,7 +19,7 @@ export class ValidationCache {
   private constructor(private readonly dir: string) {}
 
   static from(env: Record<string, string | undefined>): ValidationCache | undefined {
-    const base = cacheBase(env);
+    const base = cacheDir(env);
     return base ? new ValidationCache(join(base, 'validated')) : undefined;
   }
 
@@ -41,19 +42,13 @@ export class ValidationCache {
   }
 }
 
-/** The cache folder the environment names, or undefined when caching is off. */
-function cacheBase(env: Record<string, string | undefined>): string | undefined {
-  const base = env.TOOLMAN_CACHE_DIR ?? (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.cache', 'toolman') : undefined);
-  return base && base !== 'off' ? base : undefined;
-}
-
 /**
  * Parsed catalog files on disk, next to the verdicts: one JSON file per file text (and toolman
  * build), so what is read back is exactly what this build parsed from that text. A missing,
  * unreadable or damaged entry is a miss.
  */
 export function parseCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
-  const base = cacheBase(env);
+  const base = cacheDir(env);
   if (!base) return undefined;
   const dir = join(base, 'parsed');
   const file = (text: string) => join(dir, `${createHash('sha256').update(buildId()).update('\u0000').update(text).digest('hex')}.json`);

@@ -3,6 +3,7 @@ import { matchesPattern, parsePattern, type ParsedPattern } from '../catalog/too
 import type { McpServerConfig, Tool } from '../catalog/types.js';
 import { importTools } from '../import/import-tools.js';
 import { isRecord } from '../shared/is-record.js';
+import { plainText } from '../shared/plain-text.js';
 
 /** Longer descriptions are cut: a server must not make every request pay for a novel. */
 export const MAX_MCP_DESCRIPTION_CHARS = 8_000;
@@ -19,14 +20,6 @@ export interface ServerTools {
   notes: ServerToolNote[];
 }
 
-/** ESC sequences, C0 controls but tab and newline, DEL, C1 controls, and bidi overrides. */
-const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\|$)|[\s\S]?)/g;
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text from a server, made plain: no terminal sequences, no control characters. */
-export function plainServerText(text: string): string {
-  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
-}
 
 /**
  * One server's tools (as `tools/list` gave them) as catalog tools, through the importer's MCP
@@ -82,11 +75,11 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
  * fields toolman reads (name, title, description, inputSchema, annotations).
  */
 export function cleanListedTool(raw: Record<string, unknown> & { name: string }): { entry: Record<string, unknown>; note?: string } {
-  const entry: Record<string, unknown> = { name: plainServerText(raw.name).trim(), inputSchema: raw.inputSchema };
-  if (typeof raw.title === 'string') entry.title = plainServerText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
-  if (isRecord(raw.annotations)) entry.annotations = typeof raw.annotations.title === 'string' ? { ...raw.annotations, title: plainServerText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) } : raw.annotations;
+  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: raw.inputSchema };
+  if (typeof raw.title === 'string') entry.title = plainText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
+  if (isRecord(raw.annotations)) entry.annotations = typeof raw.annotations.title === 'string' ? { ...raw.annotations, title: plainText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) } : raw.annotations;
   if (typeof raw.description !== 'string') return { entry };
-  const description = plainServerText(raw.description);
+  const description = plainText(raw.description);
   if (description.length <= MAX_MCP_DESCRIPTION_CHARS) return { entry: { ...entry, description } };
   return { entry: { ...entry, description: description.slice(0, MAX_MCP_DESCRIPTION_CHARS) }, note: `its description has ${description.length} characters; cut to ${MAX_MCP_DESCRIPTION_CHARS}` };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cacheDir } from '../shared/cache-dir.js';
 import { isRecord } from '../shared/is-record.js';
 import { launchKey, type ServerLaunch } from './server-launch.js';
 
@@ -28,8 +29,8 @@ export class ToolListCache {
   private constructor(private readonly dir: string) {}
 
   static from(env: Record<string, string | undefined>): ToolListCache | undefined {
-    const base = env.TOOLMAN_CACHE_DIR ?? (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.cache', 'toolman') : undefined);
-    return base && base !== 'off' ? new ToolListCache(join(base, 'mcp-tools')) : undefined;
+    const base = cacheDir(env);
+    return base ? new ToolListCache(join(base, 'mcp-tools')) : undefined;
   }
 
   get(launch: ServerLaunch): CachedToolList | undefined {

@@ -94,3 +94,15 @@ export interface ClientConnection {
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
+
+/** The options the official SDKs (openai, @anthropic-ai/sdk) take for a connection: the same for both. */
+export function sdkOptions(connection: ClientConnection): { apiKey: string; baseURL?: string; fetch?: typeof fetch; timeout: number; maxRetries: number } {
+  return {
+    apiKey: connection.apiKey,
+    ...(connection.baseUrl ? { baseURL: connection.baseUrl } : {}),
+    ...(connection.fetch ? { fetch: connection.fetch } : {}),
+    timeout: connection.timeoutMs ?? 600_000,
+    // toolman retries itself (model-errors.ts withRetries), so each retry can be announced.
+    maxRetries: 0,
+  };
+}

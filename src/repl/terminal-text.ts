@@ -1,20 +1,7 @@
-/**
- * Text from outside toolman (model output, tool results, descriptions from imported catalogs) can
- * carry terminal control sequences that move the cursor, rewrite lines, set the window title or
- * write the clipboard. The REPL never draws such text as it is.
- *
- * The two patterns are copied from src/cli/output/terminal-text.ts (`plainText`): repl/ may not
- * import cli/. Keep them in step.
- */
-// ESC followed by: a CSI sequence, an OSC/DCS/APC/PM/SOS string (ended by BEL or ESC \), or one more character.
-const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\|$)|[@-Z\\-_]|[\s\S]?)/g;
-/** C0 controls but tab and newline, DEL, the C1 controls (which some terminals act on as escapes), and the bidi overrides and isolates (which reorder what is shown). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+import { plainText } from '../shared/plain-text.js';
 
-/** `text` with every control sequence and control character removed (tab and newline stay). */
-export function plainText(text: string): string {
-  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
-}
+/** The REPL never draws text from outside toolman as it is: see shared/plain-text.ts. */
+export { plainText };
 
 /**
  * Untrusted text ready to draw: no control sequences, and tabs as spaces (a terminal expands a

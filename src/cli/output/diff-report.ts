@@ -2,9 +2,8 @@ import type { CatalogDiff } from '../../testing/catalog-diff.js';
 import type { CompareOverall } from '../../testing/compare-runs.js';
 import { plainText } from './terminal-text.js';
 
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 /** One line of text for a terminal: no control sequences or bidi overrides, newlines collapsed. */
-const lineText = (s: string) => plainText(s).replace(BIDI, '').replace(/\s*[\r\n]+\s*/g, ' ');
+const lineText = (s: string) => plainText(s).replace(/\s*[\r\n]+\s*/g, ' ');
 /**
  * Text for a Markdown table cell or list item of a PR comment: from a catalog under review, so
  * HTML (`<img onerror=...>`) and Markdown (links, images, emphasis, headings) are escaped, not

@@ -4,10 +4,6 @@ import { colorEnabled, palette } from '../color.js';
 import { createTable } from './table.js';
 import { plainText } from './terminal-text.js';
 
-/** Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069): they reorder what a terminal shows. */
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
-/** Text from a suite, a recording or a model, made safe to print: no control sequences, no bidi overrides. */
-export const safeText = (s: string): string => plainText(s).replace(BIDI, '');
 
 const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
 const money = (x: number | null) => (x === null ? 'n/a' : x < 0.01 && x > 0 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`);
@@ -15,7 +11,8 @@ const money = (x: number | null) => (x === null ? 'n/a' : x < 0.01 && x > 0 ? `$
 /** The text report of `toolman test`: per case and provider, the reasons for failures, per provider, confusions. */
 export async function printTestReport(report: SuiteReport, io: CliIO): Promise<void> {
   const c = palette(colorEnabled(io, io.stdout));
-  const safe = safeText;
+  // Text from a suite, a recording or a model: no control sequences, no bidi overrides.
+  const safe = plainText;
   io.stdout.write(`${c.bold(safe(report.suite))} (${safe(report.file)})\n`);
   const cases = await createTable(['case', 'provider', 'passed', 'rate', 'needs', 'pass^k'], io);
   for (const row of report.cases) {

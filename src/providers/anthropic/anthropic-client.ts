@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, ContentBlockParam, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
+import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /**
@@ -17,13 +17,7 @@ export class AnthropicClient implements ModelClient {
     readonly model: string,
     private readonly connection: ClientConnection,
   ) {
-    this.client = new Anthropic({
-      apiKey: connection.apiKey,
-      ...(connection.baseUrl ? { baseURL: connection.baseUrl } : {}),
-      ...(connection.fetch ? { fetch: connection.fetch } : {}),
-      timeout: connection.timeoutMs ?? 600_000,
-      maxRetries: 0,
-    });
+    this.client = new Anthropic(sdkOptions(connection));
   }
 
   body(request: ModelRequest): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest, type ModelToolCall, type ModelUsage } from '../model-client.js';
+import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest, type ModelToolCall, type ModelUsage } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /**
@@ -19,14 +19,7 @@ export class OpenAiChatClient implements ModelClient {
     readonly model: string,
     private readonly connection: ClientConnection,
   ) {
-    this.client = new OpenAI({
-      apiKey: connection.apiKey,
-      ...(connection.baseUrl ? { baseURL: connection.baseUrl } : {}),
-      ...(connection.fetch ? { fetch: connection.fetch } : {}),
-      timeout: connection.timeoutMs ?? 600_000,
-      // toolman retries itself, so each retry can be announced.
-      maxRetries: 0,
-    });
+    this.client = new OpenAI(sdkOptions(connection));
   }
 
   body(request: ModelRequest): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { Response, ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
+import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /** Output items that belong to a native tool search: sent back as they came, so the model keeps what it found. */
@@ -20,13 +20,7 @@ export class OpenAiResponsesClient implements ModelClient {
     readonly model: string,
     private readonly connection: ClientConnection,
   ) {
-    this.client = new OpenAI({
-      apiKey: connection.apiKey,
-      ...(connection.baseUrl ? { baseURL: connection.baseUrl } : {}),
-      ...(connection.fetch ? { fetch: connection.fetch } : {}),
-      timeout: connection.timeoutMs ?? 600_000,
-      maxRetries: 0,
-    });
+    this.client = new OpenAI(sdkOptions(connection));
   }
 
   body(request: ModelRequest): Record<string, unknown> {
