@@ -1,3 +1,5 @@
+// First: ink must load as on a terminal even when CI is set (see the module).
+import './ink-as-terminal.js';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

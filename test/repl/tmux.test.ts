@@ -50,7 +50,8 @@ describe.skipIf(skip)('the REPL in a terminal (tmux)', () => {
     const command = `${[process.execPath, BIN, '-c', 'test/fixtures/catalogs/chat.yaml', 'chat', '--no-transcript'].map((a) => `'${a}'`).join(' ')}; echo "toolman-exit=$?"`;
     tmux(
       'new-session', '-d', '-s', session, '-x', '100', '-y', '30', '-c', ROOT,
-      '-e', 'OPENAI_API_KEY=test-key', '-e', `OPENAI_BASE_URL=${server.url}/v1`, '-e', 'TOOLMAN_CACHE_DIR=off',
+      // CI=true as on a CI machine: the REPL must still draw (ink alone would wait for exit).
+      '-e', 'CI=true', '-e', 'OPENAI_API_KEY=test-key', '-e', `OPENAI_BASE_URL=${server.url}/v1`, '-e', 'TOOLMAN_CACHE_DIR=off',
       command, ';', 'set-option', '-t', session, 'remain-on-exit', 'on',
     );
     await waitFor((t) => t.includes('type a message, /help for commands'), 'the prompt');
