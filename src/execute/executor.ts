@@ -270,8 +270,17 @@ export class Executor {
   private askApproval(approve: Approver | undefined, request: Parameters<Approver>[0], signal: AbortSignal): Promise<ApprovalDecision> {
     const answer = this.approvals.then(async (): Promise<ApprovalDecision> => {
       if (!approve || signal.aborted) return 'decline';
-      const cancelled = new Promise<ApprovalDecision>((resolvePromise) => signal.addEventListener('abort', () => resolvePromise('decline'), { once: true }));
-      return Promise.race([approve(request, signal).catch((): ApprovalDecision => 'decline'), cancelled]);
+      // The listener goes when the question is answered: a turn may ask many questions of one signal.
+      let onAbort = () => {};
+      const cancelled = new Promise<ApprovalDecision>((resolvePromise) => {
+        onAbort = () => resolvePromise('decline');
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        return await Promise.race([approve(request, signal).catch((): ApprovalDecision => 'decline'), cancelled]);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
     });
     this.approvals = answer;
     return answer;

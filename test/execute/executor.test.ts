@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -130,6 +131,15 @@ describe('6. confirmation', () => {
     const turn = await run([call('remove_record', { key: 'a' }), call('always_ask')]);
     expect(order).toEqual(['ask remove_record', 'run remove_record', 'ask always_ask']);
     expect(turn.responses[1]).toMatchObject({ ok: false, error_kind: 'declined', error: expect.stringMatching(/the user declined to run always_ask/) });
+  });
+
+  it('leaves no listener on the signal it asked under once the question is answered', async () => {
+    // Without a driver's signal the executor asks under one signal for its whole life.
+    const seen = new Set<AbortSignal>();
+    const { run } = executor({ approve: async (_request, signal) => (seen.add(signal), 'approve') });
+    for (let i = 0; i < 12; i += 1) await run([call('remove_record', { key: `k${i}` })]);
+    expect(seen.size).toBe(1);
+    expect(getEventListeners([...seen][0]!, 'abort')).toHaveLength(0);
   });
 
   it('declines when no driver can ask', async () => {
