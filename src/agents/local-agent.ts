@@ -1,5 +1,6 @@
 import type { FormatSettings, LocalAgentConfig } from '../catalog/types.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
+import type { Approver } from '../execute/types.js';
 import { ChatLoop } from '../loop/chat-loop.js';
 import type { LoopEvent } from '../loop/loop-events.js';
 import { PROVIDER_ENV } from '../providers/credentials.js';
@@ -39,7 +40,15 @@ export async function runLocalAgent(name: string, config: LocalAgentConfig, task
   try {
     // Local servers (Ollama, vLLM, llama.cpp) take any key.
     const client = await createModelClient(provider, model, { apiKey: apiKey ?? 'local', ...(baseUrl ? { baseUrl } : {}) });
-    const loop = new ChatLoop({ client, session, format, ...(config.system ? { system: config.system } : {}), maxRounds: config.max_rounds ?? host.catalog.limits.max_rounds, stream: true });
+    const loop = new ChatLoop({
+      client,
+      session,
+      format,
+      ...(config.system ? { system: config.system } : {}),
+      maxRounds: config.max_rounds ?? host.catalog.limits.max_rounds,
+      stream: true,
+      ...(context.approve ? { approve: askParent(name, context.callId, context.approve) } : {}),
+    });
     const onEvent = (event: LoopEvent) => {
       host.onEvent?.({ agent: name, call_id: context.callId, depth, event });
       const line = progressFor(event);
@@ -64,6 +73,15 @@ export async function runLocalAgent(name: string, config: LocalAgentConfig, task
   } finally {
     session.close();
   }
+}
+
+/**
+ * The nested loop's questions go to the parent's driver (the REPL, `call`'s terminal, an MCP
+ * client), saying which agent asks; the call id names the parent's call too, so a transcript
+ * keeps the two apart.
+ */
+function askParent(agent: string, parentCallId: string, approve: Approver): Approver {
+  return (request, signal) => approve({ ...request, callId: `${parentCallId}/${request.callId}`, reason: `${request.reason}; asked by the sub-agent ${agent}` }, signal);
 }
 
 /** What the parent sees of the nested loop while it runs: its calls, their failures, their progress, retries. */

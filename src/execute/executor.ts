@@ -10,7 +10,7 @@ import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
 import { estimateTokens, truncateResult } from './truncate.js';
-import type { ApprovalDecision, Approver, CallEvent, ErrorKind, ToolCall, ToolResponse, TurnResult } from './types.js';
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, ErrorKind, ToolCall, ToolResponse, TurnResult } from './types.js';
 
 /**
  * Which tools a turn may reach: a session implements it (selection, tools found by search,
@@ -219,19 +219,19 @@ export class Executor {
 
     // 7. Run.
     if (tool.mode === 'background') {
-      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, call.id, jobSignal, emit));
+      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, call.id, jobSignal, emit, approve));
       return finish({ ok: true, value: { job_id: jobId, status: 'running', note: 'Call job_status or job_result with this job_id to collect the result.' }, jobId });
     }
     const run = () => {
       // Emitted once the call really starts: a serial tool may have waited for the lock.
       emit?.({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
-      return this.runTool(tool, args, call.id, signal, emit);
+      return this.runTool(tool, args, call.id, signal, emit, approve);
     };
     return finish(tool.concurrency === 'serial' ? await this.lock.run(run) : await run());
   }
 
   /** Runs a tool through its runner, with its timeout and the turn's signal; every failure becomes a value. */
-  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: Emit): Promise<Outcome> {
+  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
     if (!tool.handler) return fail('tool_error', `${tool.name} has no handler, so toolman cannot run it`);
     const runner = this.options.runners.get(tool.handler.kind);
     if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
@@ -250,6 +250,7 @@ export class Executor {
       cwd: this.options.cwd,
       env: this.options.env,
       secrets: this.secrets,
+      ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
     };
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
@@ -264,6 +265,17 @@ export class Executor {
       clearTimeout(timer);
       outer.removeEventListener('abort', onOuter);
     }
+  }
+
+  /**
+   * A question from a tool that runs tools of its own (a sub-agent): asked of the same driver, one
+   * at a time with this executor's; "always" holds for this session, as it does for its own calls.
+   */
+  private async askForRunner(approve: Approver, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    if (this.alwaysApproved.has(request.tool.name)) return 'approve';
+    const decision = await this.askApproval(approve, request, signal);
+    if (decision === 'always') this.alwaysApproved.add(request.tool.name);
+    return decision;
   }
 
   /** One question at a time, in call order; a cancelled turn stops waiting and declines. */

@@ -1,5 +1,6 @@
 import type { Handler, HandlerKind, Tool } from '../catalog/types.js';
 import type { SecretSet } from '../shared/secrets.js';
+import type { Approver } from './types.js';
 
 /** What a runner gets besides the handler and the arguments. */
 export interface RunContext {
@@ -16,6 +17,11 @@ export interface RunContext {
   env: Record<string, string | undefined>;
   /** Secret values filled into requests; everything returned is scrubbed of them. */
   secrets: SecretSet;
+  /**
+   * Asks the driver whether a tool the tool itself runs may run (a sub-agent's destructive call).
+   * Absent when nobody can ask: such calls are declined.
+   */
+  approve?: Approver;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentLoopEvent } from '../../src/agents/agent-host.js';
-import type { CallEvent } from '../../src/execute/types.js';
+import type { ApprovalRequest, Approver, CallEvent } from '../../src/execute/types.js';
 import { ChatLoop } from '../../src/loop/chat-loop.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
 import { ToolManager } from '../../src/manager/tool-manager.js';
@@ -22,10 +22,10 @@ afterAll(async () => {
   await server.close();
 });
 
-async function call(name: string, task: string) {
+async function call(name: string, task: string, approve?: Approver) {
   const events: CallEvent[] = [];
   const session = await manager.session({ onEvent: (e) => events.push(e) });
-  const turn = await session.runTurn([{ id: 'c1', name, arguments: { task } }]);
+  const turn = await session.runTurn([{ id: 'c1', name, arguments: { task } }], approve ? { approve } : {});
   return { response: turn.responses[0]!, progress: events.filter((e) => e.type === 'tool_progress').map((e) => (e as { message: string }).message) };
 }
 
@@ -49,6 +49,41 @@ describe('local agents', () => {
     expect(agentEvents.every((e) => e.agent === 'helper' && e.call_id === 'c1' && e.depth === 1)).toBe(true);
     expect(agentEvents.map((e) => e.event.type)).toContain('tool_result');
     expect(agentEvents.at(-1)!.event).toMatchObject({ type: 'done', stop: 'done' });
+  });
+
+  it("asks the parent's driver before its own destructive calls, saying which agent asks", async () => {
+    const asked: ApprovalRequest[] = [];
+    const cancel = { toolCalls: [{ id: 'n1', name: 'cancel_booking', arguments: { id: 'b7' } }] };
+    server.script([cancel, { text: 'Booking b7 is cancelled.' }]);
+    const approved = await call('booker', 'Cancel booking b7', async (request) => (asked.push(request), 'approve'));
+    expect(approved.response).toMatchObject({ ok: true, content: 'Booking b7 is cancelled.' });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ callId: 'c1/n1', tool: { name: 'cancel_booking' }, arguments: { id: 'b7' }, reason: 'cancel_booking is destructive; asked by the sub-agent booker' });
+    expect(approved.progress).toEqual(['calling cancel_booking({"id":"b7"})']);
+
+    // Declined by the user: the nested model is told, and the tool never ran.
+    server.requests.length = 0;
+    server.script([cancel, { text: 'I could not cancel it.' }]);
+    const declined = await call('booker', 'Cancel booking b7', async () => 'decline');
+    expect(declined.response).toMatchObject({ ok: true, content: 'I could not cancel it.' });
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('the user declined to run cancel_booking');
+
+    // "Always" holds for the parent's session: the next agent call in it does not ask again.
+    const session = await manager.session();
+    let questions = 0;
+    const always: Approver = async () => (questions++, 'always');
+    for (const id of ['b8', 'b9']) {
+      server.script([{ toolCalls: [{ name: 'cancel_booking', arguments: { id } }] }, { text: `Booking ${id} is cancelled.` }]);
+      const turn = await session.runTurn([{ id: 'c1', name: 'booker', arguments: { task: `Cancel booking ${id}` } }], { approve: always });
+      expect(turn.responses[0]).toMatchObject({ ok: true, content: `Booking ${id} is cancelled.` });
+    }
+    expect(questions).toBe(1);
+
+    // Nobody to ask: declined, as at the top level.
+    server.requests.length = 0;
+    server.script([cancel, { text: 'Nobody approved it.' }]);
+    await call('booker', 'Cancel booking b7');
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('the user declined to run cancel_booking');
   });
 
   it('stops at max_rounds with a tool error that says so', async () => {

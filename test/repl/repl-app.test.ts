@@ -193,6 +193,23 @@ describe('approvals', () => {
     expect(h.frames().slice(before).some((f) => f.includes('[y] yes'))).toBe(false);
   });
 
+  it("asks for a sub-agent's destructive call, naming the agent", async () => {
+    server.script([
+      { toolCalls: [call('booker', { task: 'Cancel booking b7' })] },
+      { toolCalls: [call('cancel_booking', { id: 'b7' })] },
+      { text: 'Booking b7 is cancelled.' },
+      { text: 'The booker cancelled b7.' },
+    ]);
+    server.requests.length = 0;
+    const h = await repl({ catalog: 'test/fixtures/catalogs/agents-local.yaml', env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${server.url}/v1` } });
+    await h.send('cancel b7');
+    await h.waitFor('run cancel_booking? (cancel_booking is destructive; asked by the sub-agent booker)');
+    await h.waitFor('[y] yes');
+    await h.write('y');
+    await h.waitFor('The booker cancelled b7.');
+    expect(server.requests[2]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: '{"cancelled":"b7"}' });
+  });
+
   it('--yes: never asks', async () => {
     server.script(deleting());
     const h = await repl({ yes: true });
