@@ -130,7 +130,7 @@ const meant = (word: string, candidates: readonly string[]) => {
 };
 
 /**
- * Names in the suite checked against the catalog: tools (calls, not_called, call_count,
+ * Names in the suite checked against the catalog: tools (force, calls, not_called, call_count,
  * approvals, stubs; aliases count), argument names against the tool's parameters, profiles, and
  * mappings that look like misspelled matchers. A typo in a safety check would otherwise always pass.
  */
@@ -181,6 +181,7 @@ function checkAgainstCatalog(raw: Record<string, unknown>, catalog: Catalog, at:
     if (!isRecord(c)) return;
     const pointer = `/cases/${i}`;
     profile(c.profile, `${pointer}/profile`);
+    if (Array.isArray(c.force)) c.force.forEach((name: unknown, j) => tool(name, `${pointer}/force/${j}`));
     expectations(c.expect, `${pointer}/expect`);
     if (Array.isArray(c.turns)) c.turns.forEach((t: unknown, j) => isRecord(t) && expectations(t.expect, `${pointer}/turns/${j}/expect`));
     if (Array.isArray(c.stubs)) {

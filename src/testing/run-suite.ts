@@ -15,7 +15,7 @@ import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
 import { costOf } from './prices.js';
 import { stubRunners } from './stub-runners.js';
-import type { Prices, ProviderTarget, Suite, SuiteCase } from './suite-types.js';
+import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
 
 /** One run of one case with one provider: what happened and whether it passed. */
 export interface RunResult {
@@ -97,7 +97,7 @@ export async function runSuite(options: SuiteRunOptions): Promise<RunResult[]> {
     jobs.map((job) =>
       limiter.run(async () => {
         let result: RunResult;
-        if (options.signal?.aborted) result = skipped(job, 'cancelled');
+        if (options.signal?.aborted) result = skipped(job, INTERRUPTED);
         else if (options.maxCost !== undefined && spent >= options.maxCost) result = skipped(job, `not run: $${spent.toFixed(4)} spent, at --max-cost ${options.maxCost}`);
         else {
           for (let attempt = 1; ; attempt++) {
@@ -213,7 +213,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
           rateLimited.value = true;
           limiter.backoff(2000);
         }
-        result.error = summary.stop === 'cancelled' ? 'cancelled' : `turn ${index + 1} failed: ${summary.message ?? 'the model call failed'}`;
+        result.error = summary.stop === 'cancelled' ? INTERRUPTED : `turn ${index + 1} failed: ${summary.message ?? 'the model call failed'}`;
         return finish();
       }
       if (turn.expect) result.failures.push(...checkExpectations(turn.expect, observation(calls, summary.answer, summary.rounds, summary.stop, usageOf(summary)), testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));

@@ -94,3 +94,6 @@ export interface Suite {
   prices: Prices;
   cases: SuiteCase[];
 }
+
+/** The error of a run the command's signal stopped (Ctrl-C), or never started: not a result, left out of reports. */
+export const INTERRUPTED = 'interrupted';

@@ -14,12 +14,14 @@ cases:
   - name: a
     prompt: hi
     profile: nosuchprofile
+    force: [serch_contacts]
     expect:
       not_called: [delete_calender_event]
 `);
     const run = await runBin(['test', file, '--replay', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file}:5:14 no profile named "nosuchprofile"`);
-    expect(run.stderr).toContain(`${file}:7:20 no tool named "delete_calender_event" in the catalog; did you mean "delete_calendar_event"`);
+    expect(run.stderr).toContain(`${file}:6:13 no tool named "serch_contacts" in the catalog; did you mean "search_contacts"`);
+    expect(run.stderr).toContain(`${file}:8:20 no tool named "delete_calender_event" in the catalog; did you mean "delete_calendar_event"`);
   });
 });

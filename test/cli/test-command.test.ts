@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { runBin, spawnBin } from '../helpers/cli.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../helpers/model-server.js';
 import { FIXTURES } from '../helpers/paths.js';
 
@@ -65,6 +65,40 @@ cases:
     expect(run.stdout).toContain('0/2 FAIL');
     expect(run.stdout).toContain('get_forecast was not called; called instead: get_weather');
     expect(run.stdout).toContain('get_forecast → get_weather: 2');
+  });
+
+  it('Ctrl-C stops the runs in flight and exits 130; stopped runs count neither way', async () => {
+    const prompt = (r: RecordedRequest) => JSON.stringify(r.body.messages);
+    server.script((r) => (prompt(r).includes('slow') ? { text: 'slow', delayMs: 10_000 } : { text: 'Fine.' }));
+    server.requests.length = 0;
+    const file = suite('interrupted', `cases:
+  - name: quick
+    prompt: say fine
+    expect: { answer: { contains: Fine } }
+  - name: slow
+    prompt: a slow one
+    expect: { answer: { contains: Fine } }
+`);
+    const junit = join(dir, 'interrupted.xml');
+    const run = spawnBin(['test', file, '--junit', junit, '--concurrency', '1'], { env: env() });
+    // Interrupted once the slow request is out, so a run (not the start-up) is what is cancelled.
+    await new Promise<void>((resolve) => {
+      const check = () => (server.requests.some((r) => prompt(r).includes('slow')) ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    const started = Date.now();
+    run.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // No verdict on part of the runs: the stopped run is neither a pass nor a failure.
+    expect(done.stdout).toContain('interrupted: 1 run finished (1 passed), 1 stopped or not started; the figures above cover the finished runs only');
+    expect(done.stdout).toMatch(/│ quick │ openai:gpt-4o-mini │ 1\/1 ok/);
+    expect(done.stdout).not.toMatch(/│ slow|FAIL|failed:/);
+    expect(done.stderr).not.toContain('failed');
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+    expect(xml).not.toMatch(/<error|<failure/);
   });
 
   it('--min-pass-rate decides the exit code over all runs', async () => {

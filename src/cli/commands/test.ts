@@ -8,7 +8,7 @@ import { parseJsonText } from '../../shared/json-text.js';
 import { readRegularFile } from '../../shared/read-file.js';
 import type { RunResult } from '../../testing/run-suite.js';
 import type { SuiteReport } from '../../testing/suite-report.js';
-import type { Prices, ProviderTarget, Suite } from '../../testing/suite-types.js';
+import { INTERRUPTED, type Prices, type ProviderTarget, type Suite } from '../../testing/suite-types.js';
 import type { Variant } from '../../testing/compare-runs.js';
 import { formatOptions } from '../format-options.js';
 import { colorEnabled, palette } from '../color.js';
@@ -35,8 +35,11 @@ export interface TestOptions {
 
 export interface SuiteOutcome {
   suite: Suite;
+  /** The runs that finished: an interrupted run is not a result. */
   results: RunResult[];
   report: SuiteReport;
+  /** Runs Ctrl-C stopped or kept from starting. */
+  interrupted: number;
 }
 
 /** A decimal number (no hex, no exponent, no empty string) in [min, max]; with `integer`, a whole one. */
@@ -74,9 +77,17 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
   }
   const allRuns = outcomes.flatMap((o) => o.results);
   const overall = allRuns.length ? allRuns.filter((r) => r.passed).length / allRuns.length : 0;
-  const ok = outcomes.every((o) => o.report.failed_cases === 0) && overall >= minPassRate - 1e-9;
+  // Ctrl-C: what finished is reported as such; the verdict is not given on part of the runs.
+  const interrupted = options.signal?.aborted === true;
+  const notRun = outcomes.reduce((n, o) => n + o.interrupted, 0);
+  const ok = !interrupted && outcomes.every((o) => o.report.failed_cases === 0) && overall >= minPassRate - 1e-9;
   if (options.json) {
-    io.stdout.write(JSON.stringify({ ok, pass_rate: overall, min_pass_rate: minPassRate, suites: outcomes.map((o) => ({ ...o.report, runs: o.results })) }, null, 2) + '\n');
+    io.stdout.write(JSON.stringify({ ok, ...(interrupted ? { interrupted: true, runs_not_finished: notRun } : {}), pass_rate: overall, min_pass_rate: minPassRate, suites: outcomes.map((o) => ({ ...o.report, runs: o.results })) }, null, 2) + '\n');
+  } else if (interrupted) {
+    const { printTestReport } = await import('../output/test-report.js');
+    for (const outcome of outcomes) if (outcome.results.length) await printTestReport(outcome.report, io);
+    const finished = allRuns.length;
+    io.stdout.write(`\n${c.yellow('interrupted')}: ${finished} run${finished === 1 ? '' : 's'} finished (${allRuns.filter((r) => r.passed).length} passed), ${notRun} stopped or not started${finished ? '; the figures above cover the finished runs only' : ''}\n`);
   } else {
     const { printTestReport } = await import('../output/test-report.js');
     for (const outcome of outcomes) {
@@ -184,6 +195,7 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
   const extraPrices = options.prices ? readPrices(options.prices, io.cwd) : {};
   const outcomes: SuiteOutcome[] = [];
   for (const file of options.suites) {
+    if (options.signal?.aborted) break;
     const { suite, targets, prices, catalogs } = await planSuite(file, options, io, variant, extraPrices);
     const outcome = await withManager(
       io,
@@ -214,7 +226,8 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
         const notices = new Map<string, string[]>();
         for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
         for (const [notice, runs] of notices) io.stderr.write(`warning: ${runs.slice(0, 3).map(plainText).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${plainText(notice)}\n`);
-        return { suite, results, report: summarizeRuns(suite, results, minPassRate) };
+        const finished = results.filter((r) => r.error !== INTERRUPTED);
+        return { suite, results: finished, report: summarizeRuns(suite, finished, minPassRate), interrupted: results.length - finished.length };
       },
       { requireValid: 'all' },
     );
@@ -283,6 +296,7 @@ function progressBar(io: CliIO, label: string): { update: (result: RunResult, do
   let drawn = false;
   return {
     update(result, done, total) {
+      if (result.error === INTERRUPTED) return; // said once, at the end
       if (!result.passed) failed++;
       if (tty) {
         const width = 24;
