@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolManager } from '../manager/tool-manager.js';
+import { promptContributions } from '../providers/prompt-contributions.js';
 import type { SearchMode } from '../session/tool-session.js';
 import { createSessionServer } from './session-server.js';
 import type { OpenedSession } from './http-host.js';
@@ -50,17 +51,21 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   const { selection } = await manager.selection(profile);
   const tools = { active: selection.active.filter((t) => !t.native).length, deferred: selection.deferred.length };
   const catalog = manager.catalog;
-  const instructions = [catalog.description, 'Some tools of this catalog are not listed until tool_search finds them; the list changes when it does.'];
+  const searchNote = 'Some tools of this catalog are not listed until tool_search finds them; the list changes when it does.';
 
   const openSession = async (): Promise<OpenedSession> => {
     const session = await manager.session(request);
     const deferred = session.selection.deferred.length > 0;
+    // The listed tools' prompt contributions (what `chat` puts in the system prompt) go to the
+    // client as the server's instructions, each once: MCP has no per-turn place for reminders.
+    const prompts = promptContributions(session.selection.active.filter((t) => !t.native));
+    const instructions = [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? searchNote : undefined];
     const server = createSessionServer({
       session,
       name: 'toolman',
       version: options.version,
       title: `toolman: ${catalog.name}`,
-      instructions: (deferred ? instructions : instructions.slice(0, 1)).filter(Boolean).join('\n\n'),
+      instructions: instructions.filter(Boolean).join('\n\n'),
       yes: options.yes,
       secrets: manager.secrets,
       log: options.log,

@@ -24,7 +24,10 @@ describe('toolman serve over stdio', () => {
     const info = client.getServerVersion();
     expect(info?.name).toBe('toolman');
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
-    expect(client.getInstructions()).toContain('tool_search');
+    // The catalog's description, the listed tools' prompt contributions (not the deferred ones'), the search note.
+    expect(client.getInstructions()).toBe(
+      'Mock tools for testing toolman serve from an MCP client.\n\nNotes are shown to the whole team; never put secrets in them.\n\nSome tools of this catalog are not listed until tool_search finds them; the list changes when it does.',
+    );
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     expect(names).toEqual(['lookup', 'add_note', 'remove_record', 'wait_long', 'chatty_module', 'progress_steps', 'show_secret', 'hold_pid', 'big', 'tool_search']);
