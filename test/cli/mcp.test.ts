@@ -61,6 +61,24 @@ describe('toolman mcp', () => {
     expect(unknown.stderr).toContain('the server has no tool "nope"');
   });
 
+  it('call starts the server once: listed, checked and called on one connection', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'toolman-mcp-call-')), 'starts');
+    writeFileSync(starts, '');
+    const run = await runBin(['mcp', 'call', 'say', '--args', '{"text":"hi"}', '--env', 'STARTS_FILE', '--', ...scripted('plain')], { env: { STARTS_FILE: starts } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('said: hi');
+    expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('call refuses a tool whose definition toolman cannot use, saying why (exit 1)', async () => {
+    const remote = await runBin(['mcp', 'call', 'remote_ref', '--', ...scripted('hostile')]);
+    expect(remote.code).toBe(1);
+    expect(remote.stderr).toContain('the server\'s tool "remote_ref" has a definition toolman cannot use: TM0305 parameters.properties.x.$ref');
+    const deep = await runBin(['mcp', 'call', 'deep', '--', ...scripted('hostile')]);
+    expect(deep.code).toBe(1);
+    expect(deep.stderr).toContain('the server\'s tool "deep" cannot be called: skipped: "deep" nests deeper than 200 levels');
+  });
+
   it('import --mcp: snapshots a server into a catalog that validates', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolman-import-mcp-'));
     const run = await runBin(['import', '--mcp', '-o', 'everything.yaml', '--', EVERYTHING], { cwd: dir });

@@ -3,6 +3,7 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { DEFAULT_MAX_BYTES, MiB, readRegularFile } from '../../shared/read-file.js';
 import type { ApprovalDecision, ApprovalRequest, CallEvent, ToolCall } from '../../execute/types.js';
 import type { ProviderName } from '../../providers/types.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
@@ -70,58 +71,61 @@ function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
  * on the terminal; `--yes` approves; without a terminal and without `--yes` they are declined.
  */
 export async function callCommand(options: CallOptions, io: CliIO): Promise<ExitCode> {
-  return withManager(io, options.catalog, async (manager) => {
-    const calls = callsFrom(options, io.cwd);
-    const c = palette(colorEnabled(io, io.stderr));
-    const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-      if (options.yes) return 'approve';
-      if (!options.ask) {
-        io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
-        return 'decline';
-      }
-      const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
-      return /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'decline';
-    };
-    const onEvent = (event: CallEvent) => {
-      if (!options.verbose) return;
-      const detail = event.type === 'tool_progress' ? ` progress ${event.message}` : event.type === 'tool_approval' ? ` approval ${event.decision}` : ` ${event.status}${'duration_ms' in event ? ` ${event.duration_ms} ms` : ''}`;
-      io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
-    };
-    const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
-    // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
-    const format = formatOptions(manager.catalog.format, { ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
-    const decode = options.provider ? { provider: options.provider, format } : {};
-    const named = calls.map((call) => (decode.provider ? session.decodeCall(call, decode.provider, decode.format).name : call.name));
-    // A tool named on the command line must exist: that is a usage error, as for `show`.
-    if (options.tool) manager.tool(named[0]!);
-    // The user names the tools, so deferred ones count as found.
-    session.activate(named);
-    const turn = await session.runTurn(calls, { ...(options.signal ? { signal: options.signal } : {}), ...decode });
-    if (options.signal?.aborted) {
-      if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
-      io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);
-      return EXIT.INTERRUPTED;
-    }
-    const failed = turn.responses.some((r) => !r.ok);
+  return withManager(io, options.catalog, (manager) => callWith(manager, options, io), { requireValid: 'all' });
+}
 
-    if (options.json) {
-      io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
-      return failed ? EXIT.FAILURE : EXIT.OK;
+/** The calls of `call` on a manager already open (`mcp call` opens its own, on the server it started). */
+export async function callWith(manager: ToolManager, options: CallOptions, io: CliIO): Promise<ExitCode> {
+  const calls = callsFrom(options, io.cwd);
+  const c = palette(colorEnabled(io, io.stderr));
+  const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (options.yes) return 'approve';
+    if (!options.ask) {
+      io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
+      return 'decline';
     }
-    for (const response of turn.responses) {
-      const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
-      if (response.ok) {
-        // A tool's output is data: on a terminal it must not move the cursor or recolour the screen.
-        io.stdout.write(head + (io.stdout.isTTY ? plainText(pretty(response.content)) : pretty(response.content)) + '\n');
-        if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
-      } else {
-        if (head) io.stdout.write(head);
-        io.stderr.write(`${c.red('error:')} ${io.stderr.isTTY ? plainText(response.error ?? '') : response.error}\n`);
-      }
-    }
-    if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
+    const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'decline';
+  };
+  const onEvent = (event: CallEvent) => {
+    if (!options.verbose) return;
+    const detail = event.type === 'tool_progress' ? ` progress ${event.message}` : event.type === 'tool_approval' ? ` approval ${event.decision}` : ` ${event.status}${'duration_ms' in event ? ` ${event.duration_ms} ms` : ''}`;
+    io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
+  };
+  const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
+  // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
+  const format = formatOptions(manager.catalog.format, { ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
+  const decode = options.provider ? { provider: options.provider, format } : {};
+  const named = calls.map((call) => (decode.provider ? session.decodeCall(call, decode.provider, decode.format).name : call.name));
+  // A tool named on the command line must exist: that is a usage error, as for `show`.
+  if (options.tool) manager.tool(named[0]!);
+  // The user names the tools, so deferred ones count as found.
+  session.activate(named);
+  const turn = await session.runTurn(calls, { ...(options.signal ? { signal: options.signal } : {}), ...decode });
+  if (options.signal?.aborted) {
+    if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+    io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);
+    return EXIT.INTERRUPTED;
+  }
+  const failed = turn.responses.some((r) => !r.ok);
+
+  if (options.json) {
+    io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
     return failed ? EXIT.FAILURE : EXIT.OK;
-  }, { requireValid: 'all' });
+  }
+  for (const response of turn.responses) {
+    const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
+    if (response.ok) {
+      // A tool's output is data: on a terminal it must not move the cursor or recolour the screen.
+      io.stdout.write(head + (io.stdout.isTTY ? plainText(pretty(response.content)) : pretty(response.content)) + '\n');
+      if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
+    } else {
+      if (head) io.stdout.write(head);
+      io.stderr.write(`${c.red('error:')} ${io.stderr.isTTY ? plainText(response.error ?? '') : response.error}\n`);
+    }
+  }
+  if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
+  return failed ? EXIT.FAILURE : EXIT.OK;
 }
 
 function pretty(content: string): string {

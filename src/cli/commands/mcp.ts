@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
 import { importTools } from '../../import/import-tools.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
@@ -12,7 +12,7 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { plainText } from '../output/terminal-text.js';
 import { createTable } from '../output/table.js';
-import { callCommand, type CallOptions } from './call.js';
+import { callWith, type CallOptions } from './call.js';
 
 export interface McpServerOptions {
   /** The server's program and arguments (after `--`). */
@@ -49,13 +49,12 @@ function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-async function withServer<T>(io: CliIO, server: AdHocServer, include: readonly string[], run: (manager: ToolManager) => Promise<T>, catalogRun?: (catalog: string, io: CliIO) => Promise<T>): Promise<T> {
+async function withServer<T>(io: CliIO, server: AdHocServer, include: readonly string[], run: (manager: ToolManager) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
   const file = join(dir, 'server.yaml');
   writeFileSync(file, adHocCatalogText(server, io.cwd, include));
   const serverIO: CliIO = { ...io, env: { ...io.env, TOOLMAN_CACHE_DIR: 'off' } };
   try {
-    if (catalogRun) return await catalogRun(file, serverIO);
     return await withManager(
       serverIO,
       [file],
@@ -135,21 +134,24 @@ export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promis
   const name = importTools([{ name: options.tool, inputSchema: {} }], { from: 'mcp' }).tools[0]?.entry.name as string | undefined;
   if (!name) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
   const { command: _c, url: _u, env: _e, header: _h, timeout: _t, tool: _tool, ...call } = options;
-  return withServer(io, server, [options.tool], async () => EXIT.OK, async (catalog, serverIO) => {
-    // The tool list is cached next to the temporary catalog: `call` then starts the server only to call.
-    const cached: CliIO = { ...serverIO, env: { ...serverIO.env, TOOLMAN_CACHE_DIR: dirname(catalog) } };
-    await withManager(
-      cached,
-      [catalog],
-      async (manager) => {
-        const status = manager.mcpServers()[0];
-        if (status?.source === 'unavailable') throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'));
-        if (manager.catalog.tools.length === 0) {
-          throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `the server has no tool ${JSON.stringify(plainText(options.tool))}`, { hint: 'toolman mcp tools (with the same server) lists its tools' });
-        }
-      },
-      { requireValid: false },
-    );
-    return callCommand({ ...call, tool: name, catalog: [catalog] }, cached);
+  // One start of the server: its tool is listed, checked and called on the same connection.
+  return withServer(io, server, [options.tool], async (manager) => {
+    const findings = await manager.validate();
+    const quoted = JSON.stringify(plainText(options.tool));
+    if (manager.catalog.tools.length === 0) {
+      // Listed but skipped (a schema nested too deep, say): the note says why.
+      const skipped = findings.find((d) => d.code === 'TM0804' && d.message.includes(`tool ${JSON.stringify(options.tool)}: skipped: `));
+      if (skipped) throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the server's tool ${quoted} cannot be called: ${plainText(skipped.message.slice(skipped.message.indexOf('skipped: ')))}`);
+      throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `the server has no tool ${quoted}`, { hint: 'toolman mcp tools (with the same server) lists its tools' });
+    }
+    // As `call` refuses a catalog with errors: a definition toolman cannot use is not called.
+    const errors = findings.filter((d) => d.severity === 'error');
+    if (errors.length > 0) {
+      const first = errors[0]!;
+      throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the server's tool ${quoted} has a definition toolman cannot use: ${first.code} ${plainText(manager.secrets.redact(stripSubject(first.message)))}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, {
+        hint: 'toolman mcp tools (with the same server) shows every finding',
+      });
+    }
+    return callWith(manager, { ...call, tool: name }, io);
   });
 }
