@@ -80,7 +80,6 @@ export const DIAGNOSTIC_CODES = {
   TM0804: { severity: 'warning', name: 'mcp-tool-not-imported', summary: 'An MCP server\'s tool was skipped or its description cut.' },
   // 09xx: sub-agents
   TM0901: { severity: 'error', name: 'agent-unknown-profile', summary: 'A local agent\'s `profile` names a profile that does not exist.' },
-  TM0902: { severity: 'error', name: 'agent-provider', summary: 'A local agent\'s `provider` is one toolman\'s loop does not talk to.' },
   TM0903: { severity: 'info', name: 'agent-calls-itself', summary: 'A local agent\'s profile offers the agent to itself; such calls are refused.' },
   // 10xx: tool choice (what a model is likely to get wrong)
   TM1001: { severity: 'warning', name: 'confusable-tools', summary: 'Two tools offered together read so alike (description, name, parameters) that a model is likely to pick one for the other.' },

@@ -210,9 +210,9 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   program
     .command('chat')
     .description('talk to a live model with the catalog\'s tools: the REPL on a terminal, one turn with --prompt or piped input')
-    .addOption(new Option('-P, --provider <provider>', 'openai (Chat Completions, and compatible servers), openai-responses, anthropic, or replay').choices(['openai', 'openai-responses', 'anthropic', 'replay']))
+    .addOption(new Option('-P, --provider <provider>', 'openai (Chat Completions, and compatible servers), openai-responses, anthropic, gemini (its OpenAI-compatible endpoint), or replay').choices(['openai', 'openai-responses', 'anthropic', 'gemini', 'replay']))
     .option('-m, --model <model>', 'the model (default per provider)')
-    .option('--base-url <url>', 'the API\'s base URL: a local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio), a proxy')
+    .option('--base-url <url>', 'the API\'s base URL: a local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio), a proxy; for gemini, the Gemini API\'s base')
     .option('-p, --profile <name>', 'the profile whose tools are offered')
     .option('--force <tool>', 'offer this tool as the required choice in round one (repeatable)', collect)
     .addOption(new Option('--search <mode>', 'how deferred tools are found: client (toolman\'s tool_search) or native (the provider\'s own)').choices(['client', 'native']))

@@ -47,7 +47,11 @@ export class ChatLoop {
   /** Tools' `user` prompt texts already given (each once per conversation). */
   private readonly deliveredUserTexts = new Set<string>();
 
-  constructor(private readonly options: ChatLoopOptions) {}
+  constructor(private options: ChatLoopOptions) {
+    // Gemini's OpenAI-compatible endpoint takes parameters in Gemini's schema subset only, not as
+    // parametersJsonSchema (gemini-chat-client.ts): the subset is what is sent.
+    if (options.client.provider === 'gemini' && options.format?.geminiJsonSchema) this.options = { ...options, format: { ...options.format, geminiJsonSchema: false } };
+  }
 
   /** How many user turns ran. */
   get turnCount(): number {
@@ -267,7 +271,7 @@ async function estimateInput(client: ModelClient, request: ModelRequest): Promis
   try {
     const { countRequest } = await import('../tokens/count-request.js');
     const count = async (r: ModelRequest) => {
-      const { stream: _stream, stream_options: _options, ...body } = client.body(r);
+      const { stream: _stream, stream_options: _options, ...body } = client.countBody?.(r) ?? client.body(r);
       return (await countRequest(client.provider, body, client.model)).tokens;
     };
     const none = { ...request.tools, payload: {} };

@@ -18,6 +18,12 @@ export interface ModelToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * What the provider attached to the call that must go back with it as it came: Gemini's
+   * thought signature, in `extra_content` on the OpenAI-compatible wire (Gemini 3 answers a
+   * history without it with a 400).
+   */
+  extra?: Record<string, unknown>;
 }
 
 export interface ModelToolResult {
@@ -84,6 +90,11 @@ export interface ModelClient {
   readonly model: string;
   /** The request body this client would send, for estimates, recordings and tests. */
   body(request: ModelRequest): Record<string, unknown>;
+  /**
+   * The body toolman counts the request's tokens from, when the wire is not the provider's own
+   * (Gemini through its OpenAI-compatible endpoint is counted as Gemini, as `budget` counts it).
+   */
+  countBody?(request: ModelRequest): Record<string, unknown>;
   send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply>;
 }
 

@@ -3,7 +3,7 @@ import type { ClientConnection, ModelClient } from './model-client.js';
 import type { ProviderName } from './types.js';
 
 /** Providers the live loop can talk to. */
-export const CHAT_PROVIDERS = ['openai', 'openai-responses', 'anthropic'] as const;
+export const CHAT_PROVIDERS = ['openai', 'openai-responses', 'anthropic', 'gemini'] as const;
 export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
 
 /**
@@ -23,6 +23,10 @@ export async function createModelClient(provider: ProviderName, model: string, c
     case 'anthropic': {
       const { AnthropicClient } = await import('./anthropic/anthropic-client.js');
       return new AnthropicClient(model, connection);
+    }
+    case 'gemini': {
+      const { GeminiChatClient } = await import('./gemini/gemini-chat-client.js');
+      return new GeminiChatClient(model, connection);
     }
     default:
       throw new ToolmanError(ErrorCode.USAGE, `toolman chat does not talk to ${provider} yet`, {

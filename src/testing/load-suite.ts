@@ -4,7 +4,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../catalog/create-ajv.js';
 import { SourceFile } from '../catalog/source-file.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
-import type { ChatProvider } from '../providers/model-clients.js';
+import { CHAT_PROVIDERS, type ChatProvider } from '../providers/model-clients.js';
 import { closest, nearest } from '../shared/did-you-mean.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
 import { META_TOOL_NAMES, type Catalog, type Tool } from '../catalog/types.js';
@@ -232,8 +232,8 @@ function checkMatcherTypos(value: unknown, schema: Record<string, unknown> | und
 export function parseProvider(spec: string): ProviderTarget {
   const colon = spec.indexOf(':');
   const provider = (colon < 0 ? spec : spec.slice(0, colon)) as ChatProvider;
-  if (!['openai', 'openai-responses', 'anthropic'].includes(provider)) {
-    throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${provider}" in "${spec}"`, { hint: 'providers: openai, openai-responses, anthropic (as provider or provider:model)' });
+  if (!(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${provider}" in "${spec}"`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')} (as provider or provider:model)` });
   }
   const model = colon < 0 || colon === spec.length - 1 ? DEFAULT_MODELS[provider] : spec.slice(colon + 1);
   return { provider, model, label: `${provider}:${model}` };

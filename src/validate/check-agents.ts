@@ -1,14 +1,14 @@
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
-import { CHAT_PROVIDERS } from '../providers/model-clients.js';
 import { BUILTIN_PROFILE_DEFINITIONS } from '../select/resolve-profile.js';
 import { selectTools } from '../select/select-tools.js';
 import { closest } from '../shared/did-you-mean.js';
 
 /**
  * Checks the agents' own settings that only show at call time otherwise: a local agent's profile
- * must exist (TM0901) and its provider must be one the loop talks to (TM0902); a profile that
- * offers the agent to itself is allowed but each such call is refused (TM0903).
+ * must exist (TM0901); a profile that offers the agent to itself is allowed but each such call is
+ * refused (TM0903). (TM0902, a provider the loop did not talk to, is retired: the loop talks to
+ * every provider the schema allows, and the schema names any other, TM0103.)
  */
 export function checkAgents(loaded: LoadedCatalog): void {
   const { catalog } = loaded;
@@ -18,12 +18,8 @@ export function checkAgents(loaded: LoadedCatalog): void {
     const reporter = loaded.reporters.get(agent.file);
     // Fields of the wrong type are the catalog schema's findings (TM0102); only strings are checked here.
     if (!local || !reporter) continue;
-    const provider = typeof local.provider === 'string' ? local.provider : undefined;
     const profile = typeof local.profile === 'string' ? local.profile : undefined;
     const at = (...path: string[]) => pointerOf([...segmentsOf(agent.pointer), 'local', ...path]);
-    if (provider !== undefined && !(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
-      reporter.report('TM0902', at('provider'), `toolman's loop does not talk to ${provider} yet, so this agent could not run`, { hint: `use one of: ${CHAT_PROVIDERS.join(', ')}` });
-    }
     if (profile === undefined) continue;
     if (!profiles.includes(profile)) {
       const suggestion = closest(profile, profiles);

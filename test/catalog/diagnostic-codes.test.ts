@@ -66,7 +66,6 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0710-invalid-mock-matcher.yaml', code: 'TM0710', severity: 'error', line: 11, column: 30 },
   { fixture: 'TM0711-path-outside-catalog.yaml', code: 'TM0711', severity: 'warning', line: 6, column: 15 },
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
-  { fixture: 'TM0902-agent-provider.yaml', code: 'TM0902', severity: 'error', line: 5, column: 24 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
 ];

@@ -25,6 +25,25 @@ describe('toolman chat, one turn', () => {
     expect(run.stderr).toMatch(/✓ get_weather \d/);
   });
 
+  it('talks to Gemini through its OpenAI-compatible endpoint, signatures and all (--provider gemini)', async () => {
+    server.requests.length = 0;
+    server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' }, extra: { google: { thought_signature: 'c2lnbmVk' } } }] }, { text: 'It is 3 °C in Oslo.' }]);
+    const gemini = { GEMINI_API_KEY: 'gemini-test-key', GEMINI_BASE_URL: server.url };
+    const run = await runBin([...catalog, 'chat', '--provider', 'gemini', '--prompt', 'Weather in Oslo?', '--json', '--no-transcript'], { env: gemini });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ answer: 'It is 3 °C in Oslo.', stop: 'done', calls: [{ name: 'get_weather', ok: true }] });
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1beta/openai/chat/completions', '/v1beta/openai/chat/completions']);
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer gemini-test-key');
+    expect(server.requests[0]!.body.model).toBe('gemini-2.5-flash');
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('"extra_content":{"google":{"thought_signature":"c2lnbmVk"}}');
+    const keyless = await runBin([...catalog, 'chat', '--provider', 'gemini', '--prompt', 'hi', '--no-transcript'], { env: { GEMINI_API_KEY: '', GOOGLE_API_KEY: '' } });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain('GEMINI_API_KEY');
+    const native = await runBin([...catalog, 'chat', '--provider', 'gemini', '--search', 'native', '--prompt', 'hi', '--no-transcript'], { env: gemini });
+    expect(native.code).toBe(2);
+    expect(native.stderr).toContain('Gemini has no native tool search');
+  });
+
   it('--json prints exactly one document with the calls and the usage', async () => {
     server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 120, output: 10, cached: 20 } }, { text: 'Cold.', usage: { input: 150, output: 2 } }]);
     const run = await runBin([...catalog, 'chat', '--prompt', 'Weather?', '--json', '--no-transcript'], { env: openai() });

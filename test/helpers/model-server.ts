@@ -18,6 +18,8 @@ export interface ScriptedCall {
   name: string;
   /** An object (serialized with JSON.stringify), or a string sent verbatim (e.g. broken JSON). */
   arguments: unknown;
+  /** Chat Completions: sent as the call's `extra_content` (Gemini's thought signature rides there), on its first fragment when streaming. */
+  extra?: Record<string, unknown>;
 }
 
 export interface ScriptedReply {
@@ -92,6 +94,8 @@ interface SseEvent {
 
 const ROUTES: Record<string, Api> = {
   '/v1/chat/completions': 'chat',
+  // Gemini's OpenAI-compatible endpoint (GEMINI_BASE_URL=url).
+  '/v1beta/openai/chat/completions': 'chat',
   '/v1/responses': 'responses',
   '/v1/messages': 'messages',
 };
@@ -210,7 +214,7 @@ export async function startModelServer(): Promise<ModelServer> {
     const id = nextId('chatcmpl');
     const created = Math.floor(Date.now() / 1000);
     const model = typeof body.model === 'string' ? body.model : 'gpt-test';
-    const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? nextId('call'), name: c.name, args: argumentsText(c) }));
+    const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? nextId('call'), name: c.name, args: argumentsText(c), extra: c.extra ? { extra_content: c.extra } : {} }));
     const finish = calls.length ? 'tool_calls' : 'stop';
     const wireUsage = {
       prompt_tokens: usage.input,
@@ -221,7 +225,7 @@ export async function startModelServer(): Promise<ModelServer> {
     };
     if (!request.stream) {
       const message: Json = { role: 'assistant', content: reply.text ?? null, refusal: null, annotations: [] };
-      if (calls.length) message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+      if (calls.length) message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args }, ...c.extra }));
       return {
         json: {
           id, object: 'chat.completion', created, model,
@@ -242,7 +246,7 @@ export async function startModelServer(): Promise<ModelServer> {
     if (reply.text) for (const piece of fragments(reply.text)) chunk({ content: piece });
     calls.forEach((call, index) => {
       const pieces = fragments(call.args);
-      const head = { id: call.id, type: 'function' };
+      const head = { id: call.id, type: 'function', ...call.extra };
       const at = reply.quirk === 'indexless-fragments' ? {} : { index };
       if (reply.quirk === 'repeated-names') {
         for (const piece of pieces) chunk({ tool_calls: [{ ...at, ...head, function: { name: call.name, arguments: piece } }] });

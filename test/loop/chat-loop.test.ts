@@ -19,12 +19,13 @@ afterAll(async () => {
   await manager.close();
 });
 
-const providers: ProviderName[] = ['openai', 'openai-responses', 'anthropic'];
+const providers: ProviderName[] = ['openai', 'openai-responses', 'anthropic', 'gemini'];
 
 async function chat(provider: ProviderName, script: ScriptedReply[], options: { profile?: string; stream?: boolean; approve?: ApprovalDecision; text?: string; nativeSearch?: boolean } = {}) {
   server.script(script);
   server.requests.length = 0;
-  const client = await createModelClient(provider, 'test-model', { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` });
+  // Anthropic and Gemini clients take the API's base (Gemini's OpenAI-compatible endpoint is under it).
+  const client = await createModelClient(provider, 'test-model', { apiKey: 'test', baseUrl: provider === 'anthropic' || provider === 'gemini' ? server.url : `${server.url}/v1` });
   const session = await manager.session(options.profile ? { profile: options.profile } : {});
   const format = options.nativeSearch ? { nativeToolSearch: 'bm25' as const } : {};
   const loop = new ChatLoop({ client, session, format, stream: options.stream ?? true, ...(options.approve ? { approve: async () => options.approve! } : {}) });
@@ -122,7 +123,7 @@ describe.each(providers)('the loop with %s', (provider) => {
   });
 
   // Events until the first text delta has arrived, per wire format (see test/helpers/model-server.ts).
-  const afterFirstText = { openai: 3, 'openai-responses': 6, anthropic: 4 }[provider as 'openai'];
+  const afterFirstText = { openai: 3, 'openai-responses': 6, anthropic: 4, gemini: 3 }[provider as 'openai'];
 
   it('ends the turn cleanly when the stream is cut mid-answer, keeping what arrived', async () => {
     const { summary, events, loop } = await chat(provider, [{ text: 'The first part of a long answer that never ends', cutAfterEvents: afterFirstText }]);
@@ -157,11 +158,47 @@ describe('OpenAI-compatible servers', () => {
     ]);
   });
 
+  it("keeps a call's extra_content (a compatible server's own fields) and sends it back", async () => {
+    const { requests } = await chat('openai', [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' }, extra: { vendor: { token: 't1' } } }] }, { text: 'ok' }]);
+    expect(requests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant').tool_calls[0].extra_content).toEqual({ vendor: { token: 't1' } });
+    const plain = await chat('openai', [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'ok' }]);
+    expect(plain.requests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant').tool_calls[0]).not.toHaveProperty('extra_content');
+  });
+
   it('falls back to non-streaming once when a server cannot stream tool calls, with a warning', async () => {
     const { summary, events, requests } = await chat('openai', [{ refuseStreamingTools: true }, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }]);
     expect(summary.stop).toBe('done');
     expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: expect.stringContaining('cannot stream tool calls') }));
     expect(requests.map((r) => r.stream)).toEqual([true, false, false]);
+  });
+});
+
+describe('Gemini through its OpenAI-compatible endpoint', () => {
+  it("sends the Gemini formatter's declarations in Chat Completions' shape, to /v1beta/openai", async () => {
+    const { requests } = await chat('gemini', [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }], { profile: 'forced' });
+    expect(requests[0]!.path).toBe('/v1beta/openai/chat/completions');
+    const weather = requests[0]!.body.tools.find((t: { function: { name: string } }) => t.function.name === 'get_weather');
+    // Gemini's schema subset, exactly as `format --provider gemini` shows it: no additionalProperties.
+    expect(weather).toEqual({
+      type: 'function',
+      function: { name: 'get_weather', description: expect.stringContaining('Current weather'), parameters: { type: 'OBJECT', properties: { city: { type: 'STRING', description: 'City name, e.g. Oslo.' } }, required: ['city'] } },
+    });
+    expect(requests[0]!.body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(requests[0]!.body).not.toHaveProperty('toolConfig');
+    expect(requests[0]!.body.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Weather figures are in Celsius.') });
+  });
+
+  it.each([true, false])("sends each call's thought signature back as it came (stream: %s)", async (stream) => {
+    const signed = (city: string, signature: string) => ({ name: 'get_weather', arguments: { city }, extra: { google: { thought_signature: signature } } });
+    const { summary, requests } = await chat('gemini', [{ toolCalls: [signed('Oslo', 'sig-A'), signed('Rome', 'sig-B')] }, { text: 'Cold and warm.' }], { stream });
+    expect(summary.stop).toBe('done');
+    const assistant = requests[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(assistant.tool_calls.map((c: { extra_content: unknown }) => c.extra_content)).toEqual([{ google: { thought_signature: 'sig-A' } }, { google: { thought_signature: 'sig-B' } }]);
+  });
+
+  it('counts the request as Gemini, as budget does', async () => {
+    const { summary } = await chat('gemini', [{ text: 'Hi.' }]);
+    expect(summary.usage.estimated_input).toBeGreaterThan(0);
   });
 });
 

@@ -127,8 +127,8 @@ async function openChat(options: ChatOptions, io: CliIO, manager: ToolManager, r
     throw new ToolmanError(ErrorCode.USAGE, `toolman chat does not talk to ${provider} yet`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay (and OpenAI-compatible servers with --provider openai --base-url URL)` });
   }
   const search = options.search ?? 'client';
-  if (search === 'native' && provider === 'openai') {
-    throw new ToolmanError(ErrorCode.USAGE, 'OpenAI Chat Completions has no native tool search', { hint: 'use --provider openai-responses or anthropic, or --search client' });
+  if (search === 'native' && (provider === 'openai' || provider === 'gemini')) {
+    throw new ToolmanError(ErrorCode.USAGE, `${provider === 'gemini' ? 'Gemini' : 'OpenAI Chat Completions'} has no native tool search`, { hint: 'use --provider openai-responses or anthropic, or --search client' });
   }
   const format: FormatOptions = {
     ...formatOptions(manager.catalog.format, options.strict !== undefined ? { strict: options.strict } : {}),

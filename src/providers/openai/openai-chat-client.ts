@@ -11,7 +11,7 @@ import { ModelCallError, modelCallError, withRetries } from '../model-errors.js'
  * from then on.
  */
 export class OpenAiChatClient implements ModelClient {
-  readonly provider = 'openai' as const;
+  readonly provider: 'openai' | 'gemini' = 'openai';
   private readonly client: OpenAI;
   private streamToolsRefused = false;
 
@@ -31,12 +31,17 @@ export class OpenAiChatClient implements ModelClient {
         messages.push({
           role: 'assistant',
           content: message.text || null,
-          ...(message.toolCalls.length ? { tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+          ...(message.toolCalls.length ? { tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments }, ...(c.extra ? { extra_content: c.extra } : {}) })) } : {}),
         });
       } else for (const result of message.results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.isError ? `Error: ${result.content}` : result.content });
     }
     const stream = request.stream && !(this.streamToolsRefused && hasTools(request));
-    return { model: request.model, messages, ...toolFields(request.tools), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) };
+    return { model: request.model, messages, ...this.toolsFor(request), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) };
+  }
+
+  /** The tools and tool choice, as the formatter made them for this provider. */
+  protected toolsFor(request: ModelRequest): Record<string, unknown> {
+    return toolFields(request.tools);
   }
 
   async send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply> {
@@ -64,7 +69,7 @@ export class OpenAiChatClient implements ModelClient {
       if (message?.content) hooks.onText?.(message.content);
       return {
         text: message?.content ?? '',
-        toolCalls: (message?.tool_calls ?? []).flatMap((c, i) => (c.type === 'function' ? [{ id: c.id || `call_${i + 1}`, name: c.function.name, arguments: c.function.arguments ?? '' }] : [])),
+        toolCalls: (message?.tool_calls ?? []).flatMap((c, i) => (c.type === 'function' ? [{ id: c.id || `call_${i + 1}`, name: c.function.name, arguments: c.function.arguments ?? '', ...extraOf(c) }] : [])),
         ...(response.usage ? { usage: chatUsage(response.usage) } : {}),
         stopReason: choice?.finish_reason ?? 'stop',
       };
@@ -95,6 +100,12 @@ export class OpenAiChatClient implements ModelClient {
   }
 }
 
+/** A call's `extra_content` (a compatible server's own fields, e.g. Gemini's thought signature), kept to be sent back. */
+function extraOf(call: object): { extra?: Record<string, unknown> } {
+  const extra = (call as { extra_content?: unknown }).extra_content;
+  return extra !== null && typeof extra === 'object' && !Array.isArray(extra) ? { extra: extra as Record<string, unknown> } : {};
+}
+
 function hasTools(request: ModelRequest): boolean {
   return Array.isArray(request.tools.payload.tools) && request.tools.payload.tools.length > 0;
 }
@@ -112,7 +123,7 @@ type Fragment = NonNullable<ChatCompletionChunk.Choice['delta']['tool_calls']>[n
  * concatenated).
  */
 export class ToolCallStitcher {
-  private readonly byIndex = new Map<number, { id: string; name: string; arguments: string }>();
+  private readonly byIndex = new Map<number, { id: string; name: string; arguments: string; extra?: Record<string, unknown> }>();
   private last: number | undefined;
 
   add(fragment: Fragment): void {
@@ -129,9 +140,11 @@ export class ToolCallStitcher {
     const name = partial.function?.name;
     if (name && call.name !== name) call.name = call.name && !name.startsWith(call.name) ? call.name + name : name;
     if (partial.function?.arguments) call.arguments += partial.function.arguments;
+    const { extra } = extraOf(fragment);
+    if (extra) call.extra = { ...call.extra, ...extra };
   }
 
   calls(): ModelToolCall[] {
-    return [...this.byIndex.entries()].sort(([a], [b]) => a - b).map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, arguments: c.arguments }));
+    return [...this.byIndex.entries()].sort(([a], [b]) => a - b).map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, arguments: c.arguments, ...(c.extra ? { extra: c.extra } : {}) }));
   }
 }
