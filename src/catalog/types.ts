@@ -102,6 +102,8 @@ export interface Tool {
    */
   native?: Record<string, Record<string, unknown>>;
   source: ToolSource;
+  /** An MCP server's hints the catalog has no field for, kept for `serve` to pass on (booleans only). */
+  mcpHints?: { openWorld?: boolean; idempotent?: boolean };
   /** Overrides that changed this tool, in the order they applied (for `show` and `list --explain`). */
   overriddenBy?: { file: string; pointer: string; fields: string[] }[];
 }

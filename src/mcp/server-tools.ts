@@ -61,6 +61,10 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
     raw.tags = [...new Set([...(config.defaults.tags ?? []), ...hintTags])];
     const tool = buildTool(raw, config.defaults, { kind: 'mcp', server: config.name, tool: original, file: config.file, pointer: config.pointer }, catalogFile);
     tool.handler = { kind: 'mcp', server: config.name, tool: original };
+    if (isRecord(annotations)) {
+      const hints = { ...(typeof annotations.openWorldHint === 'boolean' ? { openWorld: annotations.openWorldHint } : {}), ...(typeof annotations.idempotentHint === 'boolean' ? { idempotent: annotations.idempotentHint } : {}) };
+      if (Object.keys(hints).length) tool.mcpHints = hints;
+    }
     const named = (list: ParsedPattern[]) => list.some((p) => matchesPattern(tool, p) || matchesPattern({ ...tool, name: original }, p));
     if (include.length > 0 && !named(include)) continue;
     if (named(exclude)) continue;

@@ -20,7 +20,9 @@ export function toMcpTool(tool: Tool): McpTool {
     readOnlyHint: tool.effect === 'read',
     // Meaningful only when not read-only; `write` is the catalog's word for additive changes.
     ...(tool.effect === 'read' ? {} : { destructiveHint: tool.effect === 'destructive' }),
-    openWorldHint: !(tool.handler && CLOSED_WORLD.has(tool.handler.kind)),
+    // An MCP server's own word on its tool's world and idempotency is passed on; toolman cannot know better.
+    openWorldHint: tool.mcpHints?.openWorld ?? !(tool.handler && CLOSED_WORLD.has(tool.handler.kind)),
+    ...(tool.mcpHints?.idempotent !== undefined ? { idempotentHint: tool.mcpHints.idempotent } : {}),
   };
   return {
     name: tool.name,

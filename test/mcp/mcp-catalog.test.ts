@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { McpToolsChange } from '../../src/mcp/mcp-servers.js';
+import { toMcpTool } from '../../src/serve/mcp-tool.js';
 import { catalogDir, EVERYTHING, FILESYSTEM, scripted } from './helpers.js';
 
 const managers: ToolManager[] = [];
@@ -42,6 +43,9 @@ mcp_servers:
     const echo = manager.tool('ev_echo');
     expect(echo).toMatchObject({ effect: 'read', category: 'demo', deferLoading: true, handler: { kind: 'mcp', server: 'everything', tool: 'echo' }, source: { kind: 'mcp', server: 'everything', tool: 'echo', pointer: '/mcp_servers/everything' } });
     expect(echo.tags).toContain('idempotent');
+    // Served on (toolman serve), the server's own hints that have no catalog field pass through.
+    expect(toMcpTool(echo).annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+    expect(toMcpTool(manager.tool('ev_gzip-file-as-resource')).annotations).toMatchObject({ openWorldHint: true });
     // destructiveHint false, readOnlyHint false: write.
     expect(manager.tool('ev_gzip-file-as-resource').effect).toBe('write');
     expect(manager.tool('ev_get-sum').category).toBe('maths');
