@@ -19,7 +19,7 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import { catalogSecrets } from './catalog-secrets.js';
-import { parseCacheFrom, ValidationCache } from './validation-cache.js';
+import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -187,7 +187,8 @@ export class ToolManager {
    */
   async validate(rules?: ReadonlyMap<DiagnosticCode, RuleLevel>): Promise<Diagnostic[]> {
     const module = await import('../validate/validate-catalog.js');
-    this.checked ??= module.runChecks(this.loaded);
+    const schemaChecks = schemaCheckCacheFrom(this.env);
+    this.checked ??= module.runChecks(this.loaded, schemaChecks ? { schemaChecks } : {});
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }
 

@@ -48,9 +48,23 @@ export class ValidationCache {
  * unreadable or damaged entry is a miss.
  */
 export function parseCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  return contentStore(env, 'parsed');
+}
+
+/**
+ * The results of the checks that compile schemas (ajv's strict-mode complaints, examples
+ * validated), keyed by the schemas and examples themselves: a pure function of them and the
+ * build, and the slowest part of `validate` on an unchanged catalog.
+ */
+export function schemaCheckCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  return contentStore(env, 'schema-checks');
+}
+
+/** JSON values on disk in `folder` of the cache, one file per key text and toolman build. */
+function contentStore(env: Record<string, string | undefined>, folder: string): ParseCache | undefined {
   const base = cacheDir(env);
   if (!base) return undefined;
-  const dir = join(base, 'parsed');
+  const dir = join(base, folder);
   const file = (text: string) => join(dir, `${createHash('sha256').update(buildId()).update('\u0000').update(text).digest('hex')}.json`);
   let made = false;
   return {

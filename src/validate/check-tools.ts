@@ -8,11 +8,12 @@ import type { Reporter } from '../catalog/reporter.js';
 import { dottedPath } from '../catalog/reporter.js';
 import { ServerToolReporter } from '../catalog/server-tool-reporter.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
-import { runStrictJob, type ExampleError, type StrictJob } from './strict-compile.js';
+import { runStrictJob, type ExampleError, type StrictJob, type StrictResult } from './strict-compile.js';
 import CLEAN_SHAPES from '../generated/clean-shapes.js';
 
 /** Below this a description rarely tells a model when to use the tool. */
@@ -21,8 +22,11 @@ export const MIN_DESCRIPTION_WORDS = 4;
 /** Above this a description costs noticeable tokens on every request (about 500 tokens). */
 export const MAX_DESCRIPTION_CHARS = 2000;
 
-/** Checks every tool and agent entry of a loaded catalog. */
-export function checkTools(loaded: LoadedCatalog): void {
+/**
+ * Checks every tool and agent entry of a loaded catalog. `cache` remembers what the schema
+ * compiles found, by the schemas and examples compiled (the manager's store on disk).
+ */
+export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
   const seen = new Map<string, Tool>();
   const jobs: StrictJob[] = [];
   const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[]; explained: ReadonlySet<string>; path: string[] }[] = [];
@@ -116,7 +120,7 @@ export function checkTools(loaded: LoadedCatalog): void {
     checkHandler(tool, reporter, at, dirname(loaded.sources.get(tool.source.file)?.absolutePath ?? tool.source.file));
   }
 
-  const results = jobs.map(runStrictJob);
+  const results = cachedResults(jobs, cache);
   for (const use of uses) {
     const result = results[use.job]!;
     const mapPath = use.renamed === undefined ? undefined : (path: string[]) => pathFromShape(use.schema, path, use.renamed!);
@@ -339,4 +343,19 @@ function checkMatchers(value: unknown, path: (string | number)[], reporter: Repo
     }
     checkMatchers(sub, [...path, key], reporter, at);
   }
+}
+
+/** The strict compiles' results, from `cache` when it holds these very jobs' (a damaged entry is a miss). */
+function cachedResults(jobs: StrictJob[], cache: ParseCache | undefined): StrictResult[] {
+  if (!cache || jobs.length === 0) return jobs.map(runStrictJob);
+  const key = JSON.stringify(jobs);
+  const remembered = cache.get(key);
+  if (Array.isArray(remembered) && remembered.length === jobs.length && remembered.every(isStrictResult)) return remembered as StrictResult[];
+  const results = jobs.map(runStrictJob);
+  cache.set(key, results);
+  return results;
+}
+
+function isStrictResult(value: unknown): boolean {
+  return isRecord(value) && Array.isArray(value.complaints) && value.complaints.every((c) => typeof c === 'string') && Array.isArray(value.examples) && value.examples.every((e) => isRecord(e) && typeof e.index === 'number' && Array.isArray(e.errors));
 }

@@ -8,6 +8,7 @@ import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 
 export interface ValidationResult {
   loaded: LoadedCatalog;
@@ -26,10 +27,10 @@ export interface CheckedCatalog {
  * the catalog could be read, so one run reports as much as it can. Run once per loaded catalog
  * (the checks add to its findings); `withRuleSettings` then applies levels and comments.
  */
-export function runChecks(loaded: LoadedCatalog): CheckedCatalog {
+export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: ParseCache } = {}): CheckedCatalog {
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
-    checkTools(loaded);
+    checkTools(loaded, options.schemaChecks);
     checkProfiles(loaded);
     checkConfusableTools(loaded);
     checkAgents(loaded);

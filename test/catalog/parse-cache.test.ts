@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
 import { survivesJson, type ParseCache } from '../../src/catalog/parse-cache.js';
-import { checkLoadedCatalog } from '../../src/validate/validate-catalog.js';
-import { ROOT } from '../helpers/paths.js';
+import { checkLoadedCatalog, runChecks, withRuleSettings } from '../../src/validate/validate-catalog.js';
+import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { readdirSync } from 'node:fs';
 
 /** A cache in memory that counts what it was asked, storing JSON text as the disk store does. */
 function memoryCache() {
@@ -74,5 +75,40 @@ describe('the parse cache', () => {
     expect(survivesJson([Number.POSITIVE_INFINITY])).toBe(false);
     expect(survivesJson({ a: -0 })).toBe(false);
     expect(survivesJson({ x: shared, y: shared })).toBe(false);
+  });
+});
+
+describe('the schema-check cache', () => {
+  const findings = (file: string, schemaChecks?: ParseCache) => {
+    const loaded = loadCatalog([file], { cwd: ROOT });
+    return withRuleSettings(loaded, runChecks(loaded, schemaChecks ? { schemaChecks } : {}));
+  };
+  const files = [
+    ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
+    ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
+  ];
+
+  it('gives the same findings from remembered compiles as from fresh ones, for every diagnostic fixture and shipped catalog', () => {
+    const { cache, stats } = memoryCache();
+    for (const file of files) {
+      const fresh = findings(file);
+      expect(findings(file, cache), file).toEqual(fresh);
+      expect(findings(file, cache), file).toEqual(fresh);
+    }
+    // Every stored result was read back (files whose schemas are all known clean compile nothing).
+    expect(stats.sets).toBeGreaterThan(5);
+    expect(stats.hits).toBeGreaterThanOrEqual(stats.sets);
+  });
+
+  it('treats a damaged entry as a miss', () => {
+    const { cache, entries } = memoryCache();
+    const file = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
+    const fresh = findings(file);
+    findings(file, cache);
+    expect(entries.size).toBe(1);
+    for (const damaged of ['[]', '[{"complaints": "not a list", "examples": []}]', '{"x": 1}']) {
+      entries.set([...entries.keys()][0]!, damaged);
+      expect(findings(file, cache)).toEqual(fresh);
+    }
   });
 });
