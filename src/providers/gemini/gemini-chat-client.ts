@@ -10,7 +10,7 @@ const COMPATIBLE_PATH = '/v1beta/openai';
  * Gemini through its OpenAI-compatible endpoint (`/v1beta/openai/chat/completions`), with the
  * official `openai` SDK: the only Gemini SDK (@google/genai 2) needs Node 22, toolman supports
  * Node 20. The wire is Chat Completions; what differs is Gemini's:
- * - the endpoint turns each tool's `parameters` into Gemini's Schema and refuses keywords that has
+ * - the endpoint turns each tool's `parameters` into Gemini's Schema and refuses keywords it has
  *   not (400 "Unknown name"), so the tools are the Gemini formatter's declarations (Gemini's
  *   subset, names Gemini takes), put in Chat Completions' shape;
  * - forced tools (the formatter's `functionCallingConfig` mode ANY) become `tool_choice`;
