@@ -145,7 +145,8 @@ export class ToolManager {
       if (errors.length > 0) {
         const first = errors[0]!;
         throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the catalog has ${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.file}:${first.line}:${first.column} ${first.code} ${first.message}`, {
-          hint: `run \`toolman validate ${loaded.catalog.files[0] ?? ''}\` to see them all`.replace(/ `$/, '`'),
+          // Several root files are one catalog: only validating them together shows what their merge broke.
+          hint: `run \`toolman ${options.catalogs.length > 1 ? `${options.catalogs.map((file) => `-c ${file}`).join(' ')} validate` : `validate ${loaded.catalog.files[0] ?? ''}`.trimEnd()}\` to see them all`,
         });
       }
     }

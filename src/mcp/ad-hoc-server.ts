@@ -18,13 +18,25 @@ export interface AdHocServer {
 /** The name the one server of an ad-hoc catalog gets. */
 export const AD_HOC_SERVER = 'server';
 
-/** Checks that exactly one of a command and a URL was given. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Checks that exactly one of a command and a URL was given, and that a URL is one. */
 export function checkAdHocServer(server: AdHocServer): void {
   const hasCommand = (server.command?.length ?? 0) > 0;
   if (hasCommand === (server.url !== undefined)) {
     throw new ToolmanError(ErrorCode.USAGE, hasCommand ? 'give a server command after -- or --url, not both' : 'name the server: --url URL, or -- COMMAND ARGS...', {
       hint: 'e.g. toolman mcp tools -- npx -y @modelcontextprotocol/server-everything',
     });
+  }
+  if (server.url !== undefined && !isHttpUrl(server.url)) {
+    throw new ToolmanError(ErrorCode.USAGE, `--url ${JSON.stringify(server.url.slice(0, 80))} is not an http(s) URL`, { hint: 'the server\'s streamable HTTP endpoint, e.g. --url http://127.0.0.1:3001/mcp' });
   }
   for (const header of server.headers ?? []) {
     if (!/^[A-Za-z0-9-]+:/.test(header)) throw new ToolmanError(ErrorCode.USAGE, `--header ${JSON.stringify(header.slice(0, 40))} is not "Name: value"`);

@@ -197,7 +197,9 @@ export class McpConnection {
 export class McpCallError extends Error {}
 
 /** The last lines of stderr, indented, at most 20 lines and 2,000 characters. */
+/** The last lines the server wrote to stderr, indented; empty when it wrote none (or only blank lines). */
 function stderrTail(text: string): string {
+  if (text.trim() === '') return '';
   const lines = text.trimEnd().split(/\r?\n/).slice(-20);
   const joined = lines.map((line) => `    ${line}`).join('\n');
   return joined.length > 2000 ? joined.slice(-2000) : joined;

@@ -51,7 +51,10 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   const { selection } = await manager.selection(profile);
   const tools = { active: selection.active.filter((t) => !t.native).length, deferred: selection.deferred.length };
   const catalog = manager.catalog;
-  const searchNote = 'Some tools of this catalog are not listed until tool_search finds them; the list changes when it does.';
+  const searchNotes = {
+    tool_search: 'Some tools of this catalog are not listed until tool_search finds them; the list changes when it does.',
+    discover: 'Some tools of this catalog are not listed: discover_tools finds them, get_tool_schema shows one, invoke_tool calls it.',
+  };
 
   const openSession = async (): Promise<OpenedSession> => {
     const session = await manager.session(request);
@@ -59,7 +62,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     // The listed tools' prompt contributions (what `chat` puts in the system prompt) go to the
     // client as the server's instructions, each once: MCP has no per-turn place for reminders.
     const prompts = promptContributions(session.selection.active.filter((t) => !t.native));
-    const instructions = [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? searchNote : undefined];
+    const instructions = [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? searchNotes[session.searchMode] : undefined];
     const server = createSessionServer({
       session,
       name: 'toolman',

@@ -28,6 +28,20 @@ describe('toolman list', () => {
     expect(run.stderr).toMatch(/the catalog has 1 error; first: .*TM0103/);
     expect(run.stderr).toContain('toolman validate');
   });
+
+  it('with several --catalog files, names the merged check that shows the error', async () => {
+    const run = await runBin(['-c', 'catalogs/assistant.yaml', '-c', 'catalogs/coding.yaml', 'list']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('run `toolman -c catalogs/assistant.yaml -c catalogs/coding.yaml validate` to see them all');
+    const merged = await runBin(['-c', 'catalogs/assistant.yaml', '-c', 'catalogs/coding.yaml', 'validate']);
+    expect(merged.code).toBe(1);
+    expect(merged.stdout).toContain('TM0208');
+  });
+
+  it('profiles: the "built in" legend only when a row is built in', async () => {
+    expect((await runBin(['-c', 'catalogs/assistant.yaml', 'profiles'])).stdout).toContain('* built in');
+    expect((await runBin(['-c', 'catalogs/large.yaml', 'profiles'])).stdout).not.toContain('* built in');
+  });
 });
 
 describe('toolman show', () => {

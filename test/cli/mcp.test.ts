@@ -39,6 +39,9 @@ describe('toolman mcp', () => {
     const run = await runBin(['mcp', 'tools']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('name the server: --url URL, or -- COMMAND ARGS...');
+    const bad = await runBin(['mcp', 'tools', '--url', 'notaurl']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--url "notaurl" is not an http(s) URL');
   });
 
   it('tools on a hostile server: no escape reaches the output', async () => {

@@ -69,7 +69,7 @@ describe('toolman validate (built binary)', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     const json = await runBin(['validate', '--json', 'no/such/catalog.yaml']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { file: 'no/such/catalog.yaml' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FILE_UNREADABLE', file: 'no/such/catalog.yaml', message: expect.any(String), exit: 2 } });
   });
 
   it('uses ./toolman.yaml by default and says what it looked for when it is missing', async () => {

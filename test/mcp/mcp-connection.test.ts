@@ -79,6 +79,8 @@ describe('a connection to one MCP server', () => {
   it('reports a program that does not exist', async () => {
     const error = await McpConnection.open(launch('/nonexistent/mcp-server', []), new SecretSet()).catch((e: Error) => e);
     expect((error as Error).message).toContain('program not found: /nonexistent/mcp-server');
+    // It wrote nothing to stderr: no empty "its stderr ends with:".
+    expect((error as Error).message).not.toContain('stderr');
   });
 
   it('stops the server and everything it started on close', async () => {

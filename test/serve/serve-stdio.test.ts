@@ -127,6 +127,8 @@ describe('toolman serve over stdio', () => {
 
   it('with --search-mode discover, reaches deferred tools through invoke_tool, with approval rules intact', async () => {
     const { client } = await serve(['--search-mode', 'discover']);
+    expect(client.getInstructions()).toContain('discover_tools finds them');
+    expect(client.getInstructions()).not.toContain('tool_search');
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['discover_tools', 'get_tool_schema', 'invoke_tool']));
     expect(names).not.toContain('weather_station');

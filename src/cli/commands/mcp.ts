@@ -104,7 +104,8 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
     const table = await createTable(['name', 'effect', ...PROVIDERS, 'findings'], io);
     for (const row of rows) {
       const first = row.findings[0];
-      const summary = first ? `${first.code} ${plainText(first.message).slice(0, 60)}${row.findings.length > 1 ? ` (+${row.findings.length - 1})` : ''}` : '';
+      const message = plainText(first?.message ?? '');
+      const summary = first ? `${first.code} ${message.length > 60 ? `${message.slice(0, 59)}…` : message}${row.findings.length > 1 ? ` (+${row.findings.length - 1})` : ''}` : '';
       table.push([plainText(row.name), row.effect, ...PROVIDERS.map((p) => String(row.tokens[p] ?? '')), summary]);
     }
     io.stdout.write(table.toString() + '\n');

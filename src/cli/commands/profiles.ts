@@ -37,7 +37,7 @@ export async function profilesCommand(options: ProfilesOptions, io: CliIO): Prom
   for (const row of rows) {
     table.push([`${row.name}${row.default ? ' (default)' : ''}${row.builtin ? ' *' : ''}`, row.active, row.deferred, row.removed, row.extends.join(', '), clip(row.description ?? '', 60)]);
   }
-  io.stdout.write(`${table.toString()}\n* built in\n`);
+  io.stdout.write(`${table.toString()}\n${rows.some((row) => row.builtin) ? '* built in\n' : ''}`);
   return EXIT.OK;
   });
 }

@@ -37,7 +37,8 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   const files: string[] = [];
   const sources = new Map<string, SourceFile>();
   let tools = 0;
-  let unreadable: { file: string; message: string; hint?: string } | undefined;
+  // Shaped as every command's --json error ({code, message, hint, exit}), with the file it is about.
+  let unreadable: { code: string; file: string; message: string; hint?: string; exit: ExitCode } | undefined;
   for (const root of roots) {
     try {
       await withManager(io, root, async (manager) => {
@@ -48,7 +49,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
       }, { requireValid: false });
     } catch (error) {
       if (!isToolmanError(error)) throw error;
-      unreadable ??= { file: root.join(', '), message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+      unreadable ??= { code: error.code, file: root.join(', '), message: error.message, ...(error.hint ? { hint: error.hint } : {}), exit: EXIT.USAGE };
     }
   }
   const summary = summarize(diagnostics);
