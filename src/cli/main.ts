@@ -85,14 +85,14 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   program
     .command('search')
     .description('search tools by words (BM25) or --regex: the engine behind the tool_search meta-tool')
-    .argument('<query>', 'words describing what the tool should do, or an RE2 pattern with --regex')
+    .argument('<query...>', 'words describing what the tool should do (quotes optional), or an RE2 pattern with --regex')
     .option('--regex', 'treat the query as a regular expression (RE2 syntax, linear time)')
     .option('-n, --limit <n>', 'how many results', '10')
     .option('-p, --profile <name>', 'search only the tools this profile can reach')
     .option('--json', 'print one JSON document')
-    .action(async (query: string, opts, command: Command) => {
+    .action(async (words: string[], opts, command: Command) => {
       const { searchCommand } = await import('./commands/search.js');
-      setCode(await searchCommand({ query, catalog: catalogOf(command), ...opts }, io));
+      setCode(await searchCommand({ query: words.join(' '), catalog: catalogOf(command), ...opts }, io));
     });
 
   const evaluate = program.command('eval').description('measure toolman against labelled data');

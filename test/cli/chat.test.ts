@@ -165,6 +165,8 @@ describe('record and replay', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('matches no recorded one');
     expect(run.stderr).toContain('tools.get_weather.description');
+    expect(run.stderr.split('tools.get_weather.description').length - 1, 'the difference is said once').toBe(1);
+    expect(run.stderr).toContain('stopped (error)');
   });
 
   it('says so when a tool answers differently from the recording, and goes on', async () => {

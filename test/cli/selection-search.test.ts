@@ -59,6 +59,9 @@ describe('toolman search', () => {
     expect(doc.query).toBe('refund a payment');
     expect(doc.results).toHaveLength(3);
     expect(doc.results[0]).toMatchObject({ name: 'billing_refund_payment', score: expect.any(Number), matched: expect.arrayContaining(['name']) });
+    // Unquoted words are one query, as a new user types them.
+    const unquoted = await runBin(['--catalog', 'catalogs/large.yaml', 'search', 'refund', 'a', 'payment', '--limit', '3', '--json']);
+    expect(JSON.parse(unquoted.stdout)).toEqual(doc);
   });
 
   it('searches only what a profile reaches with --profile', async () => {

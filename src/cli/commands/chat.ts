@@ -273,7 +273,9 @@ async function oneShotTurn(context: ReplContext, prompt: string, options: ChatOp
       case 'done':
         if (wroteText) io.stdout.write('\n');
         if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(secrets.redact(event.answer)) + '\n');
-        if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
+        // An error's message was printed with its `error` event: said once.
+        if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
+        else if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
         return;
       default:
         return;
