@@ -67,6 +67,7 @@ describe('runs that could not run fail a comparison (issue 12: 1)', () => {
     const run = await runBin(['test', '--compare', 'eager', 'deferred', file(), '--replay', join(dir, 'nonexistent')], { env: {} });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no such folder');
+    expect(run.stderr).toContain('hint: record both variants with: toolman test SUITE --compare A B --record DIR');
   });
 
   it('--compare with no recordings: exit 1, not "within noise" at 0%', async () => {

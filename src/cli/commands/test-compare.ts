@@ -27,7 +27,8 @@ export async function compareCommand(options: TestOptions, io: CliIO): Promise<E
   const a = parseVariant(given[0]!, 'A');
   const b = parseVariant(given[1]!, 'B');
   const base = { ...options, suites, compare: [] };
-  if (options.replay) for (const label of ['', 'A', 'B']) requireFolder(join(options.replay, label), io.cwd, '--replay');
+  // A comparison's recordings are DIR/A and DIR/B, which only `--compare A B --record DIR` makes.
+  if (options.replay) for (const label of ['', 'A', 'B']) requireFolder(join(options.replay, label), io.cwd, '--replay', 'record both variants with: toolman test SUITE --compare A B --record DIR');
   number(options.concurrency, '--concurrency', 1, 64, true);
   // Both variants checked (catalogs, profiles) and the whole cost estimated before either runs.
   await preflight(base, io, [a, b]);

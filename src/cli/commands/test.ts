@@ -237,7 +237,7 @@ export async function runSuites(options: TestOptions, io: CliIO, variant?: Varia
 }
 
 /** A folder that must exist (recordings to replay): a usage error, before anything runs. */
-export function requireFolder(folder: string, cwd: string, flag: string): void {
+export function requireFolder(folder: string, cwd: string, flag: string, hint = 'record one with: toolman test SUITE --record DIR'): void {
   const path = resolve(cwd, folder);
   let ok = false;
   try {
@@ -245,7 +245,7 @@ export function requireFolder(folder: string, cwd: string, flag: string): void {
   } catch {
     ok = false;
   }
-  if (!ok) throw new ToolmanError(ErrorCode.USAGE, `${flag} ${plainText(folder)}: no such folder`, { hint: 'record one with: toolman test SUITE --record DIR' });
+  if (!ok) throw new ToolmanError(ErrorCode.USAGE, `${flag} ${plainText(folder)}: no such folder`, { hint });
 }
 
 /** A file a variant names: missing, a usage error before anything runs. */
