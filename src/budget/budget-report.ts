@@ -66,6 +66,8 @@ export interface BudgetReport {
     over_by: number;
     /** Tools to defer (costliest first) so the definitions fit. */
     suggest_defer: string[];
+    /** Tokens still over the budget with every tool deferred that can be (the search tool, forced and always-loaded tools and prompts stay). */
+    over_after_deferral: number;
   };
 }
 
@@ -124,6 +126,8 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
 
   const overBy = definitions === undefined ? 0 : Math.max(0, deferred.total - definitions);
   const suggest: string[] = [];
+  // What is left over the budget with every tool that can be deferred deferred (0: deferral fits).
+  let overAfterDeferral = 0;
   if (overBy > 0) {
     let remaining = deferred.total + (metaTools === 0 ? searchToolCost : 0);
     const movable = session.selection.active.filter((t) => !t.alwaysLoad && !session.selection.forced.includes(t)).sort((a, b) => cost(b) - cost(a));
@@ -132,6 +136,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
       remaining -= cost(tool);
       suggest.push(tool.name);
     }
+    overAfterDeferral = Math.max(0, remaining - definitions!);
   }
   let exactTotals: BudgetReport['exact'];
   if (exact) {
@@ -164,6 +169,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
       ok: overBy === 0,
       over_by: overBy,
       suggest_defer: suggest,
+      over_after_deferral: overAfterDeferral,
     },
   };
 }

@@ -167,6 +167,19 @@ describe('toolman budget', () => {
     expect(run.stdout).toMatch(/✖ \d+ tokens over the definitions budget of 150/);
     expect(run.stdout).toMatch(/defer these to fit \(costliest first\): search_orders/);
   });
+
+  it('says when no deferral can fit the budget, instead of suggesting one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-budget-'));
+    const file = join(dir, 'tight.yaml');
+    const tool = (name: string) => `  - name: ${name}\n    description: Weather for a city with temperature in Celsius and a short summary of it.\n    parameters: { type: object, properties: { city: { type: string, description: The city name } }, required: [city] }\n    handler: { mock: [ { result: ok } ] }\n`;
+    writeFileSync(file, `toolman: 1\nbudget: { definitions: 50 }\ntools:\n${tool('get_weather')}${tool('get_forecast')}`);
+    const run = await runBin(['-c', file, 'budget', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).budget.over_after_deferral).toBeGreaterThan(0);
+    const text = await runBin(['-c', file, 'budget']);
+    expect(text.stdout).toMatch(/deferral cannot fit it: with every tool that can be deferred behind tool_search it would still be \d+ tokens over/);
+    expect(text.stdout).not.toContain('defer these to fit');
+  });
 });
 
 describe('toolman tokens', () => {

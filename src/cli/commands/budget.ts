@@ -61,7 +61,10 @@ async function printBudget(report: BudgetReport, provider: ProviderName, options
   const b = report.budget;
   if (b.definitions !== null) {
     io.stdout.write(b.ok ? `${c.green('✔')} within the definitions budget of ${b.definitions} tokens\n` : `${c.red('✖')} ${b.over_by} tokens over the definitions budget of ${b.definitions}\n`);
-    if (!b.ok && b.suggest_defer.length) io.stdout.write(`  defer these to fit (costliest first): ${b.suggest_defer.join(', ')}\n  or set \`defer: auto\` on the profile (or pass --defer-auto)\n`);
+    if (!b.ok && b.over_after_deferral > 0) {
+      // Deferring cannot fit: the search tool, forced and always-loaded tools and the prompts stay.
+      io.stdout.write(`  deferral cannot fit it: with every tool that can be deferred behind tool_search it would still be ${b.over_after_deferral} tokens over (tool_search itself, forced and always-loaded tools and the tools' prompts stay); raise budget.definitions or offer fewer tools\n`);
+    } else if (!b.ok && b.suggest_defer.length) io.stdout.write(`  defer these to fit (costliest first): ${b.suggest_defer.join(', ')}\n  or set \`defer: auto\` on the profile (or pass --defer-auto)\n`);
   } else io.stdout.write(c.dim('  no definitions budget set (budget.definitions in the catalog)\n'));
   if (b.per_result !== null || b.total_results !== null) io.stdout.write(c.dim(`  results: at most ${b.per_result ?? '-'} tokens each, ${b.total_results ?? '-'} per turn (applied by the executor)\n`));
   return b.ok ? EXIT.OK : EXIT.FAILURE;
