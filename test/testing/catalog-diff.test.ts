@@ -186,6 +186,9 @@ describe('toolman diff (the built binary)', () => {
     const text = await runBin(['diff', join(dir, 'old.yaml'), join(dir, 'new.yaml')]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('get_order → fetch_order (the new tool lists the old name as an alias)');
+    // A breaking entry says why, a rename too.
+    expect(text.stdout).toContain('breaking: renamed: models are offered fetch_order, not get_order (toolman still runs calls to get_order: an alias)');
+    expect(text.stdout).toContain('breaking: renamed: models are offered list_delivery_addresses, not list_customer_addresses\n');
     const md = await runBin(['diff', join(dir, 'old.yaml'), join(dir, 'new.yaml'), '--format', 'markdown']);
     expect(md.stdout).toMatch(/^## toolman diff: shop → shop/);
     expect(md.stdout).toContain('| provider | eager before |');

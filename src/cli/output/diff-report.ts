@@ -49,6 +49,9 @@ export function renderDiff(diff: CatalogDiff, passRates: CompareOverall[] | unde
     for (const c of diff.changed) {
       item(`${code(c.tool)}${c.was ? ` (was ${code(c.was)})` : ''}${c.breaking ? ' — breaking' : ''}`);
       const sub = (s: string) => out.push(markdown ? `  - ${s}` : `      ${s}`);
+      // A rename breaks callers that use the old name (unless the new tool keeps it as an alias).
+      // Why a rename breaks: what the model is offered (and a caller outside toolman uses) changed.
+      if (c.was) sub(`breaking: renamed: models are offered ${code(c.tool)}, not ${code(c.was)}${diff.renamed.some((r) => r.to === c.tool && r.by === 'alias') ? ` (toolman still runs calls to ${code(c.was)}: an alias)` : ''}`);
       if (c.description) sub(`description: ${t(c.description.before.slice(0, 100))}${c.description.before.length > 100 ? '…' : ''} → ${t(c.description.after.slice(0, 100))}${c.description.after.length > 100 ? '…' : ''}`);
       for (const p of c.parameters) sub(`${p.breaking ? 'breaking: ' : ''}${code(p.path)} ${t(p.change)}`);
       for (const f of c.flags) sub(`${f.field}: ${t(JSON.stringify(f.before) ?? 'none')} → ${t(JSON.stringify(f.after) ?? 'none')}`);
