@@ -151,6 +151,10 @@ describe('record and replay', () => {
     expect(server.requests.length).toBe(requestsBefore);
     const strip = (doc: { calls: { content: string }[] }) => ({ ...doc, usage: undefined, calls: doc.calls.map((c) => ({ ...c })) });
     expect(strip(JSON.parse(replayed.stdout))).toEqual(strip(JSON.parse(recorded.stdout)));
+    // A provider that is not the recording's is said to be ignored, not silently dropped.
+    const other = await runBin([...catalog, 'chat', '--provider', 'anthropic', '--replay', recording, '--prompt', 'Weather in Oslo?', '--no-transcript'], { env: {} });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain('replay: the recording was made with openai; --provider anthropic is ignored');
   });
 
   it('stops with a diff naming what changed when the catalog changed a request', async () => {

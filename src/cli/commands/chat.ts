@@ -181,6 +181,7 @@ function connect(options: ChatOptions, recording: ReturnType<typeof readRecordin
     if (!recording) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
     const { header, exchanges } = recording;
     if (options.model && options.model !== header.model) notice(`replay: the recording was made with ${header.model}; --model ${options.model} is ignored`);
+    if (options.provider && options.provider !== 'replay' && options.provider !== header.provider) notice(`replay: the recording was made with ${header.provider}; --provider ${options.provider} is ignored`);
     return {
       provider: header.provider,
       model: header.model,
