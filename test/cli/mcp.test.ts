@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runBin, spawnBin } from '../helpers/cli.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { alive } from '../helpers/process-alive.js';
 
 const EVERYTHING = join(ROOT, 'node_modules', '.bin', 'mcp-server-everything');
 const SERVERS = join(FIXTURES, 'mcp', 'servers');
@@ -153,14 +154,6 @@ describe('a catalog with MCP servers from the CLI', () => {
     run.kill('SIGINT');
     const done = await run.done;
     expect(done.code).toBe(130);
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 3000 });
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 });
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
-import { alive, SERVE_CATALOG, spawnServe, startHttp, waitUntil } from '../serve/serve-client.js';
+import { alive } from '../helpers/process-alive.js';
+import { SERVE_CATALOG, spawnServe, startHttp, waitUntil } from '../serve/serve-client.js';
 
 const catalog = ['--catalog', SERVE_CATALOG];
 

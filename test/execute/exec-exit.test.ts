@@ -5,15 +5,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/paths.js';
+import { alive } from '../helpers/process-alive.js';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe.skipIf(process.platform !== 'linux')('a toolman that ends without closing its runners', () => {
   it('still takes its running programs with it (a closed pipe ends toolman at once)', async () => {

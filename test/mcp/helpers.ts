@@ -16,15 +16,6 @@ export function catalogDir(yaml: string): { dir: string; file: string } {
   return { dir, file };
 }
 
-/** Whether a process is still running. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A server entry for the scripted fixture server in `mode`. */
 export function scripted(mode: string, extra = ''): string {

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnection } from '../../src/mcp/mcp-connection.js';
 import { serverLaunch } from '../../src/mcp/server-launch.js';
 import { SecretSet } from '../../src/shared/secrets.js';
-import { alive, EVERYTHING, NODE, SERVERS } from './helpers.js';
+import { alive } from '../helpers/process-alive.js';
+import { EVERYTHING, NODE, SERVERS } from './helpers.js';
 
 const open: McpConnection[] = [];
 afterEach(async () => {

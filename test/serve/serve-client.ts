@@ -59,15 +59,6 @@ export function textOf(result: unknown): string {
   return content[0]?.text ?? '';
 }
 
-/** Whether a process is still alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function waitUntil(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { connectStdio, textOf, alive, waitUntil, SERVE_CATALOG } from './serve-client.js';
+import { alive } from '../helpers/process-alive.js';
+import { connectStdio, textOf, waitUntil, SERVE_CATALOG } from './serve-client.js';
 import { BIN, ROOT } from '../helpers/paths.js';
 
 // The built `toolman serve` process against the SDK's own client, over stdio (no network, no keys).
