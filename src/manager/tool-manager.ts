@@ -188,8 +188,10 @@ export class ToolManager {
    */
   async validate(rules?: ReadonlyMap<DiagnosticCode, RuleLevel>): Promise<Diagnostic[]> {
     const module = await import('../validate/validate-catalog.js');
-    const schemaChecks = schemaCheckCacheFrom(this.env);
-    this.checked ??= module.runChecks(this.loaded, schemaChecks ? { schemaChecks } : {});
+    if (!this.checked) {
+      const schemaChecks = schemaCheckCacheFrom(this.env);
+      this.checked = module.runChecks(this.loaded, schemaChecks ? { schemaChecks } : {});
+    }
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }
 
