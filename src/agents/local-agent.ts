@@ -1,12 +1,10 @@
-import type { FormatSettings, LocalAgentConfig } from '../catalog/types.js';
+import type { LocalAgentConfig } from '../catalog/types.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
 import type { Approver } from '../execute/types.js';
-import { ChatLoop } from '../loop/chat-loop.js';
 import type { LoopEvent } from '../loop/loop-events.js';
-import { PROVIDER_ENV } from '../providers/credentials.js';
-import { DEFAULT_MODELS } from '../providers/default-models.js';
-import { CHAT_PROVIDERS, createModelClient } from '../providers/model-clients.js';
-import type { FormatOptions, ProviderName } from '../providers/types.js';
+import { CHAT_PROVIDERS } from '../providers/model-clients.js';
+import type { ProviderName } from '../providers/types.js';
+import { isToolmanError } from '../shared/errors.js';
 import type { AgentHost } from './agent-host.js';
 import { fillEnv } from './fill-env.js';
 import { progressLine, untrustedText } from './untrusted-text.js';
@@ -15,46 +13,44 @@ import { progressLine, untrustedText } from './untrusted-text.js';
 const MAX_ANSWER_CHARS = 200_000;
 
 /**
- * Runs the task as the user turn of a nested toolman loop: its own provider, model, system prompt
- * and profile (a session from the same manager, so the same runners, secrets and policies), at
- * most `max_rounds` rounds. Its tool calls reach the parent as progress lines, and every event
- * of the loop goes to the host (a driver writes them to its transcript). The loop's final answer
- * is the result; a loop that ends any other way is a tool error that says how.
+ * Runs the task as the user turn of a nested toolman conversation: its own provider, model,
+ * system prompt and profile, opened through the same facade as every other conversation (the same
+ * runners, secrets, policies and format settings), at most `max_rounds` rounds. Its tool calls
+ * reach the parent as progress lines, and every event of the loop goes to the host (a driver
+ * writes them to its transcript). The loop's final answer is the result; a loop that ends any
+ * other way is a tool error that says how.
  */
 export async function runLocalAgent(name: string, config: LocalAgentConfig, task: string, context: RunContext, host: AgentHost, depth: number): Promise<unknown> {
   const provider = (config.provider ?? 'openai') as ProviderName;
   if (!(CHAT_PROVIDERS as readonly string[]).includes(provider)) {
     throw new ToolFailure(`${name} is a local agent on ${provider}, which toolman's loop does not talk to yet (it does: ${CHAT_PROVIDERS.join(', ')})`);
   }
-  const spec = PROVIDER_ENV[provider];
-  const model = config.model ?? DEFAULT_MODELS[provider];
-  const baseUrl = config.base_url !== undefined ? fillEnv(config.base_url, context, `${name}'s local.base_url`) : context.env[spec.baseUrl] || undefined;
-  const apiKey = spec.key.map((key) => context.env[key]).find((value) => value !== undefined && value !== '');
-  if (!apiKey && !baseUrl) {
-    throw new ToolFailure(`${name} is a local agent on ${spec.label} and needs ${spec.key[0]}: set ${spec.key[0]} in the environment (or give local.base_url for a local server)`);
-  }
-  if (apiKey) context.secrets.add(apiKey);
-
-  const format = formatFor(host.catalog.format);
-  const session = await host.session({ ...(config.profile ? { profile: config.profile } : {}), provider, model, format });
+  let conversation;
   try {
-    // Local servers (Ollama, vLLM, llama.cpp) take any key.
-    const client = await createModelClient(provider, model, { apiKey: apiKey ?? 'local', ...(baseUrl ? { baseUrl } : {}) });
-    const loop = new ChatLoop({
-      client,
-      session,
-      format,
+    conversation = await host.conversation({
+      provider,
+      ...(config.model ? { model: config.model } : {}),
+      ...(config.base_url !== undefined ? { baseUrl: fillEnv(config.base_url, context, `${name}'s local.base_url`) } : {}),
+      env: context.env,
+      purpose: (label) => `${name} is a local agent on ${label}`,
+      missingKeyHint: (variable) => `set ${variable} in the environment (or give local.base_url for a local server)`,
+      ...(config.profile ? { profile: config.profile } : {}),
       ...(config.system ? { system: config.system } : {}),
       maxRounds: config.max_rounds ?? host.catalog.limits.max_rounds,
-      stream: true,
       ...(context.approve ? { approve: askParent(name, context.callId, context.approve) } : {}),
     });
+  } catch (error) {
+    // A missing key is the tool's failure here (the parent's model is told), not toolman's.
+    if (isToolmanError(error)) throw new ToolFailure(error.hint ? `${error.message}: ${error.hint}` : error.message);
+    throw error;
+  }
+  try {
     const onEvent = (event: LoopEvent) => {
       host.onEvent?.({ agent: name, call_id: context.callId, depth, event });
       const line = progressFor(event);
       if (line) context.progress(progressLine(line));
     };
-    const summary = await loop.run(task, { signal: context.signal, onEvent });
+    const summary = await conversation.run(task, { signal: context.signal, onEvent });
     const answer = untrustedText(summary.answer, MAX_ANSWER_CHARS).trim();
     switch (summary.stop) {
       case 'done':
@@ -71,7 +67,7 @@ export async function runLocalAgent(name: string, config: LocalAgentConfig, task
         throw new ToolFailure(`${name} failed: ${progressLine(summary.message ?? 'the model call failed', 500)}`);
     }
   } finally {
-    session.close();
+    conversation.close();
   }
 }
 
@@ -88,9 +84,9 @@ function askParent(agent: string, parentCallId: string, approve: Approver): Appr
 function progressFor(event: LoopEvent): string | undefined {
   switch (event.type) {
     case 'tool_calls':
-      return event.calls.map((c) => `calling ${c.name}(${preview(c.arguments)})`).join('; ');
+      return event.calls.map((c) => `calling ${c.tool}(${preview(c.arguments)})`).join('; ');
     case 'tool_result':
-      return event.response.ok ? undefined : `${event.response.name} failed: ${event.response.error ?? ''}`;
+      return event.response.ok ? undefined : `${event.response.tool} failed: ${event.response.error ?? ''}`;
     case 'tool_progress':
       return `${event.name}: ${event.message}`;
     case 'retry':
@@ -103,9 +99,4 @@ function progressFor(event: LoopEvent): string | undefined {
 function preview(value: unknown): string {
   const text = JSON.stringify(value) ?? '';
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-}
-
-/** The catalog's `format:` settings for the nested loop (tool search stays toolman's own). */
-function formatFor(settings: FormatSettings): FormatOptions {
-  return { strict: settings.strict ?? false, cacheControl: settings.cache_control ?? false, geminiJsonSchema: settings.gemini_json_schema ?? false };
 }

@@ -1,5 +1,5 @@
 import type { Catalog, Tool } from '../catalog/types.js';
-import { formatTools } from '../providers/format-tools.js';
+import { formatTools, requestFragment } from '../providers/format-tools.js';
 import type { ProviderCounter } from '../providers/exact-count.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
@@ -140,7 +140,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
   }
   let exactTotals: BudgetReport['exact'];
   if (exact) {
-    const [base, eagerTotal, deferredTotal] = await Promise.all([exact({}), exact(eager.payload), exact(deferredPayload.payload)]);
+    const [base, eagerTotal, deferredTotal] = await Promise.all([exact({}), exact(requestFragment(eager)), exact(requestFragment(deferredPayload))]);
     exactTotals = { eager: eagerTotal - base, deferred: deferredTotal - base };
   }
   return {

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_CATALOG } from '../manager/choose-catalogs.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
-export const DEFAULT_CATALOG = 'toolman.yaml';
+export { DEFAULT_CATALOG };
 
 /** The catalog files a command works on: --catalog values, else ./toolman.yaml. */
 export function catalogPaths(cwd: string, explicit: readonly string[] | undefined): string[] {

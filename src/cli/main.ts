@@ -103,6 +103,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--regex', 'evaluate regex search instead of BM25')
     .option('--misses <n>', 'how many missed queries to list (0 for none, "all")', '10')
     .option('--json', 'print one JSON document with per-case rankings')
+    .option('--suite-catalog', 'with a suite as --cases and no --catalog (and no ./toolman.yaml): search the catalog the suite names (no MCP server starts)')
     .action(async (opts, command: Command) => {
       const { evalSearchCommand } = await import('./commands/eval-search.js');
       setCode(await evalSearchCommand({ catalog: catalogOf(command), ...opts }, io));
@@ -228,6 +229,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--record <file>', 'save every request and the provider\'s raw response, for --replay')
     .option('--replay <file>', 'answer from a recording instead of a provider: no network, no key')
     .option('--replay-strict', 'with --replay: exit 1 when a tool answers differently from the recording')
+    .option('--recorded-catalog', 'with --replay and no --catalog: load the catalog the recording names (its paths are printed; only mock handlers answer, no MCP server starts)')
     .action(async (opts, command: Command) => {
       const { chatCommand, readPrompt } = await import('./commands/chat.js');
       const interrupt = interruption();
@@ -259,11 +261,12 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--compare <variants...>', 'run the suites on two variants A B (catalog files, profile:NAME, eager, deferred) and compare them')
     .option('--junit <file>', 'write a JUnit XML report here (not with --compare)')
     .option('--json', 'print one JSON document with every run')
-    .action(async (suites: string[], opts) => {
+    .option('--suite-catalog', 'with no --catalog (and no ./toolman.yaml): load the catalog each suite names (its paths are printed; only mock handlers answer, no MCP server starts)')
+    .action(async (suites: string[], opts, command: Command) => {
       const { testCommand } = await import('./commands/test.js');
       const interrupt = interruption();
       try {
-        setCode(await testCommand({ suites, ...opts, signal: interrupt.signal }, io));
+        setCode(await testCommand({ suites, catalog: catalogOf(command), ...opts, signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }

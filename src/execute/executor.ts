@@ -1,16 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import type { Budget, Limits, Tool } from '../catalog/types.js';
-import { canonicalJson } from '../shared/canonical-json.js';
 import { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { validateArguments } from './argument-validator.js';
+import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
 import { estimateTokens, truncateResult } from './truncate.js';
-import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, ErrorKind, ToolCall, ToolResponse, TurnResult } from './types.js';
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, ToolResponse, TurnResult } from './types.js';
 
 /**
  * Which tools a turn may reach: a session implements it (selection, tools found by search,
@@ -19,10 +19,8 @@ import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, ErrorKind,
 export interface ToolScope {
   /** The tool a call names, by name or alias, meta-tools included. */
   resolve(name: string): Tool | undefined;
-  /** A call made through a wrapper (invoke_tool) as the call it wraps; undefined when it is not one. */
-  unwrap(call: ToolCall & { arguments: unknown }): { call: ToolCall; via: string } | { error: string } | undefined;
   /** Why the model may not call `tool` now (text for the model), or undefined when it may. */
-  unavailable(tool: Tool, via: string | undefined): string | undefined;
+  unavailable(tool: Tool, via: CallRecord['via']): string | undefined;
   /** Names the model may have meant, for "did you mean". */
   suggestions(name: string): string[];
 }
@@ -53,11 +51,9 @@ export interface TurnOptions {
 /** A call's outcome; `tool` names the tool whose limits apply when another call ran it (invoke_tool). */
 export type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
 
-/** One call of a turn: what the model sent, and the call it stands for (through invoke_tool). */
+/** One call of a turn, with the tool it resolved to. */
 interface PlannedCall {
-  call: ToolCall;
-  target: ToolCall;
-  via?: string;
+  record: CallRecord;
   tool?: Tool;
   refused?: Outcome;
 }
@@ -86,7 +82,8 @@ export class Executor {
     this.jobs = options.jobs ?? new JobStore<Outcome>();
   }
 
-  runTurn(calls: readonly ToolCall[], turn: TurnOptions = {}): Promise<TurnResult> {
+  /** Runs one turn's calls, each decoded once into a record by the session (ToolSession.decode). */
+  runTurn(calls: readonly CallRecord[], turn: TurnOptions = {}): Promise<TurnResult> {
     const outer = turn.signal;
     if (!outer) return this.runCalls(calls, turn, NEVER);
     // One signal for the turn's calls, linked once to the driver's: a turn may run many calls,
@@ -99,18 +96,18 @@ export class Executor {
     return this.runCalls(calls, turn, turnAbort.signal).finally(() => outer.removeEventListener('abort', onAbort));
   }
 
-  private async runCalls(calls: readonly ToolCall[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
+  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
     const listener = turn.onEvent ?? this.options.onEvent;
     // Optional calls skip building the event when nobody listens (the common case for scripts).
     const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
-    const planned = calls.map((call) => this.plan(call));
+    const planned = calls.map((record) => this.plan(record));
 
     // 1. De-duplicate identical calls (same tool, same arguments in any key order).
     const duplicateOf = new Array<number | undefined>(planned.length);
     const firstByKey = new Map<string, number>();
     planned.forEach((p, i) => {
       if (p.refused || (p.tool && !p.tool.dedupe)) return;
-      const key = `${p.target.name}\u0000${canonicalJson(p.target.arguments)}`;
+      const key = callKey(p.record);
       const first = firstByKey.get(key);
       if (first === undefined) firstByKey.set(key, i);
       else duplicateOf[i] = first;
@@ -123,15 +120,15 @@ export class Executor {
     const cap = this.options.limits.max_calls_per_round;
     const running = primaries.slice(0, cap);
     for (const i of primaries.slice(cap)) {
-      outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.call.name} again in the next turn if you still need it.`)));
+      outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
     }
 
     // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
     const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
     if (controlling.length && running.length > 1) {
-      const names = [...new Set(controlling.map((i) => planned[i]!.target.name))];
+      const names = [...new Set(controlling.map((i) => planned[i]!.record.tool))];
       for (const i of running) {
-        const name = planned[i]!.target.name;
+        const name = planned[i]!.record.tool;
         outcomes.set(
           i,
           Promise.resolve(
@@ -142,7 +139,7 @@ export class Executor {
         );
       }
     } else {
-      for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.call.id, name: planned[i]!.target.name, status: 'queued' });
+      for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
       for (const i of running) outcomes.set(i, this.callOne(planned[i]!, signal, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
     }
 
@@ -153,34 +150,28 @@ export class Executor {
     // Duplicates get the same answer, marked as such, under their own call id.
     const responses = planned.map((p, i) => {
       const source = duplicateOf[i];
-      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.call.id, name: p.call.name, deduplicated: true, duration_ms: 0 };
+      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
     });
     const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
-    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.target.name : null };
+    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
   }
 
-  /** Parses the arguments, unwraps invoke_tool and finds the tool, before any turn-wide rule applies. */
-  private plan(raw: ToolCall): PlannedCall {
-    const call = { ...raw, arguments: parseArguments(raw.arguments) };
-    // Refused here, for this call only: everything after (de-duplication, validation) recurses.
-    if (nestsDeeperThan(call.arguments, MAX_JSON_DEPTH)) return { call, target: call, refused: fail('invalid_arguments', `the arguments of ${raw.name} nest deeper than ${MAX_JSON_DEPTH} levels`) };
-    const unwrapped = this.options.scope.unwrap(call);
-    if (unwrapped && 'error' in unwrapped) return { call, target: call, refused: fail('tool_error', unwrapped.error) };
-    const target = unwrapped ? { ...unwrapped.call, arguments: parseArguments(unwrapped.call.arguments) } : call;
-    const tool = this.options.scope.resolve(target.name);
-    return { call, target, ...(unwrapped ? { via: unwrapped.via } : {}), ...(tool ? { tool } : {}) };
+  /** Finds the record's tool, before any turn-wide rule applies. */
+  private plan(record: CallRecord): PlannedCall {
+    if (record.refused) return { record, refused: fail(record.refused.kind, record.refused.message) };
+    const tool = this.options.scope.resolve(record.tool);
+    return { record, ...(tool ? { tool } : {}) };
   }
 
   /** Availability, validation, confirmation and the run, for one call. */
   private async callOne(planned: PlannedCall, signal: AbortSignal, approve: Approver | undefined, emit: Emit, setDuration: (ms: number) => void): Promise<Outcome> {
-    const { call, target, via, tool } = planned;
+    const { record, tool } = planned;
     const started = performance.now();
     const finish = (outcome: Outcome): Outcome => {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       setDuration(ms);
       if (emit) {
-        const { id } = call;
-        const { name } = target;
+        const { id, tool: name } = record;
         if (outcome.ok) emit({ type: 'tool_status', id, name, status: 'done', duration_ms: ms });
         else if (outcome.kind === 'cancelled') emit({ type: 'tool_status', id, name, status: 'cancelled', duration_ms: ms });
         else emit({ type: 'tool_status', id, name, status: 'error', duration_ms: ms, error: outcome.message, error_kind: outcome.kind });
@@ -189,29 +180,29 @@ export class Executor {
       return outcome;
     };
     if (planned.refused) return finish(planned.refused);
-    emit?.({ type: 'tool_status', id: call.id, name: target.name, status: 'validating' });
+    emit?.({ type: 'tool_status', id: record.id, name: record.tool, status: 'validating' });
 
     // 4. Known and available?
     if (!tool) {
-      const suggestions = this.options.scope.suggestions(target.name);
-      return finish(fail('unknown_tool', `there is no tool named "${target.name}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
+      const suggestions = this.options.scope.suggestions(record.tool);
+      return finish(fail('unknown_tool', `there is no tool named "${record.tool}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
     }
-    const unavailable = this.options.scope.unavailable(tool, via);
+    const unavailable = this.options.scope.unavailable(tool, record.via);
     if (unavailable) return finish(fail('not_available', unavailable));
     if (tool.native) return finish(fail('native_tool', `${tool.name} is run by the model provider, not by toolman`));
 
     // 5. Arguments.
-    const checked = validateArguments(tool, target.arguments);
+    const checked = validateArguments(tool, record.arguments);
     if (!checked.valid) return finish(fail('invalid_arguments', checked.message));
-    const args = target.arguments as Record<string, unknown>;
+    const args = record.arguments as Record<string, unknown>;
 
     // 6. Confirmation, asked in call order.
     const needsApproval = tool.confirm === 'always' || (tool.confirm === 'auto' && tool.effect === 'destructive');
     if (needsApproval && !this.alwaysApproved.has(tool.name)) {
       const reason = tool.effect === 'destructive' ? `${tool.name} is destructive` : `${tool.name} asks for confirmation`;
-      emit?.({ type: 'tool_status', id: call.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
-      const decision = await this.askApproval(approve, { callId: call.id, tool, arguments: args, reason }, signal);
-      emit?.({ type: 'tool_approval', id: call.id, name: tool.name, decision });
+      emit?.({ type: 'tool_status', id: record.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
+      const decision = await this.askApproval(approve, { callId: record.id, tool, arguments: args, reason }, signal);
+      emit?.({ type: 'tool_approval', id: record.id, name: tool.name, decision });
       if (signal.aborted) return finish(fail('cancelled', `${tool.name} was cancelled`));
       if (decision === 'decline') return finish(fail('declined', `the user declined to run ${tool.name}; do not call it again unless they ask for it`));
       if (decision === 'always') this.alwaysApproved.add(tool.name);
@@ -219,13 +210,13 @@ export class Executor {
 
     // 7. Run.
     if (tool.mode === 'background') {
-      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, call.id, jobSignal, emit, approve));
+      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, record.id, jobSignal, emit, approve));
       return finish({ ok: true, value: { job_id: jobId, status: 'running', note: 'Call job_status or job_result with this job_id to collect the result.' }, jobId });
     }
     const run = () => {
       // Emitted once the call really starts: a serial tool may have waited for the lock.
-      emit?.({ type: 'tool_status', id: call.id, name: tool.name, status: 'running' });
-      return this.runTool(tool, args, call.id, signal, emit, approve);
+      emit?.({ type: 'tool_status', id: record.id, name: tool.name, status: 'running' });
+      return this.runTool(tool, args, record.id, signal, emit, approve);
     };
     return finish(tool.concurrency === 'serial' ? await this.lock.run(run) : await run());
   }
@@ -306,7 +297,7 @@ export class Executor {
   }
 
   private toResponse(planned: PlannedCall, outcome: Outcome, duration: number): ToolResponse {
-    const { call } = planned;
+    const { record } = planned;
     let content: string;
     let error: string | null = null;
     let kind: ErrorKind | null = null;
@@ -314,7 +305,7 @@ export class Executor {
       const serialised = serialise(outcome.value);
       if (serialised.ok) content = serialised.text;
       else {
-        content = `${planned.target.name} returned a value that is not JSON: ${serialised.reason}`;
+        content = `${record.tool} returned a value that is not JSON: ${serialised.reason}`;
         error = content;
         kind = 'tool_error';
       }
@@ -338,8 +329,9 @@ export class Executor {
       }
     }
     return {
-      id: call.id,
-      name: call.name,
+      id: record.id,
+      name: record.name,
+      tool: record.tool,
       ok: error === null,
       content,
       error,
@@ -393,19 +385,6 @@ class CancelledError extends Error {}
 
 export function fail(kind: ErrorKind, message: string): Outcome {
   return { ok: false, kind, message };
-}
-
-/** Models sometimes send arguments as a JSON string; anything else stays as sent for validation to judge. */
-function parseArguments(value: unknown): unknown {
-  if (value === undefined || value === null || value === '') return {};
-  if (typeof value === 'string') {
-    try {
-      return JSON.parse(value);
-    } catch {
-      return value;
-    }
-  }
-  return value;
 }
 
 function serialise(value: unknown): { ok: true; text: string } | { ok: false; reason: string } {

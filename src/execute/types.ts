@@ -7,11 +7,40 @@ export interface ToolCall {
   arguments: unknown;
 }
 
+/**
+ * One call, decoded once (by the session) into the catalog's terms: everything downstream (the
+ * executor, the loop's repeat guard and events, transcripts, the test runner) reads this record
+ * and never decodes the provider's form again.
+ */
+export interface CallRecord {
+  id: string;
+  /** The name as called: the provider-safe name the model sent, an alias, or invoke_tool. */
+  name: string;
+  /**
+   * The catalog tool (or meta-tool) the call stands for, by its catalog name: aliases, provider
+   * renames and invoke_tool resolved. When no tool has the name, the name that was asked for.
+   */
+  tool: string;
+  /** Parsed once, and decoded for the provider whose model made the call; text that is not JSON stays text. */
+  arguments: unknown;
+  /** How it came: named directly, or wrapped in invoke_tool. */
+  via: 'direct' | 'invoke_tool';
+  /** A meta-tool (tool_search, discover_tools, get_tool_schema, job tools): finding tools, not using one. */
+  meta: boolean;
+  /** Refused while decoding, before any rule of the turn (arguments nested too deep, a broken invoke_tool). */
+  refused?: { kind: ErrorKind; message: string };
+}
+
+/** Kinds of failure that mean the call was refused before it ran: it was not a usable call of the tool. */
+export const REFUSED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unknown_tool', 'not_available', 'invalid_arguments']);
+
 /** The answer to one call, in call order; tool failures are values, never throws. */
 export interface ToolResponse {
   id: string;
-  /** The name the model called (for invoke_tool, invoke_tool). */
+  /** The name as called (the provider's name, an alias, or invoke_tool). */
   name: string;
+  /** The catalog tool it ran as (see CallRecord.tool). */
+  tool: string;
   ok: boolean;
   /** What the model gets back (the result, or the error text for the model). */
   content: string;

@@ -1,9 +1,9 @@
-import type { Approver, CallEvent, ToolCall, ToolResponse } from '../execute/types.js';
+import { callKey } from '../execute/call-key.js';
+import type { Approver, CallEvent, CallRecord, ToolResponse } from '../execute/types.js';
 import type { ChatMessage, ModelClient, ModelReply, ModelRequest, ModelToolResult } from '../providers/model-client.js';
 import { ModelCallError } from '../providers/model-errors.js';
 import type { FormatOptions } from '../providers/types.js';
 import type { ToolSession } from '../session/tool-session.js';
-import { canonicalJson } from '../shared/canonical-json.js';
 import { isToolmanError } from '../shared/errors.js';
 import { EventChannel } from './event-channel.js';
 import type { LoopEvent, StopReason, TurnCall, TurnSummary, TurnUsage } from './loop-events.js';
@@ -47,10 +47,12 @@ export class ChatLoop {
   /** Tools' `user` prompt texts already given (each once per conversation). */
   private readonly deliveredUserTexts = new Set<string>();
 
+  /** The format options the tools are sent with: the caller's, as the client's wire allows them. */
+  readonly format: FormatOptions;
+
   constructor(private options: ChatLoopOptions) {
-    // Gemini's OpenAI-compatible endpoint takes parameters in Gemini's schema subset only, not as
-    // parametersJsonSchema (gemini-chat-client.ts): the subset is what is sent.
-    if (options.client.provider === 'gemini' && options.format?.geminiJsonSchema) this.options = { ...options, format: { ...options.format, geminiJsonSchema: false } };
+    const format = options.format ?? {};
+    this.format = options.client.adaptFormat?.(format) ?? format;
   }
 
   /** How many user turns ran. */
@@ -104,16 +106,17 @@ export class ChatLoop {
     const limits = session.catalog.limits;
     const maxRounds = this.options.maxRounds ?? limits.max_rounds;
     const maxRepeats = this.options.maxRepeats ?? limits.max_repeats;
-    const format = this.options.format ?? {};
+    const { format } = this;
     const calls: TurnCall[] = [];
     const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: 0 };
     const repeats = new Map<string, number>();
     let warnedRepeat = false;
     let answer = '';
     let round = 0;
+    let tookControl: string | null = null;
     const finish = (stop: StopReason, message?: string): TurnSummary => {
-      emit({ type: 'done', stop, answer, rounds: round, ...(message ? { message } : {}) });
-      return { answer, stop, rounds: round, calls, usage, ...(message ? { message } : {}) };
+      emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}) });
+      return { answer, stop, rounds: round, calls, usage, took_control: tookControl, ...(message ? { message } : {}) };
     };
 
     this.turns++;
@@ -134,7 +137,7 @@ export class ChatLoop {
           stream: this.options.stream ?? true,
           maxTokens: this.options.maxTokens ?? 4096,
         };
-        emit({ type: 'request', round, provider: client.provider, model: client.model, tools: Object.values(fragment.sent), tool_choice: fragment.payload.tool_choice ?? null, stream: request.stream });
+        emit({ type: 'request', round, provider: client.provider, model: client.model, tools: Object.values(fragment.sent), tool_choice: fragment.toolChoice, stream: request.stream });
         for (const warning of round === 1 ? fragment.warnings : []) emit({ type: 'warning', message: warning.message });
         let reply: ModelReply;
         let partial = '';
@@ -174,30 +177,31 @@ export class ChatLoop {
           return finish('done');
         }
 
-        emit({ type: 'tool_calls', round, calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArguments(c.arguments) })) });
+        // Each call decoded once, into the record everything after reads.
+        const records = session.decode(reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })), client.provider, format);
+        emit({ type: 'tool_calls', round, calls: records });
         // A model using the provider's own tool search calls deferred tools the provider found.
-        if (format.nativeToolSearch) session.activate(reply.toolCalls.map((c) => session.decodeCall(c, client.provider, format).name));
+        if (format.nativeToolSearch) session.activate(records.map((r) => r.tool));
 
         // The same call again and again is a loop: past the limit it is not run, and the model is told.
         const looping = new Map<string, string>();
         let loopedAfterWarning = false;
-        for (const call of reply.toolCalls) {
-          const key = `${session.decodeCall(call, client.provider, format).name}\u0000${canonicalJson(parseArguments(call.arguments))}`;
+        for (const record of records) {
+          if (record.refused) continue;
+          const key = callKey(record);
           const count = (repeats.get(key) ?? 0) + 1;
           repeats.set(key, count);
           if (count > maxRepeats) {
-            looping.set(call.id, `not run: this is call number ${count} of ${call.name} with these same arguments in this turn, which looks like a loop. Use the results you already have, change the arguments, or answer the user.`);
+            looping.set(record.id, `not run: this is call number ${count} of ${record.tool} with these same arguments in this turn, which looks like a loop. Use the results you already have, change the arguments, or answer the user.`);
             if (warnedRepeat) loopedAfterWarning = true;
           }
         }
         if (looping.size) warnedRepeat = true;
 
         const approvals = new Map<string, 'approved' | 'declined'>();
-        const toRun: ToolCall[] = reply.toolCalls.filter((c) => !looping.has(c.id)).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+        const toRun = records.filter((r) => !looping.has(r.id));
         const ran = toRun.length
           ? await session.runTurn(toRun, {
-              provider: client.provider,
-              format,
               signal,
               ...(this.options.approve ? { approve: this.options.approve } : {}),
               onEvent: (event: CallEvent) => {
@@ -208,18 +212,19 @@ export class ChatLoop {
           : { responses: [], took_control: null };
         const byId = new Map(ran.responses.map((r) => [r.id, r]));
         const results: ModelToolResult[] = [];
-        for (const call of reply.toolCalls) {
-          const response: ToolResponse = byId.get(call.id) ?? loopResponse(call.id, call.name, looping.get(call.id) ?? 'not run');
+        for (const record of records) {
+          const response: ToolResponse = byId.get(record.id) ?? loopResponse(record, looping.get(record.id) ?? 'not run');
           emit({ type: 'tool_result', round, response });
-          results.push({ id: call.id, name: call.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });
-          calls.push({ round, id: call.id, name: call.name, arguments: parseArguments(call.arguments), ok: response.ok, content: response.content, error: response.error, approval: approvals.get(call.id) ?? null });
+          results.push({ id: record.id, name: record.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });
+          calls.push({ ...record, round, ok: response.ok, error_kind: response.error_kind, content: response.content, error: response.error, approval: approvals.get(record.id) ?? null });
         }
         // Every call gets its answer before anything else happens: the history stays one the APIs accept.
         this.messages.push({ role: 'tool', results });
         emit({ type: 'round_end', round });
         if (signal.aborted) return finish('cancelled');
         if (ran.took_control) {
-          answer = byId.get(reply.toolCalls.find((c) => session.decodeCall(c, client.provider, format).name === ran.took_control)?.id ?? '')?.content ?? answer;
+          tookControl = ran.took_control;
+          answer = ran.responses.find((r) => r.tool === ran.took_control && r.ok)?.content ?? answer;
           return finish('took_control', `${ran.took_control} took control: its result is the answer`);
         }
         if (loopedAfterWarning) return finish('repeats', `the model kept repeating the same call after being told it was looping (limits.max_repeats is ${maxRepeats})`);
@@ -237,24 +242,15 @@ export class ChatLoop {
 
   /** The user's text with the tools' prompt contributions: `user` texts once per conversation, reminders every turn. */
   private withContributions(text: string, round: number): string {
-    const prompts = this.options.session.format(this.options.client.provider, round, this.options.format ?? {}).prompts;
+    const prompts = this.options.session.format(this.options.client.provider, round, this.format).prompts;
     const fresh = prompts.user.filter((t) => !this.deliveredUserTexts.has(t));
     for (const t of fresh) this.deliveredUserTexts.add(t);
     return [...fresh, text, ...prompts.reminders].join('\n\n');
   }
 }
 
-function loopResponse(id: string, name: string, message: string): ToolResponse {
-  return { id, name, ok: false, content: message, error: message, error_kind: 'over_limit', deduplicated: false, truncated: false, original_tokens: null, duration_ms: 0 };
-}
-
-function parseArguments(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+function loopResponse(record: CallRecord, message: string): ToolResponse {
+  return { id: record.id, name: record.name, tool: record.tool, ok: false, content: message, error: message, error_kind: 'over_limit', deduplicated: false, truncated: false, original_tokens: null, duration_ms: 0 };
 }
 
 /** Per offered-tools fragment: the tokens of a request holding only those tools (a fragment is reused until the offer changes). */

@@ -1,6 +1,7 @@
-import type { CallEvent, ToolResponse } from '../execute/types.js';
+import type { CallEvent, CallRecord, ErrorKind, ToolResponse } from '../execute/types.js';
 import type { ModelUsage } from '../providers/model-client.js';
 import type { ProviderName } from '../providers/types.js';
+import type { ToolChoice } from '../select/tool-choice.js';
 
 /** Why a turn ended. */
 export type StopReason = 'done' | 'max_rounds' | 'took_control' | 'repeats' | 'error' | 'cancelled';
@@ -14,9 +15,10 @@ export type LoopEvent =
   | { type: 'turn_start'; turn: number; text: string }
   | { type: 'round_start'; round: number }
   /** A request was sent: what was offered, and how the tool choice stood. */
-  | { type: 'request'; round: number; provider: ProviderName; model: string; tools: string[]; tool_choice: unknown; stream: boolean }
+  | { type: 'request'; round: number; provider: ProviderName; model: string; tools: string[]; tool_choice: ToolChoice; stream: boolean }
   | { type: 'text'; round: number; delta: string }
-  | { type: 'tool_calls'; round: number; calls: { id: string; name: string; arguments: unknown }[] }
+  /** The round's calls, each decoded once (catalog tool, parsed arguments, how it came). */
+  | { type: 'tool_calls'; round: number; calls: CallRecord[] }
   | (CallEvent & { round: number })
   | { type: 'tool_result'; round: number; response: ToolResponse }
   /** The API's own count for the request, next to toolman's estimate of it. */
@@ -27,15 +29,15 @@ export type LoopEvent =
   | { type: 'warning'; message: string }
   | { type: 'round_end'; round: number }
   | { type: 'error'; kind: string; message: string; hint?: string }
-  | { type: 'done'; stop: StopReason; answer: string; rounds: number; message?: string };
+  /** `took_control`: the tool whose result is the answer (stop took_control), else null. */
+  | { type: 'done'; stop: StopReason; answer: string; rounds: number; took_control: string | null; message?: string };
 
-/** One tool call of a turn, as the one-shot JSON reports it. */
-export interface TurnCall {
+/** One tool call of a turn: its record and how it went (the one-shot JSON and the test runner read it). */
+export interface TurnCall extends CallRecord {
   round: number;
-  id: string;
-  name: string;
-  arguments: unknown;
   ok: boolean;
+  /** Why it failed; a kind in REFUSED_KINDS means it was refused before it ran. */
+  error_kind: ErrorKind | null;
   content: string;
   error: string | null;
   approval: 'approved' | 'declined' | null;
@@ -55,5 +57,17 @@ export interface TurnSummary {
   rounds: number;
   calls: TurnCall[];
   usage: TurnUsage;
+  /** The tool whose result is the answer when the turn stopped with took_control. */
+  took_control: string | null;
   message?: string;
+}
+
+/** One event of a nested loop, with the agent and the parent's call it belongs to. */
+export interface AgentLoopEvent {
+  agent: string;
+  /** The parent's call id: the section of the parent's transcript this event belongs to. */
+  call_id: string;
+  /** 1 for an agent the parent called, 2 for one that agent called... */
+  depth: number;
+  event: LoopEvent;
 }

@@ -1,4 +1,5 @@
-import type { AgentLoopEvent } from '../agents/agent-host.js';
+import { resolve } from 'node:path';
+import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
@@ -8,13 +9,21 @@ import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import type { BudgetReport, BudgetRequest } from '../budget/budget-report.js';
 import type { RunnerRegistry } from '../execute/runner.js';
-import type { Approver, CallEvent } from '../execute/types.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import type { ToolSearch } from '../search/tool-search.js';
 import { resolveProfile, defaultProfileName } from '../select/resolve-profile.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
-import type { SearchMode, ToolSession } from '../session/tool-session.js';
+import type { ToolSession } from '../session/tool-session.js';
+import type { SessionRequest } from '../session/session-request.js';
+import type { Conversation } from '../conversation/conversation.js';
+import type { ConversationOptions } from '../conversation/conversation-options.js';
+import { formatOptions, type FormatFlags } from '../providers/format-options.js';
+import { credentialsFor, type CredentialsRequest } from '../providers/credentials.js';
+import type { ApiCredentials } from '../providers/http-json.js';
+import { withLoading, type Loading } from '../select/with-loading.js';
+
+export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
@@ -42,27 +51,17 @@ export interface OpenOptions {
    */
   log?: (text: string) => void;
   /**
+   * The catalog was named by a file the user did not name as a catalog (a recording, a suite),
+   * which this says: nothing it declares runs but its mock handlers. No MCP server starts (each
+   * is a program), no agent is called, no exec, http or module handler runs; such calls fail
+   * with a message saying why (SECURITY.md).
+   */
+  namedBy?: string;
+  /**
    * Ask every MCP server for its tools again instead of using the cached lists (`--refresh`);
    * default: TOOLMAN_MCP_REFRESH=1 in `env`.
    */
   refreshMcp?: boolean;
-}
-
-/** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
-export interface SessionRequest {
-  profile?: string;
-  force?: readonly string[];
-  searchMode?: SearchMode;
-  /** Defer the costliest tools until the definitions budget fits, as `defer: auto` does. */
-  deferAuto?: boolean;
-  /** The provider (and model) whose token costs drive automatic deferral; default openai. */
-  provider?: ProviderName;
-  model?: string;
-  format?: FormatOptions;
-  approve?: Approver;
-  onEvent?: (event: CallEvent) => void;
-  /** Layers runners over the manager's for this session only (the test runner's stubs and mocks). */
-  wrapRunners?: (runners: RunnerRegistry) => RunnerRegistry;
 }
 
 /**
@@ -83,15 +82,41 @@ export class ToolManager {
   private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
 
   private constructor(
-    readonly loaded: LoadedCatalog,
+    private current: LoadedCatalog,
     readonly cwd: string,
     readonly env: Record<string, string | undefined>,
     readonly secrets: SecretSet,
     private readonly log: ((text: string) => void) | undefined,
+    private readonly namedBy: string | undefined,
+    /** The root catalog files as opened (the others are their includes), resolved. */
+    readonly rootFiles: readonly string[],
   ) {}
 
   get catalog(): Catalog {
-    return this.loaded.catalog;
+    return this.current.catalog;
+  }
+
+  /** The catalog as loaded: its files, their sources and the loader's findings. */
+  get loaded(): LoadedCatalog {
+    return this.current;
+  }
+
+  /**
+   * From now on, every tool eager or every tool deferred (`test --compare eager deferred`): a new
+   * catalog value, so sessions already open keep theirs.
+   */
+  useLoading(loading: Loading): void {
+    this.current = { ...this.current, catalog: withLoading(this.current.catalog, loading) };
+    this.searches.clear();
+    this.checked = undefined;
+  }
+
+  /**
+   * A provider's key and base URL from this manager's environment (`credentialsFor`): the key
+   * becomes one of the manager's secrets; a missing one is a usage error saying which to set.
+   */
+  credentials(provider: ProviderName, request: Omit<CredentialsRequest, 'secrets'>): ApiCredentials {
+    return credentialsFor(provider, this.env, { ...request, secrets: this.secrets });
   }
 
   /** Loads the catalog (and, as they arrive, starts what it needs) and returns the manager over it. */
@@ -100,7 +125,7 @@ export class ToolManager {
     const env = options.env ?? {};
     const parseCache = parseCacheFrom(env);
     const loaded = loadCatalog(options.catalogs, { cwd, ...(parseCache ? { parseCache } : {}) });
-    const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env), options.log);
+    const manager = new ToolManager(loaded, cwd, env, catalogSecrets(loaded, env), options.log, options.namedBy, options.catalogs.map((file) => resolve(cwd, file)));
     const loadErrors = loaded.diagnostics.some((d) => d.severity === 'error');
     try {
       await manager.admit(options, loadErrors);
@@ -116,7 +141,10 @@ export class ToolManager {
   private async admit(options: OpenOptions, loadErrors: boolean): Promise<void> {
     const { loaded, env } = this;
     // MCP servers' tools join the catalog (from the cache, or by starting the servers) unless it is refused anyway.
-    if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
+    if (loaded.catalog.mcpServers.size > 0 && this.namedBy) {
+      // Each server is a program: a catalog the user did not choose starts none.
+      this.log?.(`warning: the MCP servers of this catalog (${[...loaded.catalog.mcpServers.keys()].join(', ')}) are not started: ${this.namedBy} names the catalog, and you did not\n`);
+    } else if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
     const toolLists = this.mcp?.fingerprint();
     if ((options.requireValid === 'all' && !cache?.knownValid(loaded, toolLists)) || (options.requireValid !== false && loadErrors)) {
@@ -197,11 +225,16 @@ export class ToolManager {
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
+    if (this.namedBy) {
+      const namedBy = this.namedBy;
+      this.registry ??= import('../execute/runners/mock-only-runners.js').then(({ mockOnlyRunners }) => mockOnlyRunners(namedBy));
+      return this.registry;
+    }
     this.registry ??= import('../execute/runners/default-runners.js').then(async ({ defaultRunners }) => {
       const registry = defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) });
       if (this.catalog.agents.size > 0) {
         const { createAgentRunner } = await import('../agents/agent-runner.js');
-        registry.register(createAgentRunner({ catalog: this.catalog, session: (request) => this.session(request), onEvent: (event) => this.agentListeners.forEach((listener) => listener(event)) }));
+        registry.register(createAgentRunner({ catalog: this.catalog, conversation: (options) => this.conversation(options), onEvent: (event) => this.agentListeners.forEach((listener) => listener(event)) }));
       }
       return registry;
     });
@@ -272,6 +305,20 @@ export class ToolManager {
     return session;
   }
 
+  /**
+   * A conversation with a model over this catalog's tools: the one way every driver (the REPL,
+   * one-shot chat, `toolman test`, local sub-agents) talks to a model (conversation/).
+   */
+  async conversation(options: ConversationOptions = {}): Promise<Conversation> {
+    const { openConversation } = await import('../conversation/open-conversation.js');
+    return openConversation(this, options);
+  }
+
+  /** The catalog's `format:` settings with `flags` over them. */
+  formatOptions(flags: FormatFlags = {}): FormatOptions {
+    return formatOptions(this.catalog.format, flags);
+  }
+
   /** Named tools formatted on their own, outside any session (`format --tool`). */
   async formatTools(provider: ProviderName, names: readonly string[], options: FormatOptions = {}): Promise<FormatResult> {
     const tools = names.map((name) => this.tool(name));
@@ -282,7 +329,7 @@ export class ToolManager {
   /** What the definitions cost a provider, eager and with deferral; `exact` also asks the provider (needs its key). */
   async budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
     const [{ budgetReport }, { exactCounter }] = await Promise.all([import('../budget/budget-report.js'), import('../providers/exact-count.js')]);
-    const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env) : undefined;
+    const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env, this.secrets) : undefined;
     return budgetReport(this.catalog, request, counter);
   }
 

@@ -1,4 +1,5 @@
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import type { SecretSet } from '../shared/secrets.js';
 import type { ApiCredentials } from './http-json.js';
 import type { ProviderName } from './types.js';
 
@@ -10,16 +11,35 @@ export const PROVIDER_ENV: Record<ProviderName, { key: readonly string[]; baseUr
   gemini: { key: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], baseUrl: 'GEMINI_BASE_URL', label: 'Gemini' },
 };
 
+export interface CredentialsRequest {
+  /** Completes the message for a missing key: "`purpose(label)` and needs OPENAI_API_KEY". */
+  purpose: (label: string) => string;
+  /** How to go on without a key (the message's hint); default: set the variable. */
+  hint?: (keyVariable: string) => string;
+  /** A base URL given explicitly (a flag, a catalog entry); else the provider's variable. */
+  baseUrl?: string;
+  /**
+   * A base URL is enough: local servers (Ollama, vLLM, llama.cpp, LM Studio) take any key, so
+   * one is sent as a placeholder. Default false (the provider's own endpoints need the key).
+   */
+  keyOptionalWithBaseUrl?: boolean;
+  /** Where the key is registered as a secret the moment it is read, so no output ever shows it. */
+  secrets?: SecretSet;
+}
+
 /**
- * A provider's key and base URL from the environment; a missing key is a usage error naming the
- * variable to set. `purpose` completes the message: "`purpose` and needs OPENAI_API_KEY".
+ * The one lookup of a provider's key and base URL. The key is a secret from the moment it is
+ * read (`secrets`): an API or proxy that echoes it back (an error quoting the Authorization
+ * header) never gets it into events, transcripts, recordings or reports. A missing key is a usage
+ * error that names the variable to set.
  */
-export function credentialsFor(provider: ProviderName, env: Record<string, string | undefined>, purpose: (label: string) => string): ApiCredentials {
+export function credentialsFor(provider: ProviderName, env: Record<string, string | undefined>, request: CredentialsRequest): ApiCredentials {
   const spec = PROVIDER_ENV[provider];
   const apiKey = spec.key.map((name) => env[name]).find((value) => value !== undefined && value !== '');
-  if (!apiKey) {
-    throw new ToolmanError(ErrorCode.USAGE, `${purpose(spec.label)} and needs ${spec.key[0]}`, { hint: `set ${spec.key[0]} in the environment` });
+  const baseUrl = request.baseUrl ?? (env[spec.baseUrl] || undefined);
+  if (apiKey) request.secrets?.add(apiKey);
+  if (!apiKey && !(baseUrl && request.keyOptionalWithBaseUrl)) {
+    throw new ToolmanError(ErrorCode.USAGE, `${request.purpose(spec.label)} and needs ${spec.key[0]}`, { hint: request.hint?.(spec.key[0]!) ?? `set ${spec.key[0]} in the environment` });
   }
-  const baseUrl = env[spec.baseUrl];
-  return { apiKey, ...(baseUrl ? { baseUrl } : {}) };
+  return { apiKey: apiKey ?? 'local', ...(baseUrl ? { baseUrl } : {}) };
 }

@@ -2,6 +2,7 @@ import { anthropicCountTokens } from './anthropic/anthropic-count-tokens.js';
 import { credentialsFor } from './credentials.js';
 import { geminiCountTokens } from './gemini/gemini-count-tokens.js';
 import { openAiResponsesCountTokens } from './openai/openai-count-tokens.js';
+import type { SecretSet } from '../shared/secrets.js';
 import type { ProviderName } from './types.js';
 
 /** A request body's input tokens as the provider counts them (its counting endpoint). */
@@ -12,9 +13,9 @@ export type ProviderCounter = (payload: Record<string, unknown>) => Promise<numb
  * the Responses API's input_tokens. Chat Completions has no counting endpoint (undefined: toolman's
  * count is what there is). Needs the provider's key; a missing key is a usage error.
  */
-export function exactCounter(provider: ProviderName, model: string, env: Record<string, string | undefined>): ProviderCounter | undefined {
+export function exactCounter(provider: ProviderName, model: string, env: Record<string, string | undefined>, secrets?: SecretSet): ProviderCounter | undefined {
   if (provider === 'openai') return undefined;
-  const credentials = credentialsFor(provider, env, (label) => `--exact asks ${label} for the count`);
+  const credentials = credentialsFor(provider, env, { purpose: (label) => `--exact asks ${label} for the count`, ...(secrets ? { secrets } : {}) });
   if (provider === 'openai-responses') return (payload) => openAiResponsesCountTokens(model, payload, credentials);
   return provider === 'anthropic' ? (payload) => anthropicCountTokens({ ...payload, model }, credentials) : (payload) => geminiCountTokens(model, payload, credentials);
 }

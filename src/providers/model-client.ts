@@ -1,12 +1,4 @@
-import type { FormatResult, ProviderName } from './types.js';
-
-/** Where formatters put the tools' system-prompt contributions; a client builds the system prompt itself. */
-const PROMPT_KEYS = new Set(['messages', 'instructions', 'system', 'systemInstruction']);
-
-/** The formatter's fragment without its system prompt: tools, tool choice and the like. */
-export function toolFields(fragment: FormatResult): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fragment.payload).filter(([key]) => !PROMPT_KEYS.has(key)));
-}
+import type { FormatOptions, FormatResult, ProviderName } from './types.js';
 
 /**
  * What the live loop says to a model and hears back, the same for every provider: each provider's
@@ -96,6 +88,8 @@ export interface ModelClient {
    */
   countBody?(request: ModelRequest): Record<string, unknown>;
   send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply>;
+  /** The format options as this client's wire takes them (what it cannot send, it changes here, once). */
+  adaptFormat?(options: FormatOptions): FormatOptions;
 }
 
 /** How a client reaches its API: key, base URL, and the fetch it sends through (recording and replay swap it). */

@@ -5,7 +5,7 @@ import { schemaPlace } from './schema-rewrites.js';
 /** Starts a result and gives helpers to record per-tool changes and warnings. */
 export function resultFor(provider: ProviderName) {
   // Keyed by tool name: no prototype, so a tool named `__proto__` or `constructor` is an ordinary key.
-  const result: FormatResult = { provider, payload: {}, warnings: [], changes: Object.create(null) as FormatResult['changes'], sent: Object.create(null) as FormatResult['sent'], prompts: { system: [], user: [], reminders: [] } };
+  const result: FormatResult = { provider, payload: {}, systemPayload: {}, toolChoice: { type: 'auto' }, warnings: [], changes: Object.create(null) as FormatResult['changes'], sent: Object.create(null) as FormatResult['sent'], prompts: { system: [], user: [], reminders: [] } };
   return {
     result,
     change(tool: Tool | string, what: string) {

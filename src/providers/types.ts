@@ -48,8 +48,17 @@ export interface FormatWarning {
 /** The request fragment a provider's API takes, and what the formatter had to do. */
 export interface FormatResult {
   provider: ProviderName;
-  /** Exactly the keys to merge into the request body. */
+  /** The tools' keys of the request body (tools, tool choice): what a client sends as they are. */
   payload: Record<string, unknown>;
+  /**
+   * The tools' system-prompt contributions in this provider's request shape (`messages`,
+   * `instructions`, `system`, `systemInstruction`). Kept apart from `payload`: a live client
+   * writes the whole system prompt (the user's, then these) itself; `format`, `budget` and the
+   * token counts show and count the two together (`requestFragment`).
+   */
+  systemPayload: Record<string, unknown>;
+  /** The tool choice of this fragment in toolman's own terms (what `payload` says in the provider's). */
+  toolChoice: ToolChoice;
   warnings: FormatWarning[];
   /** Per tool (by catalog name), what this provider's formatter changed. */
   changes: Record<string, string[]>;

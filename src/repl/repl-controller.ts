@@ -1,8 +1,6 @@
 import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
-import type { ToolSession } from '../session/tool-session.js';
 import { isToolmanError } from '../shared/errors.js';
-import { RedactingStream, type SecretSet } from '../shared/secrets.js';
 import { describeToolsChange, type McpToolsChange } from '../mcp/tools-change.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
 import type { ReplContext } from './repl-context.js';
@@ -30,33 +28,24 @@ export interface ControllerOptions {
 
 /**
  * The REPL's behaviour without a terminal: keys in, state out. It runs turns on the context's
- * ChatLoop (one AbortController each), answers approvals from the keyboard, runs the slash
- * commands, writes the transcript, and decides when to exit and with which code. The ink app
- * subscribes to its state and forwards keys; tests do the same without ink.
+ * conversation (one AbortController each), answers approvals from the keyboard, runs the slash
+ * commands, and decides when to exit and with which code. The conversation does the rest (the
+ * session and its swaps, redaction, the transcript). The ink app subscribes to its state and
+ * forwards keys; tests do the same without ink.
  */
 export class ReplController implements CommandHost {
   private current: ReplState;
   private readonly listeners = new Set<() => void>();
   private readonly inputHistory = new InputHistory();
-  private readonly said: RedactingStream;
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
   private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
   private approvalTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly initialPrompts: string[];
-  /**
-   * `/force` names for the next turn only; the session in use forces them. Without them a session
-   * forces what --force and the profile's `forced:` say, in every turn (as the one-shot mode does).
-   */
-  private pendingForce: string[] | undefined;
-  /** Session swaps, one after the other: a turn's end, /profile, /force and tool reloads never interleave. */
-  private swaps: Promise<void> = Promise.resolve();
   private resolveExit!: (code: number) => void;
   private exiting = false;
   private countVersion = 0;
-  /** An MCP server's tools changed: the session is rebuilt when no turn is running. */
-  private toolsChanged = false;
-  private stopWatching: (() => void) | undefined;
+  private readonly stopListening: (() => void)[] = [];
   readonly exited: Promise<number>;
   readonly cwd: string;
   pendingOverwrite: string | undefined;
@@ -67,21 +56,20 @@ export class ReplController implements CommandHost {
     readonly context: ReplContext,
     private readonly options: ControllerOptions = {},
   ) {
-    this.said = new RedactingStream(context.manager.secrets);
     this.cwd = options.cwd ?? process.cwd();
     this.now = options.now ?? (() => performance.now());
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
-    const session = context.loop.session;
+    const { conversation } = context;
     this.current = initialState({
-      provider: context.provider,
-      model: context.model,
-      ...sessionCounts(session),
+      provider: conversation.provider,
+      model: conversation.model,
+      ...sessionCounts(conversation.session),
       budget: context.manager.catalog.budget.definitions ?? null,
-      search: context.search,
+      search: conversation.search,
       yes: context.yes,
     });
-    this.initialPrompts = [...context.initialPrompts];
-    if (!context.yes) context.loop.useApprover(this.approver);
+    this.initialPrompts = [...conversation.recordedPrompts];
+    if (!context.yes) conversation.useApprover(this.approver);
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
   }
 
@@ -116,9 +104,13 @@ export class ReplController implements CommandHost {
   /** Shows what setup said, offers the first recorded prompt of a replay, counts the definitions. */
   start(): void {
     const { context } = this;
-    this.output([{ text: `catalog ${context.manager.catalog.name} | ${context.provider} ${context.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
+    const { conversation } = context;
+    this.output([{ text: `catalog ${context.manager.catalog.name} | ${conversation.provider} ${conversation.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
     this.drainNotices();
-    this.stopWatching = context.manager.watchMcpServers((change) => this.mcpToolsChanged(change));
+    this.stopListening.push(
+      conversation.onChange((change) => (change.type === 'session' ? this.refreshCounts() : this.note('warning', change.message))),
+      conversation.watchTools((change) => this.mcpToolsChanged(change)),
+    );
     if (this.initialPrompts.length) this.note('info', `replaying a recording: press Enter to send what the recorded user said (${this.initialPrompts.length} message${this.initialPrompts.length === 1 ? '' : 's'})`);
     this.prefillNext();
     if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
@@ -220,35 +212,27 @@ export class ReplController implements CommandHost {
         void this.send(parsed.text);
         return;
       case 'unknown':
-        this.context.transcript?.note({ type: 'command', text: line.trim(), known: false });
+        this.context.conversation.note({ type: 'command', text: line.trim(), known: false });
         this.note('error', `unknown command /${parsed.name}${parsed.suggestion ? `; did you mean /${parsed.suggestion}?` : ''}`, '/help lists the commands');
         return;
       case 'command':
-        this.context.transcript?.note({ type: 'command', text: line.trim(), name: parsed.name, args: parsed.args });
+        this.context.conversation.note({ type: 'command', text: line.trim(), name: parsed.name, args: parsed.args });
         this.dispatch({ type: 'user', text: line.trim() });
         void runCommand(parsed, this);
         return;
     }
   }
 
-  /** One user turn on the loop. */
+  /** One user turn on the conversation. */
   send(text: string): Promise<void> {
     const controller = new AbortController();
     const turn = { controller, done: Promise.resolve() };
     this.turn = turn;
-    let forcedOnce = false;
     const run = async () => {
-      this.context.recordPrompt(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
-      // A /profile or /force typed just before still has its session to open.
-      await this.swaps;
-      forcedOnce = this.pendingForce !== undefined;
-      this.pendingForce = undefined;
-      const summary = await this.context.loop.run(text, { signal: controller.signal, onEvent: this.onEvent });
+      const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
-      // Queued before the turn counts as over: a command or message right after it comes after the swap.
-      if (forcedOnce || this.toolsChanged) void this.swap(() => this.reopen());
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary });
       this.refreshCounts();
@@ -256,28 +240,17 @@ export class ReplController implements CommandHost {
     };
     const done = run().catch((error: unknown) => {
       // The loop never rejects; anything else (a transcript that cannot be written) is shown.
-      if (forcedOnce) void this.swap(() => this.reopen());
       this.turn = undefined;
-      this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } });
+      this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 }, took_control: null } });
       this.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
     });
     turn.done = done;
     return done;
   }
 
+  /** Events come redacted from the conversation. */
   private onEvent = (event: LoopEvent): void => {
-    this.context.transcript?.write(event);
-    // What the model says may hold a secret, also cut between two deltas: redacted before it is drawn.
-    if (event.type === 'text') {
-      const delta = this.said.push(event.delta);
-      if (delta) this.dispatch({ type: 'event', event: { ...event, delta }, now: this.now() });
-      return;
-    }
-    const rest = this.said.end();
-    if (rest && 'round' in event && typeof event.round === 'number') this.dispatch({ type: 'event', event: { type: 'text', round: event.round, delta: rest }, now: this.now() });
-    else if (rest && event.type === 'done') this.dispatch({ type: 'event', event: { type: 'text', round: event.rounds, delta: rest }, now: this.now() });
-    this.dispatch({ type: 'event', event: redactEvent(event, this.context.manager.secrets), now: this.now() });
-    this.drainNotices();
+    this.dispatch({ type: 'event', event, now: this.now() });
     if (event.type === 'search') this.refreshCounts();
   };
 
@@ -308,7 +281,7 @@ export class ReplController implements CommandHost {
     const pending = this.pendingApproval;
     if (!pending) return;
     const tool = this.current.approval?.tool ?? 'the tool';
-    this.context.transcript?.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
+    this.context.conversation.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
     pending.resolve(decision);
   }
 
@@ -327,85 +300,32 @@ export class ReplController implements CommandHost {
   }
 
   reset(): void {
-    this.context.loop.reset();
+    this.context.conversation.reset();
     // A /save after this saves the new conversation's turns only.
     this.turnSummaries.length = 0;
-    this.context.transcript?.note({ type: 'reset' });
   }
 
-  /**
-   * `/profile NAME` (force undefined) or `/force NAMES` (the current profile): a new session. A
-   * pending `/force` goes along to the new profile when it can be forced there; if not, it is
-   * dropped, and the result says so.
-   */
+  /** `/profile NAME` (force undefined) or `/force NAMES` (the current profile): the conversation swaps its session. */
   switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult> {
-    return this.swap(async () => {
-      const previous = this.context.loop.session;
-      const name = profile ?? previous.selection.profile.name;
-      const wanted = force ?? this.pendingForce;
-      let session: ToolSession;
-      let dropped: string[] = [];
-      try {
-        session = await this.context.openSession(name, wanted);
-      } catch (error) {
-        if (force || !wanted) throw error;
-        session = await this.context.openSession(name);
-        dropped = wanted;
-      }
-      this.pendingForce = dropped.length ? undefined : wanted;
-      this.use(session, previous);
-      return { dropped };
-    });
+    return this.context.conversation.switchSession(profile, force);
   }
 
-  /** Runs one session swap after the others. */
-  private swap<T>(change: () => Promise<T>): Promise<T> {
-    const result = this.swaps.then(change);
-    this.swaps = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-
-  /** After a turn: the profile's session again, without a used /force, with the tools a server changed. */
-  private async reopen(): Promise<void> {
-    this.toolsChanged = false;
-    const previous = this.context.loop.session;
-    try {
-      this.use(await this.context.openSession(previous.selection.profile.name, this.pendingForce), previous);
-    } catch (error) {
-      this.note('warning', `could not open the tool session again: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  /** A server said its tools changed (list_changed): say what, and offer the new list from the next turn. */
+  /** A server said its tools changed (list_changed): say what; the conversation offers the new list from the next turn. */
   private mcpToolsChanged(change: McpToolsChange): void {
     this.note(change.problems.length ? 'warning' : 'info', describeToolsChange(change));
-    this.toolsChanged = true;
-    if (!this.turn) void this.swap(() => this.reopen());
-  }
-
-  private use(session: ToolSession, previous: ToolSession): void {
-    // Tools found by search stay found when the new session can offer them.
-    session.activate(previous.activated);
-    this.context.loop.useSession(session);
-    if (session !== previous) previous.close();
-    this.context.transcript?.note({ type: 'session', profile: session.selection.profile.name, forced: session.selection.forced.map((t) => t.name) });
-    this.refreshCounts();
   }
 
   exit(code: number): void {
     if (this.exiting) return;
     this.exiting = true;
-    this.stopWatching?.();
+    for (const stop of this.stopListening.splice(0)) stop();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
     clearTimeout(this.approvalTimer);
     this.pendingApproval?.resolve('decline');
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
-      this.context.transcript?.note({ type: 'exit', code });
+      this.context.conversation.note({ type: 'exit', code });
       this.dispatch({ type: 'exit', code });
       this.resolveExit(code);
     });
@@ -414,11 +334,11 @@ export class ReplController implements CommandHost {
   // --- status ---
 
   private drainNotices(): void {
-    for (const notice of this.context.notices.splice(0)) this.note('warning', notice);
+    for (const notice of this.context.conversation.notices.splice(0)) this.note('warning', notice);
   }
 
   private refreshCounts(): void {
-    this.dispatch({ type: 'status', status: sessionCounts(this.context.loop.session) });
+    this.dispatch({ type: 'status', status: sessionCounts(this.context.conversation.session) });
     void this.countDefinitions();
   }
 
@@ -427,8 +347,8 @@ export class ReplController implements CommandHost {
     const version = ++this.countVersion;
     try {
       const { countDefinitions } = await import('../tokens/count-payload.js');
-      const { context } = this;
-      const cost = await countDefinitions(context.loop.session.format(context.provider, 1, context.format), context.model);
+      const { conversation } = this.context;
+      const cost = await countDefinitions(conversation.session.format(conversation.provider, 1, conversation.format), conversation.model);
       if (version === this.countVersion) this.dispatch({ type: 'status', status: { definitions: cost.total } });
     } catch {
       // the status line goes without it
@@ -440,16 +360,5 @@ export class ReplController implements CommandHost {
     const next = this.initialPrompts[0];
     // A recording's prompt is untrusted: it waits in the line without control sequences.
     if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(displayText(next)) });
-  }
-}
-
-/** An event with every secret the catalog names taken out of its strings (arguments, results, messages). */
-function redactEvent(event: LoopEvent, secrets: SecretSet): LoopEvent {
-  if (secrets.size === 0) return event;
-  try {
-    return JSON.parse(secrets.redact(JSON.stringify(event))) as LoopEvent;
-  } catch {
-    // A secret so short that its removal broke the JSON: show that something was hidden, not the event.
-    return { type: 'warning', message: 'an event was not shown: it held a secret' };
   }
 }

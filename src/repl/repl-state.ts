@@ -1,5 +1,6 @@
 import type { ErrorKind } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import type { ToolChoice } from '../select/tool-choice.js';
 import { EMPTY_LINE, type EditorState } from './line-editor.js';
 import { count, oneLine } from './terminal-text.js';
 
@@ -218,19 +219,16 @@ function ranFor(panel: Panel, executorMs: number, now: number): number | null {
   return panel.startedAt === null ? null : Math.max(0, Math.round((now - panel.startedAt) * 100) / 100);
 }
 
-/** A tool choice as a short phrase: null when the model may choose freely. */
-export function describeChoice(choice: unknown): string | null {
-  if (choice === null || choice === undefined || choice === 'auto' || choice === 'none') return null;
-  if (choice === 'required' || choice === 'any') return 'a tool call is required';
-  if (typeof choice === 'object') {
-    const c = choice as { type?: unknown; name?: unknown; function?: { name?: unknown } };
-    const name = typeof c.name === 'string' ? c.name : typeof c.function?.name === 'string' ? c.function.name : undefined;
-    if (name) return `${name} is required`;
-    if (c.type === 'auto' || c.type === 'none') return null;
-    if (c.type === 'any' || c.type === 'required') return 'a tool call is required';
-    return JSON.stringify(choice);
+/** A round's tool choice in words (toolman's own ToolChoice: no provider's shape reaches the REPL); null for auto. */
+export function describeChoice(choice: ToolChoice): string | null {
+  switch (choice.type) {
+    case 'auto':
+      return null;
+    case 'tool':
+      return `${choice.name} is required`;
+    case 'required':
+      return `one of ${choice.names.join(', ')} is required`;
   }
-  return String(choice);
 }
 
 function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
@@ -257,7 +255,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
           n: next.panelCount + 1,
           id: call.id,
           round: event.round,
-          name: call.name,
+          name: call.tool,
           arguments: call.arguments,
           status: 'requested',
           startedAt: null,
@@ -299,7 +297,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
       const status: PanelStatus = r.ok ? 'done' : r.error_kind === 'cancelled' ? 'cancelled' : 'error';
       if (state.panelIndex[`${event.round}:${r.id}`] === undefined) {
         // A result without a request seen (should not happen): still shown.
-        const panel: Panel = { n: state.panelCount + 1, id: r.id, round: event.round, name: r.name, arguments: null, status, startedAt: null, durationMs: r.duration_ms, approval: null, approvalReason: null, progress: null, result, expanded: false };
+        const panel: Panel = { n: state.panelCount + 1, id: r.id, round: event.round, name: r.tool, arguments: null, status, startedAt: null, durationMs: r.duration_ms, approval: null, approvalReason: null, progress: null, result, expanded: false };
         return commit(add({ ...state, panelCount: panel.n }, { kind: 'panel', settled: true, panel }));
       }
       return commit(withPanel(state, event.round, r.id, (panel) => ({ ...panel, status, result, durationMs: panel.durationMs ?? ranFor(panel, r.duration_ms, now), approval: r.error_kind === 'declined' ? 'declined' : panel.approval }), true));
@@ -328,7 +326,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
     case 'done': {
       let next = settleAll(state);
       if (event.stop === 'took_control' && event.answer) {
-        const via = /^(\S+) took control/.exec(event.message ?? '')?.[1];
+        const via = event.took_control;
         next = add(next, { kind: 'assistant', settled: true, round: event.rounds, text: event.answer, ...(via ? { via } : {}) });
       } else if (event.stop === 'cancelled') {
         next = add(next, { kind: 'note', settled: true, level: 'warning', text: 'turn cancelled; what was said so far is kept' });

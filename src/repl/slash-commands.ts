@@ -152,7 +152,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   },
 
   tools: (_args, host) => {
-    const session = host.context.loop.session;
+    const session = host.context.conversation.session;
     const { active, deferred, forced, exclusive, profile } = session.selection;
     const found = new Set(session.activated);
     const meta = session.metaTools();
@@ -175,7 +175,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   show: (args, host) => {
     if (!args) return host.note('error', 'which tool? /show TOOL');
     const tool = host.context.manager.tool(args);
-    const session = host.context.loop.session;
+    const session = host.context.conversation.session;
     const decision = session.selection.decisions.find((d) => d.tool === tool);
     const where = session.activated.includes(tool.name) ? 'deferred, found by search' : decision?.state === 'active' ? 'active' : decision?.state === 'deferred' ? 'deferred' : 'not offered in this session';
     const lines: OutputLine[] = [{ text: [tool.effect, ...(tool.takesControl ? ['takes control'] : []), ...(tool.handler ? [`${tool.handler.kind} handler`] : []), where].join(' · '), style: 'dim' }];
@@ -188,7 +188,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
 
   search: async (args, host) => {
     if (!args) return host.note('error', 'search for what? /search QUERY (words, as the model would search)');
-    const session = host.context.loop.session;
+    const session = host.context.conversation.session;
     const tools = [...session.selection.active, ...session.selection.deferred];
     const engine = await host.context.manager.search(tools);
     const results = engine.search(args, { limit: 10 });
@@ -205,11 +205,11 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   },
 
   budget: async (_args, host) => {
-    const { context } = host;
-    const session = context.loop.session;
+    const { manager, conversation } = host.context;
+    const { session, provider, model, format } = conversation;
     const { countDefinitions } = await import('../tokens/count-payload.js');
-    const now = await countDefinitions(session.format(context.provider, 1, context.format), context.model);
-    const report = await context.manager.budget({ provider: context.provider, model: context.model, profile: session.selection.profile.name, force: session.selection.forced.map((t) => t.name), format: context.format });
+    const now = await countDefinitions(session.format(provider, 1, format), model);
+    const report = await manager.budget({ provider, model, profile: session.selection.profile.name, force: session.selection.forced.map((t) => t.name), format });
     const budget = report.budget.definitions;
     const lines: OutputLine[] = [
       { text: `offered now: ${count(now.total)} tokens for ${Object.keys(now.tools).length} tools (${now.estimate ? `estimate: ${now.reasons.join('; ')}` : 'exact'}; ${now.method})` },
@@ -222,12 +222,12 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
     if (budget === null) lines.push({ text: 'no definitions budget in the catalog (budget.definitions)', style: 'dim' });
     else if (now.total <= budget) lines.push({ text: `within the definitions budget: ${count(now.total)} of ${count(budget)}`, style: 'success' });
     else lines.push({ text: `over the definitions budget by ${count(now.total - budget)} (${count(now.total)} of ${count(budget)})${report.budget.suggest_defer.length ? `; defer ${report.budget.suggest_defer.join(', ')}` : ''}`, style: 'warning' });
-    host.output(lines, `budget (${context.provider}, ${context.model})`);
+    host.output(lines, `budget (${provider}, ${model})`);
   },
 
   profile: async (args, host) => {
     const catalog = host.context.manager.catalog;
-    const current = host.context.loop.session.selection.profile.name;
+    const current = host.context.conversation.session.selection.profile.name;
     if (!args) {
       host.output(
         profileNames(catalog).map((name) => ({ text: `  ${name === current ? '*' : ' '} ${name}${catalog.profiles.get(name)?.description ? ` · ${catalog.profiles.get(name)!.description}` : ''}` })),
@@ -236,7 +236,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
       return;
     }
     const { dropped } = await host.switchSession(args);
-    const session = host.context.loop.session;
+    const session = host.context.conversation.session;
     host.note('success', `profile ${session.selection.profile.name}: ${session.selection.active.length} active, ${session.selection.deferred.length} deferred tools; the conversation goes on`);
     if (dropped.length) host.note('warning', `dropped /force ${dropped.join(', ')}: profile ${session.selection.profile.name} cannot force ${dropped.length === 1 ? 'it' : 'them'}`);
   },
@@ -245,7 +245,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
     if (!args) return host.note('error', 'force which tool? /force TOOL');
     const names = args.split(/[\s,]+/).filter(Boolean).map((name) => host.context.manager.tool(name).name);
     await host.switchSession(undefined, names);
-    const session = host.context.loop.session;
+    const session = host.context.conversation.session;
     const forced = session.selection.forced.map((t) => t.name);
     host.note('success', forced.length ? `${forced.join(', ')} ${forced.length === 1 ? 'is' : 'are'} required in the next turn's first round` : `${names.join(', ')} cannot be forced in profile ${session.selection.profile.name}`);
   },
@@ -261,24 +261,24 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
       return host.note('warning', `${args} exists; /save ${args} again overwrites it`);
     }
     host.pendingOverwrite = undefined;
-    const { context } = host;
+    const { manager, conversation } = host.context;
     const document = {
       toolman: 'chat',
       version: 1,
       saved: new Date().toISOString(),
-      provider: context.provider,
-      model: context.model,
-      profile: context.loop.session.selection.profile.name,
-      catalog: context.manager.catalog.files,
-      messages: context.loop.messages,
+      provider: conversation.provider,
+      model: conversation.model,
+      profile: conversation.session.selection.profile.name,
+      catalog: manager.catalog.files,
+      messages: conversation.messages,
       turns: host.summaries,
     };
     try {
-      writeFileSync(file, context.manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { flag: exists ? 'w' : 'wx' });
+      writeFileSync(file, manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { flag: exists ? 'w' : 'wx' });
     } catch (error) {
       return host.note('error', `cannot save to ${args}: ${writeProblem(error)}`, file === args ? undefined : `the path: ${file}`);
     }
-    host.note('success', `${exists ? 'overwrote' : 'saved'} ${args}: ${context.loop.messages.length} messages, ${host.summaries.length} turns`);
+    host.note('success', `${exists ? 'overwrote' : 'saved'} ${args}: ${conversation.messages.length} messages, ${host.summaries.length} turns`);
   },
 };
 

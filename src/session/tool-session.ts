@@ -5,7 +5,7 @@ import { Executor, type Outcome, type TurnOptions } from '../execute/executor.js
 import { JobStore } from '../execute/job-store.js';
 import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { defaultRunners } from '../execute/runners/default-runners.js';
-import type { Approver, CallEvent, ToolCall, TurnResult } from '../execute/types.js';
+import type { Approver, CallEvent, CallRecord, ToolCall, TurnResult } from '../execute/types.js';
 import { decodeArguments, providerToolName } from '../providers/decode-arguments.js';
 import { formatTools } from '../providers/format-tools.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
@@ -124,23 +124,48 @@ export class ToolSession {
 
   /**
    * Runs one model turn's calls (DESIGN.md §3) with this turn's signal, approver and listener.
-   * With `provider` (and the format options the tools were sent with), the calls are first turned
-   * back into the catalog's terms: names the provider saw, and what its formatter changed in the
-   * arguments (strict nulls, Gemini's renames and enums as text).
+   * Calls not yet decoded are decoded first (`decode`), with `provider` when a model made them.
    */
-  runTurn(calls: readonly ToolCall[], options: SessionTurnOptions = {}): Promise<TurnResult> {
+  runTurn(calls: readonly (ToolCall | CallRecord)[], options: SessionTurnOptions = {}): Promise<TurnResult> {
     const { provider, format, ...turn } = options;
-    return this.executor.runTurn(provider ? calls.map((call) => this.decodeCall(call, provider, format ?? {})) : calls, turn);
+    const records = calls.map((call) => (isCallRecord(call) ? call : this.decodeOne(call, provider, format ?? {})));
+    return this.executor.runTurn(records, turn);
   }
 
-  /** A call as a provider's model made it, in the catalog's terms (name and arguments). */
-  decodeCall(call: ToolCall, provider: ProviderName, format: FormatOptions): ToolCall {
-    const tool = this.providerNames(provider).get(call.name) ?? this.resolve(call.name);
-    if (!tool) return call;
-    const args = typeof call.arguments === 'string' ? parseJson(call.arguments) : call.arguments;
-    // Too deep to decode safely: the executor refuses it, for this call alone.
-    if (nestsDeeperThan(args, MAX_JSON_DEPTH)) return { ...call, name: tool.name, arguments: args };
-    return { ...call, name: tool.name, arguments: decodeArguments(provider, format, tool, args).arguments };
+  /**
+   * Calls as a model (or a user) made them, each decoded once into the catalog's terms: the
+   * arguments parsed; the name resolved through the provider's names, aliases and invoke_tool;
+   * with `provider`, what its formatter changed in the arguments undone (strict nulls, Gemini's
+   * renames and enums as text).
+   */
+  decode(calls: readonly ToolCall[], provider?: ProviderName, format: FormatOptions = {}): CallRecord[] {
+    return calls.map((call) => this.decodeOne(call, provider, format));
+  }
+
+  private decodeOne(call: ToolCall, provider: ProviderName | undefined, format: FormatOptions): CallRecord {
+    const args = parseArguments(call.arguments);
+    const record = (tool: string, value: unknown, rest: Partial<CallRecord> = {}): CallRecord => {
+      const resolved = this.resolve(tool);
+      return { id: call.id, name: call.name, tool: resolved?.name ?? tool, arguments: value, via: 'direct', meta: resolved?.source.kind === 'meta', ...rest };
+    };
+    // Too deep to decode (or to compare) safely: refused, for this call alone.
+    if (nestsDeeperThan(args, MAX_JSON_DEPTH)) return record(call.name, {}, { refused: { kind: 'invalid_arguments', message: `the arguments of ${call.name} nest deeper than ${MAX_JSON_DEPTH} levels` } });
+    const tool = (provider ? this.providerNames(provider).get(call.name) : undefined) ?? this.resolve(call.name);
+    if (!tool) return record(call.name, args);
+    const decoded = provider ? decodeArguments(provider, format, tool, args).arguments : args;
+    if (tool.name === 'invoke_tool' && tool.source.kind === 'meta' && this.metaTools().includes(tool)) return this.unwrap(call, decoded);
+    return record(tool.name, decoded);
+  }
+
+  /** invoke_tool as the call it wraps, so every rule of the turn (and every report) sees that tool. */
+  private unwrap(call: ToolCall, args: unknown): CallRecord {
+    const wrapper = isRecord(args) ? args : {};
+    const tool = this.reachable(wrapper.name);
+    const asked = typeof wrapper.name === 'string' ? wrapper.name : 'invoke_tool';
+    const base = { id: call.id, name: call.name, via: 'invoke_tool' as const, meta: false };
+    if (!tool) return { ...base, tool: asked, arguments: {}, refused: { kind: 'unknown_tool', message: this.unreachable(wrapper.name) } };
+    if (!isRecord(wrapper.arguments)) return { ...base, tool: tool.name, arguments: {}, refused: { kind: 'invalid_arguments', message: `arguments must be an object matching ${tool.name}'s schema (see get_tool_schema)` } };
+    return { ...base, tool: tool.name, arguments: wrapper.arguments };
   }
 
   private providerNames(provider: ProviderName): Map<string, Tool> {
@@ -230,7 +255,7 @@ export class ToolSession {
   /** Whether the model may call `name` directly now (meta-tools included). */
   isCallable(name: string): boolean {
     const tool = this.resolve(name);
-    return tool !== undefined && this.unavailable(tool, undefined) === undefined;
+    return tool !== undefined && this.unavailable(tool, 'direct') === undefined;
   }
 
   // ToolScope: how the executor sees this session.
@@ -240,16 +265,7 @@ export class ToolSession {
     return this.tools.get(name) ?? this.metaTools().find((t) => t.name === name);
   }
 
-  unwrap(call: ToolCall): { call: ToolCall; via: string } | { error: string } | undefined {
-    if (call.name !== 'invoke_tool' || !this.metaTools().some((t) => t.name === 'invoke_tool')) return undefined;
-    const args = isRecord(call.arguments) ? call.arguments : {};
-    const tool = this.reachable(args.name);
-    if (!tool) return { error: this.unreachable(args.name) };
-    if (!isRecord(args.arguments)) return { error: `arguments must be an object matching ${tool.name}'s schema (see get_tool_schema)` };
-    return { call: { id: call.id, name: tool.name, arguments: args.arguments }, via: 'invoke_tool' };
-  }
-
-  unavailable(tool: Tool, via: string | undefined): string | undefined {
+  unavailable(tool: Tool, via: CallRecord['via']): string | undefined {
     if (tool.source.kind === 'meta') return this.metaTools().includes(tool) ? undefined : `${tool.name} is not offered in this session`;
     if (this.selection.exclusive) return tool === this.selection.exclusive ? undefined : `only ${this.selection.exclusive.name} may run now (it is exclusive)`;
     if (this.active.has(tool) || this.discovered.has(tool.name)) return undefined;
@@ -364,11 +380,17 @@ function clampLimit(value: unknown, fallback: number, max: number): number {
   return typeof value === 'number' && Number.isInteger(value) ? Math.min(max, Math.max(1, value)) : fallback;
 }
 
-/** Arguments sent as JSON text; anything unparsable is left for validation to report. */
-function parseJson(text: string): unknown {
+/** Arguments as sent: JSON text is parsed (models send text); what does not parse stays text, for validation to report. */
+function parseArguments(value: unknown): unknown {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return {};
+  if (typeof value !== 'string') return value;
   try {
-    return JSON.parse(text);
+    return JSON.parse(value);
   } catch {
-    return text;
+    return value;
   }
+}
+
+function isCallRecord(call: ToolCall | CallRecord): call is CallRecord {
+  return 'tool' in call && 'via' in call;
 }

@@ -105,6 +105,8 @@ export function globMatch(pattern: string, name: string): boolean {
 /** Why `call` does not satisfy `expected`, or null when it does. */
 function callMismatch(expected: CallExpectation, call: ObservedCall): string | null {
   if (call.name !== expected.tool) return `called ${call.name}`;
+  // Named right but never run (unknown arguments, not offered): not the call the case asks for.
+  if (call.malformed) return `the call was refused before it ran: ${call.error ?? 'its arguments were not usable'}`;
   for (const [arg, matcher] of Object.entries(expected.args ?? {})) {
     const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
     const miss = mismatch(Object.hasOwn(args, arg) ? args[arg] : undefined, matcher, arg);

@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog/types.js';
+import { precisionOf, recallOf } from './selection-metrics.js';
 import type { RunResult } from './run-suite.js';
 import { mean, newcombeDifference, pairedT, verdict, welch, type Interval, type Verdict } from './statistics.js';
 
@@ -20,21 +20,6 @@ export function parseVariant(spec: string, label: string): Variant {
     else variant.catalog = [...(variant.catalog ?? []), part];
   }
   return variant;
-}
-
-/**
- * Eager: every tool sent up front (no defer_loading, no profile `defer`, no automatic deferral).
- * Deferred: every tool found through tool search (tools marked always_load stay up front).
- * Changes the manager's own copy of the catalog, opened for this variant alone.
- */
-export function applyLoading(catalog: Catalog, loading: 'eager' | 'deferred'): void {
-  for (const tool of catalog.tools) tool.deferLoading = loading === 'deferred';
-  if (loading === 'eager') {
-    for (const profile of catalog.profiles.values()) {
-      profile.defer = [];
-      profile.deferAuto = false;
-    }
-  }
 }
 
 export interface MetricDelta {
@@ -85,21 +70,6 @@ export interface Comparison {
 }
 
 const tokensOf = (r: RunResult) => (r.usage.reported ? r.usage.input : r.usage.estimated_input) + r.usage.output;
-
-/** Per run: of the tools it called, the share the case expected; null without gold or calls. */
-function precisionOf(r: RunResult): number | null {
-  if (r.expected_tools === null || r.error !== null) return null;
-  const made = new Set(r.calls.filter((c) => !c.meta).map((c) => c.name));
-  if (made.size === 0) return r.expected_tools.length === 0 ? 1 : null;
-  return [...made].filter((m) => r.expected_tools!.includes(m)).length / made.size;
-}
-
-function recallOf(r: RunResult): number | null {
-  if (r.expected_tools === null || r.error !== null) return null;
-  if (r.expected_tools.length === 0) return null;
-  const made = new Set(r.calls.filter((c) => !c.meta).map((c) => c.name));
-  return r.expected_tools.filter((t) => made.has(t)).length / r.expected_tools.length;
-}
 
 /** Welch's interval for a difference of proportions (recall), clamped to [−1, 1]. */
 function boundedWelch(a: number[], b: number[]): Interval & { insufficient?: true } {

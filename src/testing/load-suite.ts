@@ -6,7 +6,6 @@ import { SourceFile } from '../catalog/source-file.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import { CHAT_PROVIDERS, type ChatProvider } from '../providers/model-clients.js';
 import { closest, nearest } from '../shared/did-you-mean.js';
-import { loadCatalog } from '../catalog/load-catalog.js';
 import { META_TOOL_NAMES, type Catalog, type Tool } from '../catalog/types.js';
 import { profileNames } from '../select/resolve-profile.js';
 import { ErrorCode, ToolmanError, type SourceLocation } from '../shared/errors.js';
@@ -46,9 +45,11 @@ function suiteValidator(): ValidateFunction {
 /**
  * Reads a suite file: bounded in size and depth like a catalog (it is untrusted input: suites
  * and recordings come from others), checked against schema/suite.schema.json, and every matcher
- * compiled. Problems are collected and thrown together as a SuiteError, each located.
+ * compiled. Problems are collected and thrown together as a SuiteError, each located. With
+ * `catalog` (the one the suite will run on: the user's, never simply the one the suite names),
+ * the suite's tool, argument and profile names are checked against it too.
  */
-export function loadSuite(path: string, options: { cwd?: string } = {}): Suite {
+export function loadSuite(path: string, options: { cwd?: string; catalog?: Catalog } = {}): Suite {
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, path);
   const text = readRegularFile(absolute, { maxBytes: MAX_SUITE_BYTES, label: 'suite' });
@@ -103,20 +104,9 @@ export function loadSuite(path: string, options: { cwd?: string } = {}): Suite {
       else if (schemaValid) throw error;
     }
   });
-  const catalog = openCatalog(suite.catalog, base);
-  if (catalog) checkAgainstCatalog(raw, catalog, at);
+  if (options.catalog) checkAgainstCatalog(raw, options.catalog, at);
   if (findings.length) throw new SuiteError(findings.sort((a, b) => a.line - b.line || a.column - b.column));
   return suite;
-}
-
-/** The suite's catalog, to check names against; undefined when it cannot be read (running the suite reports that). */
-function openCatalog(files: string[], cwd: string): Catalog | undefined {
-  if (!files.length) return undefined;
-  try {
-    return loadCatalog(files, { cwd }).catalog;
-  } catch {
-    return undefined;
-  }
 }
 
 type At = (pointer: string, message: string, part?: 'key' | 'value') => void;

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { ChatLoop } from '../loop/chat-loop.js';
-import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
-import { readRecording, recordingFetch, recordPrompt, replayFetch } from '../loop/recording.js';
+import { dirname, join } from 'node:path';
+import type { ConversationOptions } from '../conversation/conversation-options.js';
+import { REFUSED_KINDS } from '../execute/types.js';
+import type { LoopEvent, TurnCall, TurnSummary } from '../loop/loop-events.js';
+import { readRecording } from '../loop/recording.js';
 import type { ToolManager } from '../manager/tool-manager.js';
-import type { ClientConnection } from '../providers/model-client.js';
-import { createModelClient } from '../providers/model-clients.js';
-import type { FormatOptions } from '../providers/types.js';
-import type { ToolSession } from '../session/tool-session.js';
-import { isRecord } from '../shared/is-record.js';
+import type { FormatFlags } from '../providers/format-options.js';
 import { readRegularFile } from '../shared/read-file.js';
 import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
@@ -45,9 +42,10 @@ export interface SuiteRunOptions {
   manager: ToolManager;
   suite: Suite;
   targets: readonly ProviderTarget[];
-  format: FormatOptions;
-  /** How a live run reaches the API (key, base URL); not called when replaying. */
-  connection?: (target: ProviderTarget) => ClientConnection;
+  /** Over the catalog's `format:` settings. */
+  format?: FormatFlags;
+  /** A compatible server instead of each provider's API (--base-url). */
+  baseUrl?: string;
   /** Folder to record each run into, or to replay each run from. */
   record?: string;
   replay?: string;
@@ -59,9 +57,6 @@ export interface SuiteRunOptions {
   onResult?: (result: RunResult, done: number, total: number) => void;
 }
 
-/** Meta-tools: how tools are found and collected, not tool choices. invoke_tool is unwrapped instead. */
-const META = new Set(['tool_search', 'discover_tools', 'get_tool_schema', 'job_status', 'job_result']);
-const MALFORMED_KINDS = new Set(['unknown_tool', 'invalid_arguments', 'not_available']);
 /** Attempts of a run the provider rate-limited to the end (its client already retried each request). */
 const RATE_LIMIT_ATTEMPTS = 3;
 
@@ -133,7 +128,7 @@ function expectedTools(testCase: SuiteCase): string[] | null {
 }
 
 async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: ProviderTarget, repeat: number, limiter: AdaptiveLimiter, rateLimited: { value: boolean }): Promise<RunResult> {
-  const { manager, suite, format } = options;
+  const { manager, suite } = options;
   const started = performance.now();
   const notices: string[] = [];
   const result: RunResult = {
@@ -145,32 +140,27 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
     if (result.usage.reported) result.cost_usd = costOf(target.model, options.prices, result.usage.input, result.usage.output);
     if (result.error !== null) result.failures.unshift({ expectation: 'run', message: result.error });
     result.passed = result.failures.length === 0;
-    return result;
+    // Everything the report shows comes from here: no secret (the catalog's, the provider's key) leaves it.
+    return redactResult(result, manager);
   };
 
-  let connection: ClientConnection;
-  let file: string | undefined;
+  let connection: ConversationOptions['connection'];
   try {
     if (options.replay) {
-      file = recordingPath(options.replay, suite, testCase, target, repeat);
+      const file = recordingPath(options.replay, suite, testCase, target, repeat);
       result.recording = file;
       const recording = readRecording(readRegularFile(file, { label: 'recording' }), file);
       if (recording.header.provider !== target.provider || recording.header.model !== target.model) {
         result.error = `the recording ${file} was made with ${recording.header.provider}:${recording.header.model}, not ${target.label}`;
         return finish();
       }
-      connection = { apiKey: 'replay', ...(recording.header.base_url ? { baseUrl: recording.header.base_url } : {}), fetch: replayFetch(recording.exchanges, (message) => notices.push(message)) };
-    } else {
-      connection = { ...options.connection!(target) };
-      if (options.record) {
-        file = recordingPath(options.record, suite, testCase, target, repeat);
-        result.recording = file;
-        mkdirSync(dirname(file), { recursive: true });
-        const catalog = manager.catalog.files.map((f) => relative(dirname(file!), f).split('\\').join('/'));
-        const profile = testCase.profile ?? suite.profile ?? null;
-        connection.fetch = recordingFetch(file, { provider: target.provider, model: target.model, base_url: connection.baseUrl ?? null, catalog, profile }, manager.secrets, connection.fetch, { replace: true });
-      }
-    }
+      connection = { mode: 'replay', recording };
+    } else if (options.record) {
+      const file = recordingPath(options.record, suite, testCase, target, repeat);
+      result.recording = file;
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      connection = { mode: 'record', file, replace: true };
+    } else connection = { mode: 'live' };
   } catch (error) {
     result.error = options.replay ? `no usable recording for this run: ${error instanceof Error ? error.message : String(error)} (record it with --record DIR)` : error instanceof Error ? error.message : String(error);
     return finish();
@@ -181,28 +171,40 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
   const onAbort = () => cancel.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const profile = testCase.profile ?? suite.profile;
-  const session = await manager.session({ ...(profile ? { profile } : {}), force: testCase.force, provider: target.provider, model: target.model, format, wrapRunners: stubRunners(testCase.stubs, suite.tools) });
+  const system = testCase.system ?? suite.system;
+  let conversation;
   try {
-    const client = await createModelClient(target.provider, target.model, connection);
-    const system = testCase.system ?? suite.system;
-    const loop = new ChatLoop({
-      client, session, format, stream: suite.stream,
+    conversation = await manager.conversation({
+      provider: target.provider,
+      model: target.model,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      connection,
+      purpose: (label) => `a live run with ${label}`,
+      missingKeyHint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`,
+      ...(profile ? { profile } : {}),
+      force: testCase.force,
+      ...(options.format ? { format: options.format } : {}),
       ...(system ? { system } : {}),
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
+      stream: suite.stream,
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
+      wrapRunners: stubRunners(testCase.stubs, suite.tools),
     });
-    const errorKinds = new Map<string, string>();
+  } catch (error) {
+    options.signal?.removeEventListener('abort', onAbort);
+    result.error = error instanceof Error ? error.message : String(error);
+    return finish();
+  }
+  try {
     let lastErrorKind: string | undefined;
     const onEvent = (event: LoopEvent) => {
-      if (event.type === 'tool_result' && event.response.error_kind) errorKinds.set(event.response.id, event.response.error_kind);
-      else if (event.type === 'retry' && event.status === 429) limiter.backoff(event.wait_ms);
+      if (event.type === 'retry' && event.status === 429) limiter.backoff(event.wait_ms);
       else if (event.type === 'error') lastErrorKind = event.kind;
       else if (event.type === 'warning') notices.push(event.message);
     };
     for (const [index, turn] of testCase.turns.entries()) {
-      if (file && options.record) recordPrompt(file, turn.prompt, manager.secrets);
-      const summary = await loop.run(turn.prompt, { signal: cancel.signal, onEvent });
-      const calls = summary.calls.map((call) => observe(call, index + 1, session, target, format, errorKinds));
+      const summary = await conversation.run(turn.prompt, { signal: cancel.signal, onEvent });
+      const calls = summary.calls.map((call) => observe(call, index + 1));
       result.calls.push(...calls);
       result.answer = summary.answer;
       result.rounds += summary.rounds;
@@ -225,7 +227,19 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
     return finish();
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    session.close();
+    conversation.close();
+  }
+}
+
+/** A run's result with every secret the manager knows taken out (errors, notices, answers, calls). */
+function redactResult(result: RunResult, manager: ToolManager): RunResult {
+  const text = JSON.stringify(result);
+  const redacted = manager.secrets.redact(text);
+  if (redacted === text) return result;
+  try {
+    return JSON.parse(redacted) as RunResult;
+  } catch {
+    return { ...result, answer: '[redacted]', calls: [], failures: [{ expectation: 'run', message: 'the result held a secret and is not shown' }], notices: [], error: result.error === null ? null : '[redacted]' };
   }
 }
 
@@ -246,19 +260,12 @@ function observation(calls: ObservedCall[], answer: string, rounds: number, stop
   return { calls, answer, rounds, stop, usage };
 }
 
-/** A call in the catalog's terms: decoded for the provider, invoke_tool unwrapped, meta-tools marked. */
-function observe(call: TurnSummary['calls'][number], turn: number, session: ToolSession, target: ProviderTarget, format: FormatOptions, errorKinds: Map<string, string>): ObservedCall {
-  const decoded = session.decodeCall({ id: call.id, name: call.name, arguments: call.arguments }, target.provider, format);
-  let name = decoded.name;
-  let args = decoded.arguments;
-  if (name === 'invoke_tool' && isRecord(args) && typeof args.name === 'string') {
-    name = session.decodeCall({ id: call.id, name: args.name, arguments: args.arguments ?? {} }, target.provider, format).name;
-    args = args.arguments ?? {};
-  }
-  const kind = errorKinds.get(call.id);
+/** A call as the expectations read it: the session's record (catalog name, decoded arguments, meta-tool or not) and how it went. */
+function observe(call: TurnCall, turn: number): ObservedCall {
+  const refused = call.error_kind !== null && REFUSED_KINDS.has(call.error_kind);
   return {
-    turn, round: call.round, name, arguments: args, ok: call.ok, error: call.error, meta: META.has(name),
-    malformed: typeof call.arguments === 'string' || (kind !== undefined && MALFORMED_KINDS.has(kind)),
+    turn, round: call.round, name: call.tool, arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
+    malformed: refused || call.refused !== undefined,
     approval: call.approval,
   };
 }

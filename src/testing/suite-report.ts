@@ -1,4 +1,5 @@
 import type { RunResult } from './run-suite.js';
+import { selectionScores } from './selection-metrics.js';
 import { mean, passHatK, percentile, wilson, type Interval } from './statistics.js';
 import type { Suite } from './suite-types.js';
 
@@ -27,7 +28,7 @@ export interface ProviderSummary {
   pass_rate_interval: Interval;
   /** Mean over cases of pass^k, k = each case's repeats. */
   pass_hat_k: number;
-  /** Tool selection over runs whose case names its tools: micro-averaged over calls (meta-tools left out). */
+  /** Tool selection over runs whose case names its tools (selection-metrics.ts: the same figures `--compare` pairs). */
   precision: number | null;
   recall: number | null;
   rounds_mean: number;
@@ -38,7 +39,7 @@ export interface ProviderSummary {
   latency_ms: { mean: number; p50: number; p95: number };
   /** Dollars over the runs that have a cost; null when none has. */
   cost_usd: number | null;
-  /** Runs left out of cost_usd, by reason ("did not run", "no usage reported", "no price for MODEL"). */
+  /** Runs left out of cost_usd, by reason ("no usage reported", "no price for MODEL"). */
   cost_missing: { runs: number; reasons: Record<string, number> };
   /** expected tool → the tool called instead ("(none)" when nothing was), with counts. */
   confusion: Record<string, Record<string, number>>;
@@ -49,14 +50,19 @@ export interface SuiteReport {
   file: string;
   cases: CaseRow[];
   providers: ProviderSummary[];
-  /** Runs over all providers that passed. */
+  /** Runs that ran, over all providers, that passed (runs that could not run are not failures: they are `not_run`). */
   pass_rate: number;
   failed_cases: number;
+  /** Runs that could not run (no recording, a replay mismatch, the API failed): no verdict, each reason with its runs. */
+  not_run: { runs: number; reasons: { reason: string; runs: string[] }[] };
   ok: boolean;
 }
 
 /** Aggregates runs into the report `toolman test` prints: per case and provider, per provider. */
-export function summarizeRuns(suite: Suite, results: readonly RunResult[], minPassRate = 0): SuiteReport {
+export function summarizeRuns(suite: Suite, all: readonly RunResult[], minPassRate = 0): SuiteReport {
+  const results = all.filter((r) => r.error === null);
+  const notRun = new Map<string, string[]>();
+  for (const r of all) if (r.error !== null) notRun.set(r.error, [...(notRun.get(r.error) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
   const rows: CaseRow[] = [];
   const byKey = new Map<string, RunResult[]>();
   for (const r of results) {
@@ -87,21 +93,20 @@ export function summarizeRuns(suite: Suite, results: readonly RunResult[], minPa
   const providers = [...new Set(results.map((r) => r.provider))].map((provider) => providerSummary(provider, results.filter((r) => r.provider === provider), rows.filter((r) => r.provider === provider)));
   const passRate = results.length ? results.filter((r) => r.passed).length / results.length : 0;
   const failed = rows.filter((r) => !r.ok).length;
-  return { suite: suite.name, file: suite.file, cases: rows, providers, pass_rate: passRate, failed_cases: failed, ok: failed === 0 && passRate >= minPassRate - 1e-9 };
+  const unfinished = all.length - results.length;
+  return {
+    suite: suite.name, file: suite.file, cases: rows, providers, pass_rate: passRate, failed_cases: failed,
+    not_run: { runs: unfinished, reasons: [...notRun].map(([reason, runs]) => ({ reason, runs })) },
+    ok: failed === 0 && unfinished === 0 && passRate >= minPassRate - 1e-9,
+  };
 }
 
 function providerSummary(provider: string, runs: readonly RunResult[], rows: readonly CaseRow[]): ProviderSummary {
-  let truePositive = 0;
-  let called = 0;
-  let expected = 0;
   const confusion: Record<string, Record<string, number>> = {};
   for (const run of runs) {
-    if (run.expected_tools === null || run.error !== null) continue;
+    if (run.expected_tools === null) continue;
     const gold = new Set(run.expected_tools);
     const made = new Set(run.calls.filter((c) => !c.meta).map((c) => c.name));
-    for (const name of made) if (gold.has(name)) truePositive++;
-    called += made.size;
-    expected += gold.size;
     // Confusion: each expected tool not called, paired in call order with a called tool that was not expected.
     const missed = [...gold].filter((g) => !made.has(g));
     const instead = [...made].filter((m) => !gold.has(m));
@@ -117,13 +122,14 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
       }
     }
   }
+  const { precision, recall } = selectionScores(runs);
   const passes = runs.filter((r) => r.passed).length;
   const latencies = runs.map((r) => r.latency_ms).sort((a, b) => a - b);
   const priced = runs.filter((r) => r.cost_usd !== null);
   const reasons: Record<string, number> = {};
   for (const r of runs) {
     if (r.cost_usd !== null) continue;
-    const why = !r.usage.reported && r.usage.estimated_input === 0 && r.usage.output === 0 ? 'did not run' : !r.usage.reported ? 'no usage reported' : `no price for ${r.model}`;
+    const why = !r.usage.reported ? 'no usage reported' : `no price for ${r.model}`;
     reasons[why] = (reasons[why] ?? 0) + 1;
   }
   // The "*" on tokens in: some run's input is toolman's estimate (a run that never ran has none).
@@ -136,8 +142,8 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
     pass_rate: runs.length ? passes / runs.length : 0,
     pass_rate_interval: wilson(passes, runs.length),
     pass_hat_k: mean(rows.map((r) => r.pass_hat_k)),
-    precision: called ? truePositive / called : expected ? 0 : null,
-    recall: expected ? truePositive / expected : null,
+    precision,
+    recall,
     rounds_mean: mean(runs.map((r) => r.rounds)),
     tokens_in: runs.reduce((s, r) => s + (r.usage.reported ? r.usage.input : r.usage.estimated_input), 0),
     tokens_out: runs.reduce((s, r) => s + r.usage.output, 0),

@@ -72,7 +72,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
       }
     }
     if (functions) overhead = COOKBOOK_TOOL_CONSTANTS[encoding].funcEnd;
-    const text = provider === 'openai' ? ((result.payload.messages as { content: string }[] | undefined)?.[0]?.content ?? '') : String(result.payload.instructions ?? '');
+    const text = provider === 'openai' ? ((result.systemPayload.messages as { content: string }[] | undefined)?.[0]?.content ?? '') : String(result.systemPayload.instructions ?? '');
     system = text ? count(text) : 0;
   } else if (provider === 'anthropic') {
     reasons.add('no public tokenizer for current Claude models');
@@ -85,7 +85,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
       tools[byProviderName.get(name) ?? name] = entry.defer_loading === true ? 0 : estimateAnthropicDefinition(entry, count, model);
     }
     if (entries.length) overhead = tokens.tokens;
-    system = typeof result.payload.system === 'string' ? estimateAnthropicText(result.payload.system, count, model) : 0;
+    system = typeof result.systemPayload.system === 'string' ? estimateAnthropicText(result.systemPayload.system, count, model) : 0;
   } else {
     reasons.add('no public tokenizer for Gemini models');
     method = 'estimate: 4 characters per token';
@@ -94,7 +94,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
       if (declarations) for (const d of declarations) tools[byProviderName.get(String(d.name)) ?? String(d.name)] = estimateGemini(d);
       else tools[Object.keys(entry)[0] ?? 'native'] = estimateGemini(entry);
     }
-    const instruction = result.payload.systemInstruction as { parts: { text: string }[] } | undefined;
+    const instruction = result.systemPayload.systemInstruction as { parts: { text: string }[] } | undefined;
     system = instruction ? estimateGemini(instruction.parts.map((p) => p.text).join('\n')) : 0;
   }
   const total = Object.values(tools).reduce((a, b) => a + b, 0) + overhead + system;

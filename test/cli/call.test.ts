@@ -22,7 +22,7 @@ describe('toolman call', () => {
   it('prints the documented JSON', async () => {
     const run = await runBin([...executor, 'call', 'lookup', '--args', '{"key": "a"}', '--json']);
     expect(JSON.parse(run.stdout)).toEqual({
-      responses: [{ id: 'c1', name: 'lookup', ok: true, content: expect.any(String), error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: expect.any(Number) }],
+      responses: [{ id: 'c1', name: 'lookup', tool: 'lookup', ok: true, content: expect.any(String), error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: expect.any(Number) }],
       took_control: null,
     });
   });

@@ -79,7 +79,7 @@ describe('toolman chat, one turn', () => {
     const run = await runBin([...catalog, 'chat', '--prompt', 'x', '--provider', 'anthropic'], { env: { ANTHROPIC_API_KEY: '' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('needs ANTHROPIC_API_KEY');
-    expect(run.stderr).toMatch(/toolman chat --replay \S*catalogs\/recordings\/assistant.jsonl/);
+    expect(run.stderr).toMatch(/toolman -c \S*catalogs\/assistant.yaml chat --replay \S*catalogs\/recordings\/assistant.jsonl/);
   });
 
   it('a refused key is a clear error, exit 1', async () => {

@@ -13,7 +13,7 @@ describe('the shipped suites pass offline from their recordings (no network, no 
   });
 
   it.each(suites)('%s', async (file) => {
-    const run = await runBin(['test', `suites/${file}`, '--replay', 'suites/recordings', '--json'], { env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+    const run = await runBin(['-c', `catalogs/${file}`, 'test', `suites/${file}`, '--replay', 'suites/recordings', '--json'], { env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
     const doc = JSON.parse(run.stdout);
     const failures = doc.suites?.[0]?.runs?.filter((r: { passed: boolean }) => !r.passed).map((r: { case: string; failures: unknown }) => [r.case, r.failures]);
     expect(run.code, `${run.stderr}\n${JSON.stringify(failures)}\n(after changing a shipped suite or catalog, run: node scripts/make-suite-recordings.mjs)`).toBe(0);

@@ -18,7 +18,7 @@ cases:
     expect:
       not_called: [delete_calender_event]
 `);
-    const run = await runBin(['test', file, '--replay', dir]);
+    const run = await runBin(['test', '--suite-catalog', file, '--replay', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file}:5:14 no profile named "nosuchprofile"`);
     expect(run.stderr).toContain(`${file}:6:13 no tool named "serch_contacts" in the catalog; did you mean "search_contacts"`);

@@ -27,7 +27,7 @@ function suite(name: string, body: string, catalogFile = catalog): string {
 describe('toolman test (the built binary)', () => {
   it('runs the shipped suite offline from its recordings: exit 0, table, JUnit, no key', async () => {
     const junit = join(dir, 'junit.xml');
-    const run = await runBin(['test', 'suites/assistant.yaml', '--replay', 'suites/recordings', '--junit', junit], { env: { OPENAI_API_KEY: '' } });
+    const run = await runBin(['-c', 'catalogs/assistant.yaml', 'test', 'suites/assistant.yaml', '--replay', 'suites/recordings', '--junit', junit], { env: { OPENAI_API_KEY: '' } });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('schedules a meeting');
     expect(run.stdout).toMatch(/passed: 12\/12 runs passed/);
@@ -39,7 +39,7 @@ describe('toolman test (the built binary)', () => {
   });
 
   it('--json prints one document with every run', async () => {
-    const run = await runBin(['test', 'suites/assistant.yaml', '--replay', 'suites/recordings', '--json'], { env: {} });
+    const run = await runBin(['-c', 'catalogs/assistant.yaml', 'test', 'suites/assistant.yaml', '--replay', 'suites/recordings', '--json'], { env: {} });
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.ok).toBe(true);
@@ -58,7 +58,7 @@ cases:
     prompt: forecast for Oslo
     expect: { calls: [{ tool: get_forecast }] }
 `);
-    const run = await runBin(['test', file, '--concurrency', '2'], { env: env() });
+    const run = await runBin(['test', '--suite-catalog', file, '--concurrency', '2'], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/estimated cost of live: \$\d+\.\d{4} for 4 runs/);
     expect(run.stdout).toContain('2/2 ok');
@@ -80,7 +80,7 @@ cases:
     expect: { answer: { contains: Fine } }
 `);
     const junit = join(dir, 'interrupted.xml');
-    const run = spawnBin(['test', file, '--junit', junit, '--concurrency', '1'], { env: env() });
+    const run = spawnBin(['test', '--suite-catalog', file, '--junit', junit, '--concurrency', '1'], { env: env() });
     // Interrupted once the slow request is out, so a run (not the start-up) is what is cancelled.
     await new Promise<void>((resolve) => {
       const check = () => (server.requests.some((r) => prompt(r).includes('slow')) ? resolve() : setTimeout(check, 20));
@@ -112,8 +112,8 @@ cases:
     min_pass_rate: 0
     expect: { calls: [{ tool: get_forecast }] }
 `);
-    expect((await runBin(['test', file], { env: env() })).code).toBe(0);
-    const strict = await runBin(['test', file, '--min-pass-rate', '0.9'], { env: env() });
+    expect((await runBin(['test', '--suite-catalog', file], { env: env() })).code).toBe(0);
+    const strict = await runBin(['test', '--suite-catalog', file, '--min-pass-rate', '0.9'], { env: env() });
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('under --min-pass-rate 0.9');
   });
@@ -124,7 +124,7 @@ cases:
 cases:
   - { name: a, prompt: weather in Oslo }
 `);
-    const run = await runBin(['test', file, '--max-cost', '0.0001'], { env: env() });
+    const run = await runBin(['test', '--suite-catalog', file, '--max-cost', '0.0001'], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('over --max-cost 0.0001; nothing was run');
     expect(server.requests.length).toBe(before);
@@ -132,12 +132,12 @@ cases:
 
   it('usage errors exit 2: no key for a live run, a broken suite (located)', async () => {
     const file = suite('nokey', 'cases:\n  - { name: a, prompt: hi }\n');
-    const nokey = await runBin(['test', file], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+    const nokey = await runBin(['test', '--suite-catalog', file], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
     expect(nokey.code).toBe(2);
     expect(nokey.stderr).toContain('needs OPENAI_API_KEY');
     expect(nokey.stderr).toContain('--replay');
     const broken = suite('broken', 'cases:\n  - { name: a, promt: hi }\n');
-    const bad = await runBin(['test', broken], { env: env() });
+    const bad = await runBin(['test', '--suite-catalog', broken], { env: env() });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/broken\.yaml:5:\d+ unknown key "promt"; did you mean "prompt"/);
   });
@@ -151,8 +151,8 @@ cases:
     expect: { calls: [{ tool: get_weather }], answer: { contains: cloudy } }
 `);
     const recordings = join(dir, 'rec');
-    const live = await runBin(['test', file, '--record', recordings, '--json'], { env: env() });
-    const replay = await runBin(['test', file, '--replay', recordings, '--json'], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    const live = await runBin(['test', '--suite-catalog', file, '--record', recordings, '--json'], { env: env() });
+    const replay = await runBin(['test', '--suite-catalog', file, '--replay', recordings, '--json'], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
     expect(replay.code).toBe(live.code);
     const outcome = (text: string) => JSON.parse(text).suites[0].runs.map((r: { passed: boolean; calls: unknown; answer: string; usage: unknown }) => [r.passed, r.calls, r.answer, r.usage]);
     expect(outcome(replay.stdout)).toEqual(outcome(live.stdout));
@@ -162,7 +162,7 @@ cases:
 
 describe('toolman eval search on a suite', () => {
   it('scores retrieval with each prompt\'s expected tools as its gold set, no model', async () => {
-    const run = await runBin(['eval', 'search', '--cases', 'suites/assistant.yaml', '--json'], { env: {} });
+    const run = await runBin(['-c', 'catalogs/assistant.yaml', 'eval', 'search', '--cases', 'suites/assistant.yaml', '--json'], { env: {} });
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.catalog).toBe('assistant');
@@ -196,7 +196,7 @@ cases:
 
   it('a known difference: better, with the interval and method', async () => {
     script();
-    const run = await runBin(['test', file(), '--compare', catalog, better, '--json'], { env: env() });
+    const run = await runBin(['test', '--suite-catalog', file(), '--compare', catalog, better, '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.rows).toHaveLength(3);
@@ -209,7 +209,7 @@ cases:
     expect(doc.overall[0].pass_rate).toMatchObject({ delta: 1, verdict: 'better' });
     expect(doc.overall[0].recall.verdict).toBe('better');
     // Swapped, B is worse: exit 1.
-    const swapped = await runBin(['test', file(), '--compare', better, catalog], { env: env() });
+    const swapped = await runBin(['test', '--suite-catalog', file(), '--compare', better, catalog], { env: env() });
     expect(swapped.code).toBe(1);
     expect(swapped.stdout).toContain('worse');
   });
@@ -218,7 +218,7 @@ cases:
     script();
     const recordings = join(dir, 'compare-rec');
     const suiteFile = file();
-    const recorded = await runBin(['test', suiteFile, '--compare', catalog, better, '--record', recordings], { env: env() });
+    const recorded = await runBin(['test', '--suite-catalog', suiteFile, '--compare', catalog, better, '--record', recordings], { env: env() });
     expect(recorded.code, recorded.stderr).toBe(0);
     const diff = await runBin(['diff', catalog, better, '--suite', suiteFile, '--replay', recordings, '--json'], { env: { OPENAI_API_KEY: '' } });
     expect(diff.code, diff.stderr).toBe(0);
@@ -241,7 +241,7 @@ cases:
 cases:
   - { name: weather, prompt: weather in Oslo, expect: { calls: [{ tool: get_weather }], answer: { contains: cloudy } } }
 `);
-    const run = await runBin(['test', eagerVsDeferred, '--compare', 'eager', 'deferred', '--json'], { env: env() });
+    const run = await runBin(['test', '--suite-catalog', eagerVsDeferred, '--compare', 'eager', 'deferred', '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.rows[0].pass_rate).toMatchObject({ a: 1, b: 1, verdict: 'within noise' });
@@ -252,7 +252,7 @@ cases:
 
   it('no difference: within noise', async () => {
     script();
-    const run = await runBin(['test', file(), '--compare', catalog, catalog, '--json'], { env: env() });
+    const run = await runBin(['test', '--suite-catalog', file(), '--compare', catalog, catalog, '--json'], { env: env() });
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.overall[0].pass_rate.verdict).toBe('within noise');

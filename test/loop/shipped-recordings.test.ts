@@ -13,7 +13,7 @@ describe('the shipped recordings replay against the shipped catalogs (no network
   });
 
   it.each(recordings)('%s: every turn answers, every call succeeds, nothing differs from the recording', async (file) => {
-    const run = await runBin(['chat', '--replay', `catalogs/recordings/${file}`, '--json', '--no-transcript'], { env: {} });
+    const run = await runBin(['-c', `catalogs/${file.replace(/\.jsonl$/, '.yaml')}`, 'chat', '--replay', `catalogs/recordings/${file}`, '--json', '--no-transcript'], { env: {} });
     expect(run.code, `${run.stderr}\n(after changing a shipped catalog, run: node scripts/make-recordings.mjs)`).toBe(0);
     expect(run.stderr).not.toContain('differ');
     const doc = JSON.parse(run.stdout) as { turns?: { stop: string; calls: { ok: boolean }[] }[]; stop?: string; calls?: { ok: boolean }[] };

@@ -82,7 +82,9 @@ describe('formatters', () => {
     expect(forced.format('openai', 2).payload.tool_choice).toBeUndefined();
     const names = (result.payload.tools as { function: { name: string } }[]).map((t) => t.function.name);
     expect(names).toContain('tool_search');
-    expect(result.payload.messages).toEqual([{ role: 'system', content: expect.stringContaining('Commands run without a shell') }]);
+    // The system prompt's contributions come apart from the tools' keys: a client writes the whole system prompt itself.
+    expect(result.payload.messages).toBeUndefined();
+    expect(result.systemPayload.messages).toEqual([{ role: 'system', content: expect.stringContaining('Commands run without a shell') }]);
     const two = new ToolSession(large, { profile: 'coding', force: ['git_log', 'git_diff'] }).format('openai-responses', 1);
     expect(two.payload.tool_choice).toEqual({ type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'git_log' }, { type: 'function', name: 'git_diff' }] });
   });
@@ -120,7 +122,7 @@ describe('formatters', () => {
     const forced = new ToolSession(large, { profile: 'coding', force: ['git_log'] });
     const result = forced.format('gemini', 1);
     expect(result.payload.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['git_log'] } });
-    expect(result.payload.systemInstruction).toEqual({ parts: [{ text: expect.stringContaining('Commands run without a shell') }] });
+    expect(result.systemPayload.systemInstruction).toEqual({ parts: [{ text: expect.stringContaining('Commands run without a shell') }] });
     expect(CHECKERS.gemini(result.payload)).toEqual([]);
   });
 

@@ -5,12 +5,9 @@ import { join } from 'node:path';
 import { render as inkRender } from 'ink';
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
-import { ChatLoop } from '../../src/loop/chat-loop.js';
-import { TranscriptWriter } from '../../src/loop/transcript.js';
+import type { Recording } from '../../src/conversation/conversation-options.js';
 import { ToolManager } from '../../src/manager/tool-manager.js';
-import type { ModelClient } from '../../src/providers/model-client.js';
-import { createModelClient } from '../../src/providers/model-clients.js';
-import type { FormatOptions, ProviderName } from '../../src/providers/types.js';
+import type { ProviderName } from '../../src/providers/types.js';
 import { ReplApp } from '../../src/repl/repl-app.js';
 import type { ReplContext } from '../../src/repl/repl-context.js';
 import { ReplController } from '../../src/repl/repl-controller.js';
@@ -44,6 +41,9 @@ export interface HarnessOptions {
   columns?: number;
   transcript?: string;
   notices?: string[];
+  /** A recording to replay (its user messages wait in the input line). */
+  recording?: Recording;
+  /** Recorded user messages, as a replay has them, over a live (scripted) model. */
   initialPrompts?: string[];
   cwd?: string;
   signal?: AbortSignal;
@@ -118,34 +118,24 @@ export async function startRepl(server: ModelServer, options: HarnessOptions = {
   };
 }
 
-/** What `toolman chat` opens for the REPL, over the scripted model server. */
+/** What `toolman chat` opens for the REPL, over the scripted model server: a conversation through the facade. */
 export async function openContext(server: ModelServer, options: HarnessOptions = {}): Promise<ReplContext> {
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all', ...(options.env ? { env: options.env } : {}) });
   const provider = options.provider ?? 'openai';
-  const model = options.model ?? 'test-model';
-  const client = (await createModelClient(provider, model, { apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` })) as ModelClient;
-  const format: FormatOptions = {};
-  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []) => manager.session({ ...(profile ? { profile } : {}), force, provider, model, format });
-  const session = await openSession(options.profile);
-  const loop = new ChatLoop({ client, session, format, stream: true, approve: async () => (options.yes ? 'approve' : 'decline') });
-  const transcript = options.transcript ? new TranscriptWriter(options.transcript, manager.secrets, { provider, model }) : undefined;
-  return {
-    manager,
-    loop,
-    client,
+  // The key and the base URL come from the environment, as they do for `toolman chat`.
+  const env = { OPENAI_API_KEY: 'sk-repl-harness-key-0001', ANTHROPIC_API_KEY: 'sk-ant-repl-harness-key-0001', OPENAI_BASE_URL: `${server.url}/v1`, ANTHROPIC_BASE_URL: server.url, ...options.env };
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all', env });
+  const conversation = await manager.conversation({
     provider,
-    model,
-    profile: options.profile ?? null,
-    search: 'client',
-    format,
-    yes: options.yes ?? false,
-    ...(transcript ? { transcript } : {}),
-    notices: [...(options.notices ?? [])],
-    initialPrompts: options.initialPrompts ?? [],
-    recordPrompt: (text) => transcript?.note({ type: 'user', text }),
-    openSession,
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
+    model: options.model ?? 'test-model',
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.force ? { force: options.force } : {}),
+    approve: async () => (options.yes ? 'approve' : 'decline'),
+    ...(options.transcript ? { transcript: { file: options.transcript } } : {}),
+    ...(options.recording ? { connection: { mode: 'replay' as const, recording: options.recording } } : {}),
+  });
+  conversation.notices.push(...(options.notices ?? []));
+  conversation.recordedPrompts.push(...(options.initialPrompts ?? []));
+  return { manager, conversation, yes: options.yes ?? false, ...(options.signal ? { signal: options.signal } : {}) };
 }
 
 /** Ink into a fake terminal `columns` wide (ink-testing-library's is 100). */

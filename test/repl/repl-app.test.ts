@@ -83,7 +83,7 @@ describe('the conversation', () => {
   it('shows setup notices as warnings, once', async () => {
     const h = await repl({ notices: ['replay: get_weather returned something else than recorded'] });
     expect(h.frame()).toContain('warning: replay: get_weather returned something else than recorded');
-    expect(h.context.notices).toEqual([]);
+    expect(h.context.conversation.notices).toEqual([]);
   });
 
   it('offers the recorded prompts of a replay in the input line, one after the other', async () => {
@@ -359,7 +359,7 @@ describe('slash commands', () => {
     await h.idle();
     await h.send('/reset');
     await h.waitFor('conversation cleared');
-    expect(h.context.loop.messages).toEqual([]);
+    expect(h.context.conversation.messages).toEqual([]);
     await h.send('what was it?');
     await h.idle();
     expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain('42');
@@ -619,7 +619,7 @@ describe('forced tools', () => {
     const made = choices().slice(before);
     expect(made[0]).toEqual({ type: 'function', function: { name: 'delete_event' } });
     expect(made[2]).not.toEqual(made[0]);
-    expect(h.context.loop.session.selection.profile.name).toBe('weather');
+    expect(h.context.conversation.session.selection.profile.name).toBe('weather');
     expect(h.frame()).not.toContain('next turn forces');
   });
 });
@@ -650,7 +650,7 @@ describe('the end of a turn', () => {
     const body = server.requests.at(-1)!.body as { tools: { function: { name: string } }[]; tool_choice?: unknown };
     expect(body.tools.map((t) => t.function.name)).toEqual(['get_weather']);
     expect(body.tool_choice).not.toEqual({ type: 'function', function: { name: 'get_weather' } });
-    expect(h.context.loop.session.selection.profile.name).toBe('weather');
+    expect(h.context.conversation.session.selection.profile.name).toBe('weather');
   });
 
   it('a message right after a forced turn is not forced', async () => {

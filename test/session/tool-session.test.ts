@@ -74,13 +74,16 @@ describe('ToolSession in discover mode', () => {
 
   it('returns a schema on demand and unwraps invoke_tool into the call it stands for', () => {
     expect(session.callMetaTool('get_tool_schema', { name: 'git_push' })).toMatchObject({ ok: true, content: { name: 'git_push', parameters: { type: 'object' } } });
-    const invoke = (args: unknown) => session.unwrap({ id: 'c1', name: 'invoke_tool', arguments: args });
-    expect(invoke({ name: 'git_push', arguments: { force: false } })).toEqual({ call: { id: 'c1', name: 'git_push', arguments: { force: false } }, via: 'invoke_tool' });
-    expect(invoke({ name: 'git_pus', arguments: {} })).toEqual({ error: expect.stringMatching(/did you mean "git_push"/) });
-    expect(invoke({ name: 'git_push', arguments: 'x' })).toEqual({ error: expect.stringMatching(/arguments must be an object/) });
+    const invoke = (args: unknown) => session.decode([{ id: 'c1', name: 'invoke_tool', arguments: args }])[0]!;
+    // Decoded once into the record of the call it stands for: the catalog tool, its arguments, how it came.
+    expect(invoke({ name: 'git_push', arguments: { force: false } })).toEqual({ id: 'c1', name: 'invoke_tool', tool: 'git_push', arguments: { force: false }, via: 'invoke_tool', meta: false });
+    expect(invoke(JSON.stringify({ name: 'git_push', arguments: { force: true } }))).toMatchObject({ tool: 'git_push', arguments: { force: true }, via: 'invoke_tool' });
+    expect(invoke({ name: 'git_pus', arguments: {} }).refused).toEqual({ kind: 'unknown_tool', message: expect.stringMatching(/did you mean "git_push"/) });
+    expect(invoke({ name: 'git_push', arguments: 'x' }).refused).toEqual({ kind: 'invalid_arguments', message: expect.stringMatching(/arguments must be an object/) });
     // Removed tools stay out of reach.
-    expect(invoke({ name: 'delete_file', arguments: {} })).toEqual({ error: expect.stringMatching(/no tool named "delete_file" is available/) });
-    // Any other call is not a wrapper.
-    expect(session.unwrap({ id: 'c2', name: 'git_push', arguments: {} })).toBeUndefined();
+    expect(invoke({ name: 'delete_file', arguments: {} }).refused?.message).toMatch(/no tool named "delete_file" is available/);
+    // Any other call is itself, with its arguments parsed once.
+    expect(session.decode([{ id: 'c2', name: 'git_push', arguments: '{"force":false}' }])[0]).toEqual({ id: 'c2', name: 'git_push', tool: 'git_push', arguments: { force: false }, via: 'direct', meta: false });
+    expect(session.decode([{ id: 'c3', name: 'get_tool_schema', arguments: {} }])[0]).toMatchObject({ tool: 'get_tool_schema', meta: true });
   });
 });

@@ -5,6 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { loadSuite, SuiteError } from '../../src/testing/load-suite.js';
 import { ErrorCode } from '../../src/shared/errors.js';
 import { ROOT } from '../helpers/paths.js';
+import { loadCatalog } from '../../src/catalog/load-catalog.js';
+
+/**
+ * A suite checked against the catalog it names, as `toolman test -c` checks it against the one
+ * it runs on (loadSuite alone never opens a catalog the suite names).
+ */
+function loadChecked(file: string) {
+  let named: string[] = [];
+  try {
+    named = loadSuite(file).catalog;
+  } catch {
+    // its own problems are reported by the checked load below too
+  }
+  return loadSuite(file, named.length ? { catalog: loadCatalog(named).catalog } : {});
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'toolman-load-suite-'));
 let n = 0;
@@ -12,7 +27,7 @@ function problems(text: string): string[] {
   const file = join(dir, `s${++n}.yaml`);
   writeFileSync(file, text);
   try {
-    loadSuite(file);
+    loadChecked(file);
   } catch (error) {
     if (error instanceof SuiteError) return error.findings.map((f) => `${f.line}:${f.column} ${f.message}`);
     throw error;
@@ -148,13 +163,23 @@ cases:
     const file = join(dir, 'located.yaml');
     writeFileSync(file, `catalog: ${JSON.stringify(join(ROOT, 'catalogs', 'assistant.yaml'))}\ncases:\n  - { name: a, prompt: hi, profile: nosuchprofile }\n`);
     try {
-      loadSuite(file);
+      loadChecked(file);
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(SuiteError);
       expect((error as SuiteError).code).toBe(ErrorCode.USAGE);
       expect((error as SuiteError).message).toContain(`${file}:3:37 no profile named "nosuchprofile"`);
     }
+  });
+
+  it('checks names against the catalog it is given, never by opening the one the suite names', () => {
+    const file = join(dir, 'named.yaml');
+    writeFileSync(file, `catalog: ${JSON.stringify(join(ROOT, 'catalogs', 'assistant.yaml'))}\ncases:\n  - { name: a, prompt: hi, expect: { calls: [{ tool: run_command }] } }\n`);
+    // Alone: no catalog is opened, so nothing is checked against one.
+    expect(loadSuite(file).catalog).toEqual([join(ROOT, 'catalogs', 'assistant.yaml')]);
+    // With the catalog the user chose (coding.yaml has run_command; assistant.yaml does not).
+    expect(() => loadSuite(file, { catalog: loadCatalog([join(ROOT, 'catalogs', 'coding.yaml')]).catalog })).not.toThrow();
+    expect(() => loadChecked(file)).toThrow(/no tool named "run_command"/);
   });
 
   it('refuses YAML that is not a suite, and bombs', () => {

@@ -58,15 +58,15 @@ function scriptBy(table: Record<string, ScriptedReply[]>) {
 
 async function run(file: string, options: Partial<SuiteRunOptions> & { provider?: 'openai' | 'anthropic' | 'openai-responses' } = {}): Promise<{ results: RunResult[]; suite: ReturnType<typeof loadSuite> }> {
   const suite = loadSuite(file);
-  const manager = await ToolManager.open({ catalogs: suite.catalog, requireValid: 'all' });
+  // Keys and base URLs from the environment the manager is given, as `toolman test` finds them.
+  const env = { OPENAI_API_KEY: 'sk-test-runner-key-0001', ANTHROPIC_API_KEY: 'sk-ant-test-runner-key-0001', OPENAI_BASE_URL: `${server.url}/v1`, ANTHROPIC_BASE_URL: server.url };
+  const manager = await ToolManager.open({ catalogs: suite.catalog, requireValid: 'all', env });
   const provider = options.provider ?? 'openai';
   try {
     const results = await runSuite({
       manager,
       suite,
       targets: [{ provider, model: 'test-model', label: `${provider}:test-model` }],
-      format: {},
-      connection: () => ({ apiKey: 'test', baseUrl: provider === 'anthropic' ? server.url : `${server.url}/v1` }),
       concurrency: 4,
       prices: { ...DEFAULT_PRICES, 'test-model': { input: 1, output: 2 } },
       ...options,

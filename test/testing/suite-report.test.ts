@@ -15,13 +15,21 @@ describe('cost per provider (issue 12: 6)', () => {
   it('sums the priced runs and counts the others with their reason', () => {
     const p = summarizeRuns(suite, [base({ repeat: 1 }), base({ repeat: 2, usage: { input: 0, output: 5, cached: 0, estimated_input: 80, reported: false }, cost_usd: null }), neverRan(3)]).providers[0]!;
     expect(p.cost_usd).toBeCloseTo(0.01, 10);
-    expect(p.cost_missing).toEqual({ runs: 2, reasons: { 'no usage reported': 1, 'did not run': 1 } });
+    // A run that never ran is no result at all: not in the runs, the costs or the pass rate.
+    expect(p.cost_missing).toEqual({ runs: 1, reasons: { 'no usage reported': 1 } });
+    expect(p.runs).toBe(2);
   });
 
-  it('all runs failed to run: no cost (not $0.00), and no "estimate" footnote on tokens', () => {
-    const p = summarizeRuns(suite, [neverRan(1), neverRan(2)]).providers[0]!;
-    expect(p.cost_usd).toBeNull();
-    expect(p.cost_missing).toEqual({ runs: 2, reasons: { 'did not run': 2 } });
-    expect(p.tokens_reported).toBe(true);
+  it('runs that could not run are no verdict: not failed, not counted, listed with their reason', () => {
+    const report = summarizeRuns(suite, [base({ repeat: 1 }), neverRan(2), neverRan(3)]);
+    expect(report.pass_rate).toBe(1);
+    expect(report.providers[0]).toMatchObject({ runs: 1, passes: 1, pass_rate: 1 });
+    expect(report.not_run.runs).toBe(2);
+    expect(report.not_run.reasons).toEqual([{ reason: expect.any(String), runs: [expect.stringContaining('#2'), expect.stringContaining('#3')] }]);
+    expect(report.ok).toBe(false);
+    const none = summarizeRuns(suite, [neverRan(1), neverRan(2)]);
+    expect(none.providers).toEqual([]);
+    expect(none.cases).toEqual([]);
+    expect(none.not_run.runs).toBe(2);
   });
 });

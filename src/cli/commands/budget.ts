@@ -2,7 +2,7 @@ import type { SearchMode } from '../../session/tool-session.js';
 import type { BudgetReport } from '../../budget/budget-report.js';
 import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
-import { formatOptions, type FormatFlags } from '../format-options.js';
+import type { FormatFlags } from '../../providers/format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { createTable } from '../output/table.js';
@@ -34,7 +34,7 @@ export async function budgetCommand(options: BudgetCommandOptions, io: CliIO): P
         force: options.force ?? [],
         deferAuto: options.deferAuto ?? false,
         ...(options.searchMode ? { searchMode: options.searchMode } : {}),
-        format: formatOptions(manager.catalog.format, options),
+        format: manager.formatOptions(options),
       },
       { exact: options.exact ?? false },
     );

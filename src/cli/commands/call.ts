@@ -8,7 +8,6 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { plainText } from '../output/terminal-text.js';
-import { formatOptions } from '../format-options.js';
 import { parseJsonText } from '../../shared/json-text.js';
 
 export interface CallOptions {
@@ -94,14 +93,13 @@ export async function callWith(manager: ToolManager, options: CallOptions, io: C
   };
   const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
   // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
-  const format = formatOptions(manager.catalog.format, { ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
-  const decode = options.provider ? { provider: options.provider, format } : {};
-  const named = calls.map((call) => (decode.provider ? session.decodeCall(call, decode.provider, decode.format).name : call.name));
+  const format = manager.formatOptions({ ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
+  const records = session.decode(calls, options.provider, format);
   // A tool named on the command line must exist: that is a usage error, as for `show`.
-  if (options.tool) manager.tool(named[0]!);
+  if (options.tool) manager.tool(records[0]!.tool);
   // The user names the tools, so deferred ones count as found.
-  session.activate(named);
-  const turn = await session.runTurn(calls, { ...(options.signal ? { signal: options.signal } : {}), ...decode });
+  session.activate(records.map((r) => r.tool));
+  const turn = await session.runTurn(records, options.signal ? { signal: options.signal } : {});
   if (options.signal?.aborted) {
     if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
     io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);

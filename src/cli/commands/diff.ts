@@ -3,7 +3,6 @@ import { ToolManager } from '../../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { CompareOverall } from '../../testing/compare-runs.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
-import { runSuites } from './test.js';
 
 export interface DiffOptions {
   old: string;
@@ -33,16 +32,17 @@ export async function diffCommand(options: DiffOptions, io: CliIO): Promise<Exit
     let passRates: CompareOverall[] | undefined;
     let errored = false;
     if (options.suite?.length) {
-      const { preflight, requireFolder } = await import('./test.js');
+      const { requireFolder, suitesHost, suitesRequest } = await import('./test.js');
+      const { preflight, runSuites } = await import('../../testing/run-suites.js');
       const { compareRuns, parseVariant } = await import('../../testing/compare-runs.js');
       const a = parseVariant(resolve(io.cwd, options.old), 'A');
       const b = parseVariant(resolve(io.cwd, options.new), 'B');
-      const base = { suites: options.suite, replay: options.replay!, ...(options.signal ? { signal: options.signal } : {}) };
+      const request = await suitesRequest({ suites: options.suite, replay: options.replay!, ...(options.signal ? { signal: options.signal } : {}) }, io);
       for (const label of ['', 'A', 'B']) requireFolder(join(options.replay!, label), io.cwd, '--replay');
-      await preflight(base, io, [a, b]);
+      await preflight(request, suitesHost(io), [a, b]);
       // Progress lines stay out of a diff's output; errors are told below.
-      const quiet: CliIO = { ...io, stderr: { write: () => true } };
-      const [ra, rb] = [await runSuites(base, quiet, a), await runSuites(base, quiet, b)];
+      const quiet = suitesHost({ ...io, stderr: { write: () => true } });
+      const [ra, rb] = [await runSuites(request, quiet, a), await runSuites(request, quiet, b)];
       const comparison = compareRuns(a, b, ra.map((o) => ({ suite: o.suite.name, results: o.results })), rb.map((o) => ({ suite: o.suite.name, results: o.results })));
       passRates = comparison.overall;
       const { reportErrors } = await import('./test-compare.js');

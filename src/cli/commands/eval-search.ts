@@ -1,4 +1,5 @@
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { chooseCatalogs } from '../../manager/choose-catalogs.js';
 import { readRegularFile } from '../../shared/read-file.js';
 import type { CaseResult, SearchCase, SearchMetrics } from '../../search/search-metrics.js';
 import { evaluateSearch } from '../../search/evaluate-search.js';
@@ -10,6 +11,8 @@ import { withManager } from '../open-manager.js';
 import { jsonErrorReason } from '../../shared/json-text.js';
 
 export interface EvalSearchOptions {
+  /** With a suite: load the catalog it names when none is given. */
+  suiteCatalog?: boolean;
   cases: string;
   catalog?: string[];
   json?: boolean;
@@ -60,7 +63,10 @@ export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): 
     const suite = loadSuite(options.cases, { cwd: io.cwd });
     const cases = suiteSearchCases(suite);
     if (cases.length === 0) throw new ToolmanError(ErrorCode.USAGE, `${options.cases} has no case that expects tool calls`, { hint: 'cases with expect.calls become labelled queries' });
-    return withManager(io, options.catalog ?? suite.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));
+    // A suite is untrusted: the catalog it names is searched only on the user's word.
+    const choice = chooseCatalogs(io.cwd, options.catalog, { by: `the suite ${options.cases}`, files: suite.catalog, flag: '--suite-catalog', use: options.suiteCatalog === true });
+    if (choice.notice) io.stderr.write(`${choice.notice}\n`);
+    return withManager(io, choice.catalogs, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io), choice.namedBy ? { namedBy: choice.namedBy } : {});
   }
   const cases = readCases(options.cases, io.cwd);
   return withManager(io, options.catalog, async (manager) => printEvaluation(manager.catalog.name, manager.catalog.tools.filter((t) => t.enabled), cases, options, io));

@@ -3,8 +3,9 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { SearchMode } from '../../session/tool-session.js';
 import type { Severity } from '../../catalog/diagnostic-codes.js';
 import { PROVIDER_LABELS, PROVIDERS, type FormatOptions, type FormatResult, type FormatWarning, type ProviderName } from '../../providers/types.js';
+import { requestFragment } from '../../providers/format-tools.js';
 import { colorEnabled, palette } from '../color.js';
-import { formatOptions, type FormatFlags } from '../format-options.js';
+import type { FormatFlags } from '../../providers/format-options.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { createTable } from '../output/table.js';
@@ -30,7 +31,7 @@ export async function formatCommand(options: FormatCommandOptions, io: CliIO): P
   if (!Number.isInteger(round) || round < 1) throw new ToolmanError(ErrorCode.USAGE, `--round must be a whole number from 1, not ${JSON.stringify(options.round)}`);
   if (!options.allProviders && !options.provider) throw new ToolmanError(ErrorCode.USAGE, 'name a provider with --provider, or use --all-providers', { hint: `providers: ${PROVIDERS.join(', ')}` });
   return withManager(io, options.catalog, async (manager) => {
-    const formatting = formatOptions(manager.catalog.format, options);
+    const formatting = manager.formatOptions(options);
     const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), force: options.force ?? [], ...(options.searchMode ? { searchMode: options.searchMode } : {}), ...(options.provider ? { provider: options.provider } : {}), format: formatting });
     const providers = options.allProviders ? [...PROVIDERS] : [options.provider!];
     const results = await Promise.all(providers.map((provider) => (options.tool?.length ? manager.formatTools(provider, options.tool, formatting) : session.format(provider, round, formatting))));
@@ -106,7 +107,7 @@ async function printFormat(results: FormatResult[], findings: Diagnostic[], note
   }
 
   const result = results[0]!;
-  io.stdout.write(JSON.stringify(options.json ? { ...result, warnings: [...notes, ...result.warnings, ...located] } : result.payload, null, 2) + '\n');
+  io.stdout.write(JSON.stringify(options.json ? { ...result, warnings: [...notes, ...result.warnings, ...located] } : requestFragment(result), null, 2) + '\n');
   if (!options.json) {
     for (const warning of [...notes, ...result.warnings]) io.stderr.write(`${word.warning} ${warning.message}\n`);
     for (const finding of located) io.stderr.write(`${word[finding.severity]} ${finding.message}\n`);

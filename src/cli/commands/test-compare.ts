@@ -4,7 +4,7 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { plainText } from '../output/terminal-text.js';
-import { number, preflight, requireFolder, runSuites, type TestOptions } from './test.js';
+import { requireFolder, suitesHost, suitesRequest, type TestOptions } from './test.js';
 import { join } from 'node:path';
 
 /**
@@ -26,20 +26,22 @@ export async function compareCommand(options: TestOptions, io: CliIO): Promise<E
   const { parseVariant, compareRuns } = await import('../../testing/compare-runs.js');
   const a = parseVariant(given[0]!, 'A');
   const b = parseVariant(given[1]!, 'B');
-  const base = { ...options, suites, compare: [] };
+  const request = await suitesRequest({ ...options, suites, compare: [] }, io);
   // A comparison's recordings are DIR/A and DIR/B, which only `--compare A B --record DIR` makes.
   if (options.replay) for (const label of ['', 'A', 'B']) requireFolder(join(options.replay, label), io.cwd, '--replay', 'record both variants with: toolman test SUITE --compare A B --record DIR');
-  number(options.concurrency, '--concurrency', 1, 64, true);
+  const host = suitesHost(io);
+  const { preflight, runSuites } = await import('../../testing/run-suites.js');
   // Both variants checked (catalogs, profiles) and the whole cost estimated before either runs.
-  await preflight(base, io, [a, b]);
+  await preflight(request, host, [a, b]);
   const budget = { spent: 0 };
-  const outA = await runSuites(base, io, a, budget);
-  const outB = await runSuites(base, io, b, budget);
+  const outA = await runSuites(request, host, a, budget);
+  const outB = await runSuites(request, host, b, budget);
   const comparison = compareRuns(a, b, outA.map((o) => ({ suite: o.suite.name, results: o.results })), outB.map((o) => ({ suite: o.suite.name, results: o.results })));
   if (options.json) io.stdout.write(JSON.stringify(comparison, null, 2) + '\n');
   else await printComparison(comparison, io);
   if (options.signal?.aborted) return EXIT.INTERRUPTED;
-  if (reportErrors(comparison, io)) return EXIT.FAILURE;
+  // Runs that could not run are no verdict, as in a plain run: the comparison is incomplete.
+  if (reportErrors(comparison, io)) return EXIT.USAGE;
   return comparison.overall.some((o) => o.pass_rate.verdict === 'worse') ? EXIT.FAILURE : EXIT.OK;
 }
 

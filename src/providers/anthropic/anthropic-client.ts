@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, ContentBlockParam, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
+import { systemPayloadFor } from '../system-payload.js';
+import { sdkOptions, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /**
@@ -37,7 +38,7 @@ export class AnthropicClient implements ModelClient {
         if (blocks.length) push('assistant', blocks);
       } else push('user', message.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.content, ...(r.isError ? { is_error: true } : {}) })));
     }
-    return { model: request.model, max_tokens: request.maxTokens, ...(request.system ? { system: request.system } : {}), messages, ...toolFields(request.tools), ...(request.stream ? { stream: true } : {}) };
+    return { model: request.model, max_tokens: request.maxTokens, ...systemPayloadFor('anthropic', request.system), messages, ...request.tools.payload, ...(request.stream ? { stream: true } : {}) };
   }
 
   async send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply> {

@@ -94,7 +94,5 @@ export function formatAnthropic(input: FormatInput): FormatResult {
   }
 
   result.prompts = promptContributions([...offered, ...(nativeSearch ? input.deferred : [])]);
-  const system = result.prompts.system.join('\n\n');
-  if (system) result.payload.system = system;
   return result;
 }

@@ -1,6 +1,8 @@
 import { isRecord } from '../../shared/is-record.js';
+import { systemPayloadFor } from '../system-payload.js';
 import type { ClientConnection, ModelRequest } from '../model-client.js';
 import { OpenAiChatClient } from '../openai/openai-chat-client.js';
+import type { FormatOptions } from '../types.js';
 
 /** The Gemini API's own base; the OpenAI-compatible endpoint is under it (docs/providers.md). */
 export const GEMINI_API_BASE = 'https://generativelanguage.googleapis.com';
@@ -26,13 +28,21 @@ export class GeminiChatClient extends OpenAiChatClient {
     super(model, { ...connection, baseUrl: `${(connection.baseUrl ?? GEMINI_API_BASE).replace(/\/+$/, '')}${COMPATIBLE_PATH}` });
   }
 
+  /**
+   * Gemini's OpenAI-compatible endpoint takes parameters in Gemini's schema subset only, not as
+   * parametersJsonSchema: the subset is what is sent.
+   */
+  adaptFormat(options: FormatOptions): FormatOptions {
+    return options.geminiJsonSchema ? { ...options, geminiJsonSchema: false } : options;
+  }
+
   /** Counted as Gemini's own request: the conversation, the system instruction and the declarations the formatter made. */
   countBody(request: ModelRequest): Record<string, unknown> {
     const { messages } = this.body(request) as { messages: { role: string }[] };
     const tools = request.tools.payload.tools;
     return {
       contents: messages.filter((m) => m.role !== 'system'),
-      ...(request.system ? { systemInstruction: { parts: [{ text: request.system }] } } : {}),
+      ...systemPayloadFor('gemini', request.system),
       ...(tools !== undefined ? { tools } : {}),
     };
   }

@@ -67,7 +67,5 @@ export function formatGemini(input: FormatInput): FormatResult {
   if (forced.length) result.payload.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: forced.map((n) => names.get(n) ?? geminiName(n)) } };
 
   result.prompts = promptContributions(input.tools);
-  const system = result.prompts.system.join('\n\n');
-  if (system) result.payload.systemInstruction = { parts: [{ text: system }] };
   return result;
 }

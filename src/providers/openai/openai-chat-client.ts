@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest, type ModelToolCall, type ModelUsage } from '../model-client.js';
+import { sdkOptions, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest, type ModelToolCall, type ModelUsage } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /**
@@ -41,7 +41,7 @@ export class OpenAiChatClient implements ModelClient {
 
   /** The tools and tool choice, as the formatter made them for this provider. */
   protected toolsFor(request: ModelRequest): Record<string, unknown> {
-    return toolFields(request.tools);
+    return request.tools.payload;
   }
 
   async send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply> {

@@ -78,10 +78,5 @@ export function formatOpenAi(input: FormatInput, api: Api): FormatResult {
 
   const prompts = promptContributions([...offered, ...(native ? input.deferred : [])]);
   result.prompts = prompts;
-  const system = prompts.system.join('\n\n');
-  if (system) {
-    if (api === 'openai') result.payload.messages = [{ role: 'system', content: system }];
-    else result.payload.instructions = system;
-  }
   return result;
 }

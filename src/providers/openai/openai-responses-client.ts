@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Response, ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { sdkOptions, toolFields, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
+import { systemPayloadFor } from '../system-payload.js';
+import { sdkOptions, type ClientConnection, type ModelCallHooks, type ModelClient, type ModelReply, type ModelRequest } from '../model-client.js';
 import { ModelCallError, modelCallError, withRetries } from '../model-errors.js';
 
 /** Output items that belong to a native tool search: sent back as they came, so the model keeps what it found. */
@@ -33,7 +34,7 @@ export class OpenAiResponsesClient implements ModelClient {
         for (const call of message.toolCalls) input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments });
       } else for (const result of message.results) input.push({ type: 'function_call_output', call_id: result.id, output: result.isError ? `Error: ${result.content}` : result.content } satisfies ResponseInputItem);
     }
-    return { model: request.model, ...(request.system ? { instructions: request.system } : {}), input, ...toolFields(request.tools), ...(request.stream ? { stream: true } : {}) };
+    return { model: request.model, ...systemPayloadFor('openai-responses', request.system), input, ...request.tools.payload, ...(request.stream ? { stream: true } : {}) };
   }
 
   async send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply> {

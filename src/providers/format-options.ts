@@ -1,6 +1,7 @@
 import type { FormatSettings } from '../catalog/types.js';
-import type { FormatOptions } from '../providers/types.js';
+import type { FormatOptions } from './types.js';
 
+/** What a command line (or a driver) sets over the catalog's `format:` settings. */
 export interface FormatFlags {
   strict?: boolean;
   cacheControl?: boolean;
@@ -8,7 +9,7 @@ export interface FormatFlags {
   geminiJsonSchema?: boolean;
 }
 
-/** The catalog's `format:` settings, overridden by command-line flags. */
+/** The catalog's `format:` settings, overridden by flags: the one place FormatOptions are made from them. */
 export function formatOptions(settings: FormatSettings, flags: FormatFlags): FormatOptions {
   const nativeToolSearch = flags.nativeSearch ?? settings.native_tool_search;
   return {

@@ -1,0 +1,270 @@
+import type { Approver } from '../execute/types.js';
+import type { ChatLoop } from '../loop/chat-loop.js';
+import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import { recordPrompt } from '../loop/recording.js';
+import type { TranscriptWriter } from '../loop/transcript.js';
+import type { McpToolsChange } from '../mcp/tools-change.js';
+import type { ChatMessage } from '../providers/model-client.js';
+import type { FormatOptions, ProviderName } from '../providers/types.js';
+import type { ToolSession } from '../session/tool-session.js';
+import type { ConversationHost } from './conversation-options.js';
+import { RedactedEvents, redactSummary } from './redacted-events.js';
+
+/** What `openConversation` hands a new conversation. */
+export interface ConversationParts {
+  host: ConversationHost;
+  provider: ProviderName;
+  model: string;
+  search: 'client' | 'native';
+  loop: ChatLoop;
+  /** Opens a session over a profile with tools forced (undefined: the conversation's own --force). */
+  openSession(profile: string | undefined, force?: readonly string[]): Promise<ToolSession>;
+  transcript?: TranscriptWriter;
+  /** The file a recording goes to (each user message is noted in it). */
+  recordFile?: string;
+  /** What setup had to say (a replay's --model that does not apply...). */
+  notices: string[];
+  /** A replay's recorded user messages, in order. */
+  recordedPrompts: string[];
+  /** Set by the replay's fetch: where a difference from the recording is reported. */
+  replay?: { onDifference(listener: (message: string) => void): void };
+}
+
+/** Something drivers show between turns: a new session (the tools offered changed), or a notice. */
+export type ConversationChange = { type: 'session'; session: ToolSession } | { type: 'notice'; message: string };
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Every event of the turn, redacted (streamed text included, also a secret cut between deltas). */
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/**
+ * One conversation with a model over the catalog's tools, the same for every driver: the REPL,
+ * one-shot `chat`, each run of `toolman test`, a local sub-agent. It owns the model client (its
+ * key a secret from the start), live / record / replay, the format options, the session and its
+ * swaps (`/profile`, `/force`, MCP servers' changed tools), the loop, the transcript and the one
+ * redacted event stream. Drivers only show what it reports and say what the user typed.
+ */
+export class Conversation {
+  readonly provider: ProviderName;
+  readonly model: string;
+  readonly search: 'client' | 'native';
+  /** What setup had to say, for the driver to show once. */
+  readonly notices: string[];
+  /** A replay's recorded user messages, in order: what a replay without a prompt says. */
+  readonly recordedPrompts: string[];
+  readonly transcript: TranscriptWriter | undefined;
+  private readonly host: ConversationHost;
+  private readonly loop: ChatLoop;
+  private readonly openSession: ConversationParts['openSession'];
+  private readonly recordFile: string | undefined;
+  private differed = false;
+  /** Where replay differences go while a turn runs: its event stream. */
+  private warn: ((message: string) => void) | undefined;
+  /** Session swaps, one after the other: a turn's end, /profile, /force and tool reloads never interleave. */
+  private swaps: Promise<void> = Promise.resolve();
+  /** `/force` names for the next turn only. */
+  private pendingForce: string[] | undefined;
+  private toolsChanged = false;
+  private running = false;
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly listeners = new Set<(change: ConversationChange) => void>();
+  private closed = false;
+
+  constructor(parts: ConversationParts) {
+    this.host = parts.host;
+    this.provider = parts.provider;
+    this.model = parts.model;
+    this.search = parts.search;
+    this.loop = parts.loop;
+    this.openSession = parts.openSession;
+    this.transcript = parts.transcript;
+    this.recordFile = parts.recordFile;
+    this.notices = parts.notices;
+    this.recordedPrompts = parts.recordedPrompts;
+    parts.replay?.onDifference((message) => {
+      this.differed = true;
+      if (this.warn) this.warn(message);
+      else this.notice(message);
+    });
+    // Sub-agents' nested loops get their own section of the transcript: their events, marked with the agent and the parent's call.
+    const transcript = this.transcript;
+    if (transcript) this.unsubscribe.push(this.host.onAgentEvent(({ agent, call_id, depth, event }) => event.type !== 'text' && transcript.note({ type: 'agent_event', agent, call_id, depth, event })));
+  }
+
+  /** The tools this conversation offers now (a swap replaces it). */
+  get session(): ToolSession {
+    return this.loop.session;
+  }
+
+  /** The format options the tools are sent with (the catalog's, the flags', as the client's wire allows). */
+  get format(): FormatOptions {
+    return this.loop.format;
+  }
+
+  /** What was said so far, in the loop's provider-neutral form (`/save`). */
+  get messages(): readonly ChatMessage[] {
+    return this.loop.messages;
+  }
+
+  /** How many user turns ran. */
+  get turnCount(): number {
+    return this.loop.turnCount;
+  }
+
+  /** A replay where a tool answered differently from the recording (for --replay-strict). */
+  get replayDiffered(): boolean {
+    return this.differed;
+  }
+
+  /** Tells `listener` of new sessions and of notices between turns (a driver without a listener finds notices in `notices`). */
+  onChange(listener: (change: ConversationChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Who answers confirmations from now on (the REPL asks the user). */
+  useApprover(approve: Approver | undefined): void {
+    this.loop.useApprover(approve);
+  }
+
+  /**
+   * One user turn. Events reach `onEvent` redacted, in order; the summary is redacted too. The
+   * message goes into the recording and the transcript first. Never rejects for the model's or a
+   * tool's failure (the summary says how the turn ended).
+   */
+  async run(text: string, options: RunOptions = {}): Promise<TurnSummary> {
+    await this.swaps;
+    const forcedOnce = this.pendingForce !== undefined;
+    this.pendingForce = undefined;
+    const { secrets } = this.host;
+    if (this.recordFile) recordPrompt(this.recordFile, text, secrets);
+    this.transcript?.note({ type: 'user', text });
+    const stream = new RedactedEvents(secrets, (event) => {
+      this.transcript?.write(event);
+      try {
+        options.onEvent?.(event);
+      } catch {
+        // a display's failure must not break the turn
+      }
+    });
+    this.warn = (message) => stream.push({ type: 'warning', message });
+    for (const notice of this.notices.splice(0)) this.warn(notice);
+    this.running = true;
+    let summary: TurnSummary;
+    try {
+      summary = await this.loop.run(text, { ...(options.signal ? { signal: options.signal } : {}), onEvent: (event) => stream.push(event) });
+    } finally {
+      this.running = false;
+      this.warn = undefined;
+      // Queued before the turn counts as over: a command or message right after it comes after the swap.
+      if (forcedOnce || this.toolsChanged) void this.swap(() => this.reopen());
+    }
+    return redactSummary(summary, secrets);
+  }
+
+  /**
+   * A new session over `profile` (undefined: the current one), continuing the conversation. With
+   * `force`, those tools are required in the next turn's first round only; a pending `/force`
+   * goes along to a new profile when it can be forced there, and is dropped (and named) when not.
+   */
+  switchSession(profile: string | undefined, force?: string[]): Promise<{ dropped: string[] }> {
+    return this.swap(async () => {
+      const previous = this.session;
+      const name = profile ?? previous.selection.profile.name;
+      const wanted = force ?? this.pendingForce;
+      let session: ToolSession;
+      let dropped: string[] = [];
+      try {
+        session = await this.openSession(name, wanted);
+      } catch (error) {
+        if (force || !wanted) throw error;
+        session = await this.openSession(name);
+        dropped = wanted;
+      }
+      this.pendingForce = dropped.length ? undefined : wanted;
+      this.use(session, previous);
+      return { dropped };
+    });
+  }
+
+  /** Forgets what was said (tools found by search stay found). */
+  reset(): void {
+    this.loop.reset();
+    this.transcript?.note({ type: 'reset' });
+  }
+
+  /** A line of the driver's own in the transcript (a slash command, an approval, the exit). */
+  note(entry: Record<string, unknown>): void {
+    this.transcript?.note(entry);
+  }
+
+  /**
+   * Watches the MCP servers' tool lists: on a change, `listener` hears what changed, and the next
+   * turn offers the new tools (the session is rebuilt when no turn runs). Returns the unsubscribe.
+   */
+  watchTools(listener: (change: McpToolsChange) => void): () => void {
+    const stop = this.host.watchMcpServers((change) => {
+      this.toolsChanged = true;
+      if (!this.running) void this.swap(() => this.reopen());
+      listener(change);
+    });
+    this.unsubscribe.push(stop);
+    return stop;
+  }
+
+  /** Stops what the conversation started (its session's jobs, its listeners). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stop of this.unsubscribe.splice(0)) stop();
+    this.session.close();
+  }
+
+  /** Runs one session swap after the others. */
+  private swap<T>(change: () => Promise<T>): Promise<T> {
+    const result = this.swaps.then(change);
+    this.swaps = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /** After a turn: the profile's session again, without a used /force, with the tools a server changed. */
+  private async reopen(): Promise<void> {
+    this.toolsChanged = false;
+    const previous = this.session;
+    try {
+      this.use(await this.openSession(previous.selection.profile.name, this.pendingForce), previous);
+    } catch (error) {
+      this.notice(`could not open the tool session again: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private use(session: ToolSession, previous: ToolSession): void {
+    // Tools found by search stay found when the new session can offer them.
+    session.activate(previous.activated);
+    this.loop.useSession(session);
+    if (session !== previous) previous.close();
+    this.transcript?.note({ type: 'session', profile: session.selection.profile.name, forced: session.selection.forced.map((t) => t.name) });
+    this.tell({ type: 'session', session });
+  }
+
+  private notice(message: string): void {
+    const redacted = this.host.secrets.redact(message);
+    if (this.listeners.size) this.tell({ type: 'notice', message: redacted });
+    else this.notices.push(redacted);
+  }
+
+  private tell(change: ConversationChange): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch {
+        // a display's failure must not break the conversation
+      }
+    }
+  }
+}

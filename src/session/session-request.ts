@@ -1,0 +1,21 @@
+import type { RunnerRegistry } from '../execute/runner.js';
+import type { Approver, CallEvent } from '../execute/types.js';
+import type { FormatOptions, ProviderName } from '../providers/types.js';
+import type { SearchMode } from './tool-session.js';
+
+/** What a conversation (the loop, the REPL, `call`, `serve`, a test case) asks for. */
+export interface SessionRequest {
+  profile?: string;
+  force?: readonly string[];
+  searchMode?: SearchMode;
+  /** Defer the costliest tools until the definitions budget fits, as `defer: auto` does. */
+  deferAuto?: boolean;
+  /** The provider (and model) whose token costs drive automatic deferral; default openai. */
+  provider?: ProviderName;
+  model?: string;
+  format?: FormatOptions;
+  approve?: Approver;
+  onEvent?: (event: CallEvent) => void;
+  /** Layers runners over the manager's for this session only (the test runner's stubs and mocks). */
+  wrapRunners?: (runners: RunnerRegistry) => RunnerRegistry;
+}

@@ -1,0 +1,185 @@
+import { resolve } from 'node:path';
+import { chooseCatalogs } from '../manager/choose-catalogs.js';
+import type { ToolManager } from '../manager/tool-manager.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { plainText } from '../shared/plain-text.js';
+import type { Variant } from './compare-runs.js';
+import type { RunResult } from './run-suite.js';
+import type { SuiteReport } from './suite-report.js';
+import { INTERRUPTED, type Prices, type ProviderTarget, type Suite } from './suite-types.js';
+
+/** What one `toolman test` invocation asks for, its flags parsed. */
+export interface SuitesRequest {
+  suites: string[];
+  /** --catalog: the catalog every suite runs on (else ./toolman.yaml, else, with `suiteCatalogs`, each suite's own). */
+  catalog?: string[];
+  /** --suite-catalog: a suite's `catalog:` may be loaded (only its mock handlers answer, no MCP server starts). */
+  suiteCatalogs?: boolean;
+  /** --provider: over each suite's `providers:`. */
+  providers?: ProviderTarget[];
+  baseUrl?: string;
+  record?: string;
+  replay?: string;
+  repeat?: number;
+  concurrency: number;
+  maxCost?: number;
+  minPassRate: number;
+  /** --prices: over the built-in table and each suite's. */
+  prices: Prices;
+  signal?: AbortSignal;
+}
+
+/** Where the runs' surroundings come from: the CLI passes its own. */
+export interface SuitesHost {
+  cwd: string;
+  /** Opens catalogs through the facade, runs `run`, and closes what it opened. */
+  open<T>(catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, namedBy: string | undefined): Promise<T>;
+  /** A line for the person running the suites (estimates, replay differences). */
+  say(line: string): void;
+  /** Progress of one suite's runs. */
+  progress(label: string): { update(result: RunResult, done: number, total: number): void; end(): void };
+}
+
+export interface SuiteOutcome {
+  suite: Suite;
+  /** The runs that finished or could not run: an interrupted run is not a result. */
+  results: RunResult[];
+  report: SuiteReport;
+  /** Runs Ctrl-C stopped or kept from starting. */
+  interrupted: number;
+}
+
+/** What the runs of one invocation have spent so far, against --max-cost. */
+export interface Spent {
+  spent: number;
+}
+
+interface PlannedSuite {
+  file: string;
+  suite: Suite;
+  targets: ProviderTarget[];
+  prices: Prices;
+  catalogs: string[] | undefined;
+  namedBy: string | undefined;
+}
+
+/** One suite file as a variant runs it: repeats, profile, providers, prices and the catalog the user chose. */
+async function planSuite(file: string, request: SuitesRequest, host: SuitesHost, variant: Variant | undefined): Promise<PlannedSuite> {
+  const { loadSuite } = await import('./load-suite.js');
+  const { DEFAULT_PRICES } = await import('./prices.js');
+  const suite = loadSuite(file, { cwd: host.cwd });
+  applyRequest(suite, request, variant);
+  const targets = request.providers?.length ? request.providers : suite.providers;
+  const prices: Prices = { ...DEFAULT_PRICES, ...suite.prices, ...request.prices };
+  if (variant?.catalog) return { file, suite, targets, prices, catalogs: variant.catalog.map((f) => resolve(host.cwd, f)), namedBy: undefined };
+  // A suite is untrusted: the catalog it names is loaded only on the user's word.
+  const choice = chooseCatalogs(host.cwd, request.catalog, { by: `the suite ${file}`, files: suite.catalog, flag: '--suite-catalog', use: request.suiteCatalogs === true });
+  if (choice.notice) host.say(choice.notice);
+  return { file, suite, targets, prices, catalogs: choice.catalogs, namedBy: choice.namedBy };
+}
+
+function applyRequest(suite: Suite, request: SuitesRequest, variant: Variant | undefined): void {
+  if (request.repeat !== undefined) for (const c of suite.cases) c.repeat = request.repeat;
+  if (variant?.profile) suite.profile = variant.profile;
+}
+
+/** Opens a planned suite's catalog and checks the suite's names against it (and the variant's profile). */
+async function withSuiteCatalog<T>(planned: PlannedSuite, request: SuitesRequest, host: SuitesHost, variant: Variant | undefined, run: (manager: ToolManager, suite: Suite) => Promise<T>): Promise<T> {
+  return host.open(
+    planned.catalogs,
+    async (manager) => {
+      if (variant?.loading) manager.useLoading(variant.loading);
+      if (variant?.profile && !manager.catalog.profiles.has(variant.profile)) {
+        throw new ToolmanError(ErrorCode.USAGE, `variant ${variant.label} (${plainText(variant.spec)}): the catalog of ${plainText(planned.suite.name)} has no profile ${JSON.stringify(plainText(variant.profile))}`, { hint: `its profiles: ${[...manager.catalog.profiles.keys()].map(plainText).join(', ') || '(none)'}` });
+      }
+      // The suite's tool, argument and profile names, checked against the catalog it really runs on.
+      const { loadSuite } = await import('./load-suite.js');
+      const suite = loadSuite(planned.file, { cwd: host.cwd, catalog: manager.catalog });
+      applyRequest(suite, request, variant);
+      return run(manager, suite);
+    },
+    planned.namedBy,
+  );
+}
+
+const labelOf = (suite: Suite, variant: Variant | undefined) => `${plainText(suite.name)}${variant?.label ? ` [${variant.label}]` : ''}`;
+
+/**
+ * Before anything runs: every suite opened on every variant (a missing catalog file or profile,
+ * a misspelled tool, stops here, not after another variant's runs), and for a live run each
+ * provider's key and the estimate of the whole invocation, held against --max-cost. With a cap,
+ * every model needs a price.
+ */
+export async function preflight(request: SuitesRequest, host: SuitesHost, variants: readonly (Variant | undefined)[]): Promise<void> {
+  const { PRICES_DATE } = await import('./prices.js');
+  const live = !request.replay;
+  let total = 0;
+  let runs = 0;
+  const unpriced = new Set<string>();
+  for (const variant of variants) {
+    for (const file of request.suites) {
+      const planned = await planSuite(file, request, host, variant);
+      await withSuiteCatalog(planned, request, host, variant, async (manager, suite) => {
+        if (!live) return;
+        for (const target of planned.targets) {
+          manager.credentials(target.provider, { purpose: (label) => `a live run with ${label}`, hint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`, ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}), keyOptionalWithBaseUrl: true });
+        }
+        const { estimateCost } = await import('./estimate-cost.js');
+        const estimate = await estimateCost(manager, suite, planned.targets, manager.formatOptions(), planned.prices);
+        runs += estimate.runs;
+        if (estimate.usd === null) for (const m of estimate.unpriced) unpriced.add(plainText(m));
+        else total += estimate.usd;
+        host.say(
+          `estimated cost of ${labelOf(suite, variant)}: ${estimate.usd === null ? `unknown (no price for ${estimate.unpriced.map(plainText).join(', ')}; give one with --prices FILE)` : `$${estimate.usd.toFixed(4)}`} for ${estimate.runs} runs, ~${estimate.input_tokens} input and ~${estimate.output_tokens} output tokens (list prices of ${PRICES_DATE}; ${estimate.method})`,
+        );
+      });
+    }
+  }
+  if (!live) return;
+  if (variants.length * request.suites.length > 1) host.say(`estimated cost of this run: ${unpriced.size ? `unknown (no price for ${[...unpriced].join(', ')})` : `$${total.toFixed(4)}`} for ${runs} runs`);
+  const { maxCost } = request;
+  if (maxCost === undefined) return;
+  if (unpriced.size) {
+    throw new ToolmanError(ErrorCode.USAGE, `--max-cost ${maxCost} needs a price for every model, and there is none for ${[...unpriced].join(', ')}; nothing was run`, { hint: 'give prices with --prices FILE ({"MODEL": {"input": N, "output": N}}, dollars per million tokens)' });
+  }
+  if (total > maxCost) {
+    throw new ToolmanError(ErrorCode.BUDGET, `the estimated cost $${total.toFixed(4)} is over --max-cost ${maxCost}; nothing was run`, { hint: 'raise --max-cost, lower --repeat, or run fewer providers' });
+  }
+}
+
+/** Loads and runs every suite (each over the catalog chosen for it); `preflight` has checked them and the cost. */
+export async function runSuites(request: SuitesRequest, host: SuitesHost, variant?: Variant, budget: Spent = { spent: 0 }): Promise<SuiteOutcome[]> {
+  const { runSuite } = await import('./run-suite.js');
+  const { summarizeRuns } = await import('./suite-report.js');
+  const outcomes: SuiteOutcome[] = [];
+  for (const file of request.suites) {
+    if (request.signal?.aborted) break;
+    const planned = await planSuite(file, request, host, variant);
+    const outcome = await withSuiteCatalog(planned, request, host, variant, async (manager, suite) => {
+      const progress = host.progress(labelOf(suite, variant));
+      const results = await runSuite({
+        manager,
+        suite,
+        targets: planned.targets,
+        ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
+        ...(request.record ? { record: resolve(host.cwd, request.record, variant?.label ?? '') } : {}),
+        ...(request.replay ? { replay: resolve(host.cwd, request.replay, variant?.label ?? '') } : {}),
+        concurrency: request.concurrency,
+        prices: planned.prices,
+        ...(request.maxCost !== undefined ? { maxCost: Math.max(0, request.maxCost - budget.spent) } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+        onResult: progress.update,
+      });
+      progress.end();
+      budget.spent += results.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);
+      // Replay differences in tool results (and the loop's warnings), once each.
+      const notices = new Map<string, string[]>();
+      for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
+      for (const [notice, runs] of notices) host.say(`warning: ${runs.slice(0, 3).map(plainText).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${plainText(notice)}`);
+      const finished = results.filter((r) => r.error !== INTERRUPTED);
+      return { suite, results: finished, report: summarizeRuns(suite, finished, request.minPassRate), interrupted: results.length - finished.length };
+    });
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
