@@ -257,6 +257,11 @@ export class ToolManager {
     return toolIndex(this.catalog).require(name);
   }
 
+  /** The catalog's name for a tool named by name or alias; undefined when no tool has it. */
+  catalogName(name: string): string | undefined {
+    return toolIndex(this.catalog).get(name)?.name;
+  }
+
   select(request: SelectionRequest = {}): Selection {
     return selectTools(this.catalog, request);
   }

@@ -10,6 +10,7 @@ import type { FormatFlags } from '../providers/format-options.js';
 import { readRegularFile } from '../shared/read-file.js';
 import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
+import { withCatalogNames } from './catalog-names.js';
 import { costOf } from './prices.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
@@ -82,7 +83,9 @@ function caseSlug(suite: Suite, testCase: SuiteCase): string {
  * facade, exactly as `toolman chat` would run it. Never throws for a run: a run that cannot
  * finish is a failed result with its error.
  */
-export async function runSuite(options: SuiteRunOptions): Promise<RunResult[]> {
+export async function runSuite(given: SuiteRunOptions): Promise<RunResult[]> {
+  // Expectations read calls by catalog name: an alias in the suite names the tool it stands for.
+  const options = { ...given, suite: withCatalogNames(given.suite, (name) => given.manager.catalogName(name)) };
   const { suite, targets } = options;
   const jobs = suite.cases.flatMap((c) => targets.flatMap((t) => Array.from({ length: c.repeat }, (_, r) => ({ testCase: c, target: t, repeat: r + 1 }))));
   const limiter = new AdaptiveLimiter(options.concurrency);

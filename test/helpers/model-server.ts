@@ -44,6 +44,8 @@ export interface ScriptedReply {
   raw?: unknown[];
   /** Answer with this HTTP error instead (429, 500, 401, 404...) and a provider-shaped error body. */
   status?: number;
+  /** With `status`: the error's message instead of the API's usual one (a proxy that echoes what it was sent). */
+  errorMessage?: string;
   /** Seconds (fractions allowed), sent as the retry-after header with `status`. */
   retryAfter?: number;
   /**
@@ -404,7 +406,7 @@ export async function startModelServer(): Promise<ModelServer> {
     if (reply.status) {
       const headers: Record<string, string> = { ...idHeader };
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
-      return sendJson(res, reply.status, errorBody(api, reply.status, undefined, requestId), headers);
+      return sendJson(res, reply.status, errorBody(api, reply.status, reply.errorMessage, requestId), headers);
     }
     const tools = body?.tools;
     if (reply.refuseStreamingTools && request.stream && Array.isArray(tools) && tools.length > 0) {
