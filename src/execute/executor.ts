@@ -9,6 +9,7 @@ import { validateArguments } from './argument-validator.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
+import { setStructuredContent, StructuredResult } from './structured-result.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, ErrorKind, ToolCall, ToolResponse, TurnResult } from './types.js';
 
@@ -51,7 +52,7 @@ export interface TurnOptions {
 }
 
 /** A call's outcome; `tool` names the tool whose limits apply when another call ran it (invoke_tool). */
-export type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
+export type Outcome = ({ ok: true; value: unknown; jobId?: string; structured?: Record<string, unknown> } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
 
 /** One call of a turn: what the model sent, and the call it stands for (through invoke_tool). */
 interface PlannedCall {
@@ -255,6 +256,8 @@ export class Executor {
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
+      // A structured value rides beside the result (for serve), never inside what the model gets.
+      if (value instanceof StructuredResult) return { ok: true, value: value.value, structured: value.structuredContent };
       return { ok: true, value };
     } catch (error) {
       if (error instanceof TimeoutError) return fail('timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms and was stopped`);
@@ -337,7 +340,7 @@ export class Executor {
         original = cut.originalTokens;
       }
     }
-    return {
+    const response: ToolResponse = {
       id: call.id,
       name: call.name,
       ok: error === null,
@@ -350,6 +353,26 @@ export class Executor {
       duration_ms: duration,
       ...(outcome.ok && outcome.jobId ? { job_id: outcome.jobId } : {}),
     };
+    // A truncated result's structured value would carry what the limit cut; secrets go as in the text.
+    if (outcome.ok && outcome.structured && !error && !truncated) {
+      const structured = this.redactedObject(outcome.structured);
+      if (structured) setStructuredContent(response, structured);
+    }
+    return response;
+  }
+
+  /** An object with every secret value redacted, as its text is; undefined when that breaks it. */
+  private redactedObject(value: Record<string, unknown>): Record<string, unknown> | undefined {
+    const serialised = serialise(value);
+    if (!serialised.ok) return undefined;
+    const redacted = this.secrets.redact(serialised.text);
+    if (redacted === serialised.text) return value;
+    try {
+      const parsed: unknown = JSON.parse(redacted);
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Shares `budget.total_results` among the turn's results: small ones keep all, big ones share the rest. */
