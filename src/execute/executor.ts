@@ -199,7 +199,8 @@ export class Executor {
     }
     const unavailable = this.options.scope.unavailable(tool, via);
     if (unavailable) return finish(fail('not_available', unavailable));
-    if (tool.native) return finish(fail('native_tool', `${tool.name} is run by the model provider, not by toolman`));
+    // Server tools run at the provider; client tools (Anthropic's text editor, bash) are the application's to run, and toolman has no runner for them.
+    if (tool.native) return finish(fail('native_tool', `${tool.name} is a provider-defined tool, which toolman does not run`));
 
     // 5. Arguments.
     const checked = validateArguments(tool, target.arguments);
