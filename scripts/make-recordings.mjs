@@ -1,8 +1,10 @@
 // Makes the shipped recordings in catalogs/recordings/: one short session per shipped catalog,
 // recorded by `toolman chat --record` against the tests' scripted model server (no network, no
-// key), so anyone can watch the whole loop work with `toolman chat --replay FILE`. The scripts
-// below are what the "model" says; the tools run for real (their mock handlers). Run it again
-// after changing a shipped catalog: test/loop/shipped-recordings.test.ts fails until you do.
+// key), so anyone can watch the whole loop work with `toolman -c catalogs/NAME.yaml chat --replay FILE`. The scripts
+// below are what the "model" says; the tools run for real (their mock handlers), so an answer
+// must say only what the prompt, the calls and the mock results say (names, subjects, ids, times:
+// test/loop/recording-answers.test.ts checks it). Run it again after changing a shipped catalog:
+// test/loop/shipped-recordings.test.ts fails until you do.
 //   node scripts/make-recordings.mjs
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -23,14 +25,14 @@ const SESSIONS = {
         replies: [
           { toolCalls: [{ name: 'list_calendar_events', arguments: { from: '2026-11-23', to: '2026-11-23' } }], usage: { input: 1480, output: 38 } },
           { toolCalls: [{ name: 'add_calendar_event', arguments: { title: 'Lunch with Ana', start: '2026-11-23T12:30:00+01:00', duration_minutes: 60, attendees: ['ana@example.com'] } }], usage: { input: 1602, output: 61 } },
-          { text: 'On Monday you have Standup at 9:00. I added "Lunch with Ana" at 12:30 for an hour and invited ana@example.com.', usage: { input: 1701, output: 33 } },
+          { text: 'On Monday the 23rd you have Standup from 09:00 to 09:15 UTC. I added "Lunch with Ana" at 12:30 (+01:00) for an hour and invited ana@example.com.', usage: { input: 1701, output: 38 } },
         ],
       },
       {
         prompt: 'Thanks. Any unread email from Ana?',
         replies: [
           { toolCalls: [{ name: 'search_email', arguments: { query: 'from:ana@example.com is:unread' } }], usage: { input: 1768, output: 24 } },
-          { text: 'Yes: one unread message from Ana, "Q4 planning", asking for your slides by Friday.', usage: { input: 1850, output: 22 } },
+          { text: 'Yes: one unread message from ana@example.com, "November invoice" (2026-11-20), which starts "Please find attached…".', usage: { input: 1850, output: 27 } },
         ],
       },
     ],
@@ -66,7 +68,7 @@ const SESSIONS = {
         replies: [
           { toolCalls: [{ name: 'tool_search', arguments: { query: 'list invoices of an account' } }], usage: { input: 910, output: 21 } },
           { toolCalls: [{ name: 'billing_list_invoices', arguments: { account_id: 'acc_42', status: 'open' } }], usage: { input: 1240, output: 27 } },
-          { text: 'Account acc_42 has the open invoices listed above.', usage: { input: 1330, output: 14 } },
+          { text: 'Account acc_42 has one open invoice: INV-2026-0042.', usage: { input: 1330, output: 16 } },
         ],
       },
     ],
@@ -85,7 +87,7 @@ for (const [name, session] of Object.entries(SESSIONS)) {
   // Asynchronous: the model server answers from this process while toolman runs.
   const result = await promisify(execFile)(process.execPath, [...args, ...prompts], {
     cwd: root,
-    env: { ...process.env, OPENAI_API_KEY: 'recording', OPENAI_BASE_URL: `${server.url}/v1`, NO_COLOR: '1' },
+    env: { ...process.env, OPENAI_API_KEY: 'sk-make-recordings-placeholder-key', OPENAI_BASE_URL: `${server.url}/v1`, NO_COLOR: '1' },
   });
   await server.close();
   // The loopback URL is the recording's business, not the user's.

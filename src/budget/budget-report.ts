@@ -1,6 +1,6 @@
 import type { Catalog, Tool } from '../catalog/types.js';
 import { formatTools, requestFragment } from '../providers/format-tools.js';
-import type { ProviderCounter } from '../providers/exact-count.js';
+import { exactUnavailable, type ProviderCounter } from '../providers/exact-count.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
 import { toolChoiceFor } from '../select/tool-choice.js';
@@ -24,6 +24,9 @@ export interface BudgetRequest {
 export interface BudgetToolRow {
   name: string;
   tokens: number;
+  /** Whether this tool's count is exact (a rule measured against the API covers it), or an estimate and why. */
+  exact: boolean;
+  estimate_reasons: string[];
   share_pct: number;
   deferred: boolean;
   /** The selection step and rule that made the tool active or deferred. */
@@ -56,6 +59,8 @@ export interface BudgetReport {
   };
   /** The provider's own count of the same two payloads (`--exact`): the request with tools minus the request without. */
   exact?: { eager: number; deferred: number };
+  /** `--exact` was asked for and the provider has no count to give: why (the counts are toolman's). */
+  exact_unavailable?: string;
   /** Time spent formatting and counting every selected tool (the eager set). */
   timing: { count_eager_ms: number };
   budget: {
@@ -104,7 +109,7 @@ export async function budgetedSelection(catalog: Catalog, request: BudgetRequest
  * estimate counts them with toolman's tokenizers and, given `exact`, the provider counts the very
  * same payloads.
  */
-export async function budgetReport(catalog: Catalog, request: BudgetRequest, exact?: ProviderCounter): Promise<BudgetReport> {
+export async function budgetReport(catalog: Catalog, request: BudgetRequest, exact?: ProviderCounter, asked: { exactAsked?: boolean } = {}): Promise<BudgetReport> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
   const { selection: selectionRequest, plain, eager, eagerCost, searchToolCost, countMs } = await budgetedSelection(catalog, request);
@@ -119,7 +124,8 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
   const rows = [...plain.active, ...plain.deferred]
     .map((tool) => {
       const decision = decisions.get(tool.name);
-      return { name: tool.name, tokens: cost(tool), share_pct: 0, deferred: decision?.state === 'deferred', step: decision?.step ?? '', rule: decision?.rule ?? '' };
+      const reasons = eagerCost.toolReasons[tool.name] ?? eagerCost.reasons;
+      return { name: tool.name, tokens: cost(tool), exact: reasons.length === 0, estimate_reasons: reasons, share_pct: 0, deferred: decision?.state === 'deferred', step: decision?.step ?? '', rule: decision?.rule ?? '' };
     })
     .sort((a, b) => b.tokens - a.tokens || a.name.localeCompare(b.name));
   for (const row of rows) row.share_pct = round1((100 * row.tokens) / Math.max(1, eagerCost.total));
@@ -161,6 +167,7 @@ export async function budgetReport(catalog: Catalog, request: BudgetRequest, exa
       meta_tools: metaTools,
     },
     ...(exactTotals ? { exact: exactTotals } : {}),
+    ...(asked.exactAsked && !exact ? { exact_unavailable: exactUnavailable(request.provider) ?? 'the provider has no token count' } : {}),
     timing: { count_eager_ms: countMs },
     budget: {
       definitions: definitions ?? null,

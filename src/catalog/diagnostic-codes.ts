@@ -35,6 +35,7 @@ export const DIAGNOSTIC_CODES = {
   TM0207: { severity: 'warning', name: 'undiscoverable-deferred-tool', summary: 'A deferred tool has neither `summary` nor `keywords` for tool search to find it by.' },
   TM0208: { severity: 'error', name: 'duplicate-definition', summary: 'A profile, MCP server or agent is defined twice across included files.' },
   TM0209: { severity: 'error', name: 'reserved-tool-name', summary: 'The name belongs to one of toolman\'s meta-tools (tool_search, discover_tools, get_tool_schema, invoke_tool).' },
+  TM0210: { severity: 'error', name: 'alias-shadowed', summary: 'An alias is another tool\'s name, or another tool\'s alias too: the name never reaches this tool.' },
   // 03xx: parameters and examples
   TM0301: { severity: 'error', name: 'invalid-parameters-schema', summary: 'The parameters are not a valid JSON Schema (ajv, strict mode).' },
   TM0302: { severity: 'error', name: 'parameters-not-object', summary: 'The root of `parameters` must be `type: object`.' },

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { reportAliasConflicts } from './alias-conflicts.js';
 import { checkCatalogSchema } from './catalog-schema.js';
 import type { Diagnostic } from './diagnostic.js';
 import { pointerOf } from './diagnostic.js';
@@ -326,6 +327,7 @@ class LoadState {
 
   finish(paths: readonly string[]): LoadedCatalog {
     applyOverrides(this.tools, this.overrides);
+    reportAliasConflicts(this.tools, this.reporters, this.sources);
     const root = this.root ?? {};
     const budget = isRecord(root.budget) ? root.budget : {};
     const limits = isRecord(root.limits) ? root.limits : {};

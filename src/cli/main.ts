@@ -5,6 +5,8 @@ import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { interruption } from './interrupt.js';
 import type { CliIO } from './io.js';
 import { toolmanVersion } from './version.js';
+import { ERROR_PREFIX } from './output/error-prefix.js';
+import { jsonDocument } from './output/json-document.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -21,7 +23,12 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Commander's usage errors start "error:"; toolman's own start "toolman: error:". One prefix for both.
+      outputError: (s, write) => write(s.replace(/^error: /, `${palette(colorEnabled(io, io.stderr)).red(ERROR_PREFIX)} `)),
+    })
     // Subcommands' --help lists --catalog too: it applies to all of them.
     .configureHelp({ showGlobalOptions: true });
   // --refresh reaches every command's manager through the environment it is given (TOOLMAN_MCP_REFRESH).
@@ -368,7 +375,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
 
 function reportError(error: unknown, io: CliIO, json: boolean, argv: readonly string[] = []): ExitCode {
   const document = (exit: ExitCode, kind: string, message: string, hint?: string) => {
-    if (json) io.stdout.write(JSON.stringify({ ok: false, error: { code: kind, message, ...(hint ? { hint } : {}), exit } }, null, 2) + '\n');
+    if (json) io.stdout.write(jsonDocument({ ok: false, error: { code: kind, message, ...(hint ? { hint } : {}), exit } }) + '\n');
     return exit;
   };
   if (error instanceof CommanderError) {
@@ -381,7 +388,7 @@ function reportError(error: unknown, io: CliIO, json: boolean, argv: readonly st
   }
   const c = palette(colorEnabled(io, io.stderr));
   if (isToolmanError(error)) {
-    io.stderr.write(`${c.red('toolman: error:')} ${error.message}\n`);
+    io.stderr.write(`${c.red(ERROR_PREFIX)} ${error.message}\n`);
     if (error.hint) io.stderr.write(`  ${c.dim('hint:')} ${error.hint}\n`);
     return document(exitCodeFor(error), error.code, error.message, error.hint);
   }

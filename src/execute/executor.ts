@@ -9,6 +9,7 @@ import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
+import { setStructuredContent, StructuredResult } from './structured-result.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, ToolResponse, TurnResult } from './types.js';
 
@@ -49,7 +50,7 @@ export interface TurnOptions {
 }
 
 /** A call's outcome; `tool` names the tool whose limits apply when another call ran it (invoke_tool). */
-export type Outcome = ({ ok: true; value: unknown; jobId?: string } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
+export type Outcome = ({ ok: true; value: unknown; jobId?: string; structured?: Record<string, unknown> } | { ok: false; kind: ErrorKind; message: string }) & { tool?: Tool };
 
 /** One call of a turn, with the tool it resolved to. */
 interface PlannedCall {
@@ -189,7 +190,8 @@ export class Executor {
     }
     const unavailable = this.options.scope.unavailable(tool, record.via);
     if (unavailable) return finish(fail('not_available', unavailable));
-    if (tool.native) return finish(fail('native_tool', `${tool.name} is run by the model provider, not by toolman`));
+    // Server tools run at the provider; client tools (Anthropic's text editor, bash) are the application's to run, and toolman has no runner for them.
+    if (tool.native) return finish(fail('native_tool', `${tool.name} is a provider-defined tool, which toolman does not run`));
 
     // 5. Arguments.
     const checked = validateArguments(tool, record.arguments);
@@ -246,6 +248,8 @@ export class Executor {
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
+      // A structured value rides beside the result (for serve), never inside what the model gets.
+      if (value instanceof StructuredResult) return { ok: true, value: value.value, structured: value.structuredContent };
       return { ok: true, value };
     } catch (error) {
       if (error instanceof TimeoutError) return fail('timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms and was stopped`);
@@ -328,7 +332,7 @@ export class Executor {
         original = cut.originalTokens;
       }
     }
-    return {
+    const response: ToolResponse = {
       id: record.id,
       name: record.name,
       tool: record.tool,
@@ -342,6 +346,26 @@ export class Executor {
       duration_ms: duration,
       ...(outcome.ok && outcome.jobId ? { job_id: outcome.jobId } : {}),
     };
+    // A truncated result's structured value would carry what the limit cut; secrets go as in the text.
+    if (outcome.ok && outcome.structured && !error && !truncated) {
+      const structured = this.redactedObject(outcome.structured);
+      if (structured) setStructuredContent(response, structured);
+    }
+    return response;
+  }
+
+  /** An object with every secret value redacted, as its text is; undefined when that breaks it. */
+  private redactedObject(value: Record<string, unknown>): Record<string, unknown> | undefined {
+    const serialised = serialise(value);
+    if (!serialised.ok) return undefined;
+    const redacted = this.secrets.redact(serialised.text);
+    if (redacted === serialised.text) return value;
+    try {
+      const parsed: unknown = JSON.parse(redacted);
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Shares `budget.total_results` among the turn's results: small ones keep all, big ones share the rest. */

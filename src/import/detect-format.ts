@@ -1,4 +1,5 @@
 import { isRecord } from '../shared/is-record.js';
+import { geminiBuiltInKey, isAnthropicNative, isGeminiNative, isOpenAiNonFunction } from './native-tools.js';
 
 /** Where tool definitions come from; `import` detects it or takes `--from`. */
 export const IMPORT_FORMATS = ['openai', 'openai-responses', 'openai-functions', 'anthropic', 'gemini', 'mcp', 'bfcl'] as const;
@@ -9,9 +10,11 @@ type Raw = Record<string, unknown>;
 /** Unwraps request bodies and replies to the list of tool entries. */
 export function toolEntries(data: unknown): { entries: unknown[]; container: string } {
   if (Array.isArray(data)) {
-    // A Gemini `tools` array: [{ functionDeclarations: [...] }, ...]
-    if (data.length > 0 && data.every((t) => isRecord(t) && Array.isArray(t.functionDeclarations ?? t.function_declarations))) {
-      return { entries: data.flatMap((t) => (t as Raw).functionDeclarations ?? (t as Raw).function_declarations) as unknown[], container: 'tools[].functionDeclarations' };
+    // A Gemini `tools` array: [{ functionDeclarations: [...] }, { googleSearch: {} }, ...]; each
+    // built-in (one key of a Tool object) becomes an entry of its own, for the importer's `native:`.
+    const geminiTool = (t: unknown) => isRecord(t) && (Array.isArray(t.functionDeclarations ?? t.function_declarations) || isGeminiNative(t));
+    if (data.length > 0 && data.every(geminiTool)) {
+      return { entries: data.flatMap((t) => geminiEntries(t as Raw)), container: 'tools[].functionDeclarations' };
     }
     return { entries: data, container: 'list' };
   }
@@ -26,6 +29,13 @@ export function toolEntries(data: unknown): { entries: unknown[]; container: str
   }
   if (Array.isArray(data.functions)) return { entries: data.functions, container: 'functions' };
   return { entries: [], container: 'none' };
+}
+
+/** One Gemini `Tool` object's entries: its function declarations, then each built-in key as `{key: settings}`. */
+function geminiEntries(tool: Raw): unknown[] {
+  const declarations = (tool.functionDeclarations ?? tool.function_declarations) as unknown[] | undefined;
+  const builtIns = Object.keys(tool).filter((key) => geminiBuiltInKey(key) !== undefined).map((key) => ({ [key]: tool[key] }));
+  return [...(Array.isArray(declarations) ? declarations : []), ...builtIns];
 }
 
 const BFCL_TYPES = /^(dict|float|tuple|any|String|HashMap|ArrayList|long|Boolean|double|char|Array|Integer|Long|Double)$/;
@@ -46,7 +56,10 @@ export function detectFormat(data: unknown): ImportFormat | undefined {
   if (sample.some((t) => t.type === 'function' && isRecord(t.function))) return 'openai';
   if (sample.some((t) => t.type === 'function' && typeof t.name === 'string')) return 'openai-responses';
   if (sample.some((t) => 'inputSchema' in t)) return 'mcp';
-  if (sample.some((t) => 'input_schema' in t)) return 'anthropic';
+  // Anthropic's own tools (web_search_20250305, text_editor_20250728...) carry no schema, only a dated type.
+  if (sample.some((t) => 'input_schema' in t || isAnthropicNative(t))) return 'anthropic';
+  // OpenAI's built-in tools ({type: "web_search"}, file_search...) are Responses API tools.
+  if (sample.some(isOpenAiNonFunction)) return 'openai-responses';
   if (sample.some((t) => 'parametersJsonSchema' in t || isUpperCaseTyped(t.parameters))) return 'gemini';
   if (sample.some((t) => usesBfclDialect(t.parameters))) return 'bfcl';
   if (sample.some((t) => typeof t.name === 'string')) return 'openai-functions';

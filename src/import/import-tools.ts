@@ -1,9 +1,11 @@
 import { detectFormat, IMPORT_FORMATS, toolEntries, type ImportFormat } from './detect-format.js';
+import { nativeVerdict, type NativeVerdict } from './native-tools.js';
 import { normalizeParameters } from './normalize-schema.js';
 import { isProviderSafe, providerSafeName, renameReason } from '../providers/tool-names.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { META_TOOL_NAMES } from '../catalog/types.js';
 import { isRecord } from '../shared/is-record.js';
+import { plainText } from '../shared/plain-text.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 type Raw = Record<string, unknown>;
@@ -39,31 +41,99 @@ export function importTools(data: unknown, options: ImportOptions = {}): ImportR
   }
   const { entries } = toolEntries(data);
   // toolman's meta-tool names are taken from the start (BFCL has a "tool_search" of its own).
-  const taken = new Set([...META_TOOL_NAMES, ...(options.taken ?? [])]);
+  const existing = new Set(options.taken ?? []);
+  const taken = new Set([...META_TOOL_NAMES, ...existing]);
+  const naming: Naming = { taken, reserved: new Set(), existing, aliases: new Set() };
+  // Each entry once: a provider's own tool (web search...), a tool definition, or neither.
+  const kinds = entries.map((raw): Entry => {
+    if (!isRecord(raw)) return { kind: 'none' };
+    const verdict = nativeVerdict(raw, format);
+    if (verdict) return verdict;
+    const source = unwrap(raw, format);
+    return source && typeof source.name === 'string' && source.name.trim() !== '' ? { kind: 'tool', source } : { kind: 'none' };
+  });
   // Valid names are reserved first, so a renamed tool ("car.rental") never takes the name of a
   // tool that already had it ("car_rental").
-  const reserved = new Set<string>();
-  for (const raw of entries) {
-    const source = isRecord(raw) ? unwrap(raw, format) : undefined;
-    const name = typeof source?.name === 'string' ? source.name.trim() : '';
-    if (isProviderSafe(name) && !taken.has(name)) reserved.add(name);
+  for (const entry of kinds) {
+    const name = entry.kind === 'tool' ? (entry.source.name as string).trim() : entry.kind === 'native' ? entry.name : '';
+    if (isProviderSafe(name) && !taken.has(name)) naming.reserved.add(name);
   }
   const tools: ImportedTool[] = [];
   const skipped: ImportResult['skipped'] = [];
-  entries.forEach((raw, index) => {
-    const source = isRecord(raw) ? unwrap(raw, format) : undefined;
-    if (!source || typeof source.name !== 'string' || source.name.trim() === '') {
+  kinds.forEach((entry, index) => {
+    if (entry.kind === 'none') {
       skipped.push({ index, reason: 'not a tool definition with a name' });
       return;
     }
-    // Everything after walks the schema recursively: a pathologically deep one is refused alone.
-    if (nestsDeeperThan(source, MAX_JSON_DEPTH)) {
-      skipped.push({ index, reason: `${JSON.stringify(source.name.slice(0, 80))} nests deeper than ${MAX_JSON_DEPTH} levels` });
+    if (entry.kind === 'refused') {
+      skipped.push({ index, reason: `${describeEntry(entries[index] as Raw)}: ${entry.reason}` });
       return;
     }
-    tools.push(convert(source, format, taken, reserved));
+    if (entry.kind === 'native') {
+      tools.push(convertNative(entry, naming));
+      return;
+    }
+    // Everything after walks the schema recursively: a pathologically deep one is refused alone.
+    if (nestsDeeperThan(entry.source, MAX_JSON_DEPTH)) {
+      skipped.push({ index, reason: `${JSON.stringify((entry.source.name as string).slice(0, 80))} nests deeper than ${MAX_JSON_DEPTH} levels` });
+      return;
+    }
+    tools.push(convert(entry.source, format, naming));
   });
   return { format, tools, skipped };
+}
+
+/** What one entry of the input is. */
+type Entry = { kind: 'none' } | { kind: 'tool'; source: Raw } | NativeVerdict;
+
+/** The names an import hands out: taken ones, valid ones reserved for their tools, and aliases given. */
+interface Naming {
+  taken: Set<string>;
+  reserved: Set<string>;
+  /** Names of the catalog imported into (`options.taken`): tools too, so no alias may shadow them. */
+  existing: ReadonlySet<string>;
+  aliases: Set<string>;
+}
+
+/**
+ * The catalog name for `original` (provider-safe, unique), noting a rename. The original is kept
+ * as an alias, so calls and patterns by the old name still reach the tool, unless that name is
+ * another tool's (two tools named `a` become `a` and `a_2`, and an alias `a` on the second would
+ * never reach it) or another tool's alias already: an alias never shadows a tool (TM0210).
+ */
+function assignName(original: string, naming: Naming, changes: Set<string>): { name: string; aliases?: string[] } {
+  const { taken, reserved } = naming;
+  const ownReservation = reserved.delete(original);
+  const reason = renameReason(original, taken);
+  // Names reserved for later tools count as taken for this one.
+  const name = providerSafeName(original, ownReservation ? taken : new Set([...taken, ...reserved]));
+  taken.add(name);
+  if (name === original) return { name };
+  const metaTool = (META_TOOL_NAMES as readonly string[]).includes(original);
+  const otherTool = (taken.has(original) && !metaTool) || reserved.has(original) || naming.existing.has(original);
+  if (otherTool || naming.aliases.has(original)) {
+    changes.add(`renamed from "${original}" (${reason}); no alias: "${original}" is ${otherTool ? 'the name of another tool' : 'already the alias of another tool'}, which it would shadow`);
+    return { name };
+  }
+  naming.aliases.add(original);
+  changes.add(`renamed from "${original}" (${reason}); the original is kept in aliases`);
+  return { name, aliases: [original] };
+}
+
+/** A provider-defined tool as a catalog tool with `native:` (no parameters: the provider defines them). */
+function convertNative(verdict: Extract<NativeVerdict, { kind: 'native' }>, naming: Naming): ImportedTool {
+  const changes = new Set<string>();
+  const { name, aliases } = assignName(verdict.name, naming, changes);
+  changes.add(verdict.note);
+  const entry: Raw = { name, ...(aliases ? { aliases } : {}), description: verdict.description, native: { [verdict.provider]: verdict.definition } };
+  return { entry, original: verdict.name, changes: [...changes] };
+}
+
+/** An entry as a refusal names it: its name, else its type or key. */
+function describeEntry(raw: Raw): string {
+  if (typeof raw.name === 'string') return JSON.stringify(raw.name.slice(0, 80));
+  if (typeof raw.type === 'string') return `type ${JSON.stringify(raw.type.slice(0, 80))}`;
+  return JSON.stringify(Object.keys(raw).slice(0, 3).join(', ').slice(0, 80));
 }
 
 /** The part of an entry that holds name, description and schema, per format. */
@@ -151,26 +221,25 @@ function decideEffect(annotations: Raw | undefined, entry: Raw, changes: Set<str
   }
 }
 
-function convert(source: Raw, format: ImportFormat, taken: Set<string>, reserved: Set<string>): ImportedTool {
-  const original = (source.name as string).trim();
+function convert(source: Raw, format: ImportFormat, naming: Naming): ImportedTool {
   const changes = new Set<string>();
-  const ownReservation = reserved.delete(original);
-  const reason = renameReason(original, taken);
-  // Names reserved for later tools count as taken for this one.
-  const name = providerSafeName(original, ownReservation ? taken : new Set([...taken, ...reserved]));
-  taken.add(name);
-  const entry: Raw = { name };
-  if (name !== original) {
-    entry.aliases = [original];
-    changes.add(`renamed from "${original}" (${reason}); the original is kept in aliases`);
-  }
+  // An imported file or a server is untrusted: its text never carries control sequences into the catalog.
+  const clean = (text: string, what: string) => {
+    const plain = plainText(text);
+    if (plain !== text) changes.add(`control characters removed from the ${what}`);
+    return plain.trim();
+  };
+  const original = clean(source.name as string, 'name');
+  const { name, aliases } = assignName(original, naming, changes);
+  const entry: Raw = { name, ...(aliases ? { aliases } : {}) };
   const annotations = isRecord(source.annotations) ? source.annotations : undefined;
   const title = typeof source.title === 'string' ? source.title : typeof annotations?.title === 'string' ? annotations.title : undefined;
   if (title) {
-    entry.title = title;
+    entry.title = clean(title, 'title');
     if (format === 'mcp') changes.add('MCP title became title');
   }
-  if (typeof source.description === 'string' && source.description.trim() !== '') entry.description = source.description.trim();
+  const description = typeof source.description === 'string' ? clean(source.description, 'description') : '';
+  if (description !== '') entry.description = description;
   else changes.add('no description in the source');
   if (format === 'mcp' || annotations) decideEffect(annotations, entry, changes);
   if (format === 'gemini' && source.parametersJsonSchema !== undefined) changes.add('parametersJsonSchema used as parameters');

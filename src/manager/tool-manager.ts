@@ -335,7 +335,7 @@ export class ToolManager {
   async budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
     const [{ budgetReport }, { exactCounter }] = await Promise.all([import('../budget/budget-report.js'), import('../providers/exact-count.js')]);
     const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env, this.secrets) : undefined;
-    return budgetReport(this.catalog, request, counter);
+    return budgetReport(this.catalog, request, counter, { exactAsked: options.exact === true });
   }
 
   /** Stops everything the manager started. */

@@ -19,3 +19,14 @@ export function exactCounter(provider: ProviderName, model: string, env: Record<
   if (provider === 'openai-responses') return (payload) => openAiResponsesCountTokens(model, payload, credentials);
   return provider === 'anthropic' ? (payload) => anthropicCountTokens({ ...payload, model }, credentials) : (payload) => geminiCountTokens(model, payload, credentials);
 }
+
+/**
+ * Why a provider's own count cannot be had, when it cannot: OpenAI counts input tokens only for
+ * Responses requests (`POST /v1/responses/input_tokens`, openai-node `responses.inputTokens.count`),
+ * and Chat Completions has no counting endpoint (docs/providers.md, "Token counts").
+ */
+export function exactUnavailable(provider: ProviderName): string | undefined {
+  return provider === 'openai'
+    ? 'OpenAI has no token count for Chat Completions requests: its counting endpoint (POST /v1/responses/input_tokens) takes Responses requests, so nothing was asked; -P openai-responses --exact asks it'
+    : undefined;
+}

@@ -3,7 +3,7 @@ import { PROVIDER_ENV } from './credentials.js';
 import type { ProviderName } from './types.js';
 
 /** Why a model call failed, in the loop's terms. */
-export type ModelFailureKind = 'auth' | 'model_not_found' | 'rate_limited' | 'server' | 'bad_request' | 'network' | 'stream_dropped' | 'cancelled';
+export type ModelFailureKind = 'auth' | 'model_not_found' | 'endpoint_not_found' | 'rate_limited' | 'server' | 'bad_request' | 'network' | 'stream_dropped' | 'cancelled';
 
 /** A failed model call: the message says what happened and the hint what to do. */
 export class ModelCallError extends ToolmanError {
@@ -27,7 +27,7 @@ interface SdkErrorLike {
   name?: string;
   message?: string;
   headers?: Headers | Record<string, string | null | undefined>;
-  error?: { message?: string; error?: { message?: string } };
+  error?: { message?: string; code?: unknown; type?: unknown; error?: { message?: string; type?: unknown } };
   cause?: unknown;
 }
 
@@ -52,10 +52,47 @@ export function modelCallError(error: unknown, provider: ProviderName, model: st
   }
   const retryAfterMs = retryAfter(e.headers);
   if (status === 401 || status === 403) return new ModelCallError('auth', `${label} refused the API key (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, undefined, `check ${PROVIDER_ENV[provider].key[0]}`);
-  if (status === 404) return new ModelCallError('model_not_found', `${label} has no model "${model}" at ${where} (HTTP 404)${detail ? `: ${detail}` : ''}`, status, undefined, 'check --model (and --base-url for a local server)');
+  if (status === 404) return notFound(e, provider, model, baseUrl, detail);
   if (status === 429) return new ModelCallError('rate_limited', `${label} is rate limiting requests (HTTP 429)${detail ? `: ${detail}` : ''}`, status, retryAfterMs, 'wait a little, or lower the request rate');
   if (status >= 500) return new ModelCallError('server', `${label} failed (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, retryAfterMs, 'the provider had a problem; try again');
   return new ModelCallError('bad_request', `${label} refused the request (HTTP ${status})${detail ? `: ${detail}` : ''}`, status, undefined, 'toolman sent something this API or model does not take; the transcript has the request');
+}
+
+/** The paths each provider's client posts to, after its base URL (the SDKs' defaults when none is set). */
+const ENDPOINTS: Record<ProviderName, { base: string; path: string }> = {
+  openai: { base: 'https://api.openai.com/v1', path: '/chat/completions' },
+  'openai-responses': { base: 'https://api.openai.com/v1', path: '/responses' },
+  // The Gemini client is the Chat Completions client on Gemini's OpenAI-compatible base (gemini-chat-client.ts).
+  gemini: { base: 'https://generativelanguage.googleapis.com/v1beta/openai', path: '/chat/completions' },
+  anthropic: { base: 'https://api.anthropic.com', path: '/v1/messages' },
+};
+
+/** The URL a model request went to: the client's base URL and its provider's path. */
+export function endpointUrl(provider: ProviderName, baseUrl: string | undefined): string {
+  const { base, path } = ENDPOINTS[provider];
+  return `${(baseUrl ?? base).replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * A 404 says which URL answered and what that usually means. It is an unknown model only when the
+ * answer says so: OpenAI's `code: "model_not_found"`, Anthropic's `not_found_error` about the
+ * model, or any error text naming the model (Ollama's "model "x" not found", Gemini's "models/x is
+ * not found"). Anything else (`404 page not found`, `{"detail": "Not Found"}`) is a path the
+ * server does not serve: most often a compatible server's base URL without `/v1`, or one without
+ * the Responses API.
+ */
+function notFound(e: SdkErrorLike, provider: ProviderName, model: string, baseUrl: string | undefined, detail: string): ModelCallError {
+  const label = PROVIDER_ENV[provider].label;
+  const url = endpointUrl(provider, baseUrl);
+  const about = `HTTP 404 from POST ${url}${detail ? `: ${detail}` : ''}`;
+  const aboutModel = e.error?.code === 'model_not_found' || (e.error?.error?.type === 'not_found_error' && /model/i.test(detail)) || (model !== '' && detail.includes(model));
+  if (aboutModel) return new ModelCallError('model_not_found', `${label} has no model "${model}" (${about})`, 404, undefined, 'check --model (and --base-url for a local server)');
+  const hints = [
+    baseUrl !== undefined && provider !== 'anthropic' && !/\/v\d[\w.]*\/?$/.test(baseUrl) && provider !== 'gemini' ? `OpenAI-compatible servers usually serve under /v1: try --base-url ${baseUrl.replace(/\/+$/, '')}/v1` : '',
+    provider === 'openai-responses' ? 'a server without the Responses API answers 404 here: -P openai uses Chat Completions (/chat/completions), which compatible servers serve' : '',
+    provider === 'anthropic' && baseUrl !== undefined ? 'ANTHROPIC_BASE_URL / --base-url is the server\'s root: toolman adds /v1/messages' : '',
+  ].filter(Boolean);
+  return new ModelCallError('endpoint_not_found', `POST ${url} answered HTTP 404${detail ? ` (${detail})` : ''}: the server has no such endpoint, so no model was asked`, 404, undefined, hints.length ? hints.join('; ') : `check --base-url (and ${PROVIDER_ENV[provider].baseUrl}): the model request went to ${url}`);
 }
 
 /** The most of an API's error text a message keeps: a proxy's 502 page can be kilobytes of HTML. */

@@ -128,11 +128,14 @@ export function selectTools(catalog: Catalog, request: SelectionRequest = {}): S
 
   for (const decision of decisions) {
     if (decision.state !== 'active' || decision.step === 'forced') continue;
-    if (decision.tool.deferLoading) Object.assign(decision, { state: 'deferred', step: 'defer', rule: 'defer_loading' });
-    else if (!decision.tool.alwaysLoad) {
-      const deferred = firstMatch(decision.tool, defer);
-      if (deferred) Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: ${deferred}` });
+    if (decision.tool.deferLoading) {
+      Object.assign(decision, { state: 'deferred', step: 'defer', rule: 'defer_loading' });
+      continue;
     }
+    const deferred = firstMatch(decision.tool, defer);
+    // A defer pattern that matches an always_load tool decided nothing: always_load did, so it is named.
+    if (deferred && decision.tool.alwaysLoad) Object.assign(decision, { step: 'defer', rule: `always_load (overrides defer: ${deferred})` });
+    else if (deferred) Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: ${deferred}` });
   }
 
   const auto = request.autoDefer;
@@ -145,6 +148,10 @@ export function selectTools(catalog: Catalog, request: SelectionRequest = {}): S
       if (total <= auto.budget) break;
       total -= auto.cost(decision.tool);
       Object.assign(decision, { state: 'deferred', step: 'defer', rule: `defer: auto (budget ${auto.budget})` });
+    }
+    // Still over with nothing left to move: the always_load tools stayed because of always_load.
+    if (total > auto.budget) {
+      for (const decision of active) if (decision.tool.alwaysLoad && decision.step !== 'forced' && decision.state === 'active') Object.assign(decision, { step: 'defer', rule: `always_load (overrides defer: auto, budget ${auto.budget})` });
     }
   }
 

@@ -1,13 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResponse } from '../execute/types.js';
+import { structuredContentOf } from '../execute/structured-result.js';
 import { isRecord } from '../shared/is-record.js';
 
 /**
  * The executor's answer as an MCP `CallToolResult`. A tool's failure (invalid arguments, a
  * declined approval, a timeout, the tool's own error) is `isError` with the text the model would
  * get, so the model can correct itself (spec 2025-11-25, "Error Handling": tool execution
- * errors). A result that is a JSON object also goes out as `structuredContent`, beside its text
- * as the spec recommends for older clients.
+ * errors). A proxied MCP server's `structuredContent` goes out as that server sent it (its own
+ * shape: the model's text beside it may be the text alone); any other result that is a JSON object
+ * also goes out as `structuredContent`, beside its text as the spec recommends for older clients
+ * (2025-11-25, Server / Tools, "Structured Content").
  */
 export function toCallToolResult(response: ToolResponse, errorText?: string): CallToolResult {
   const meta = {
@@ -17,7 +20,7 @@ export function toCallToolResult(response: ToolResponse, errorText?: string): Ca
     ...(response.job_id ? { 'toolman/job_id': response.job_id } : {}),
   };
   if (!response.ok) return { content: [{ type: 'text', text: errorText ?? response.error ?? response.content }], isError: true, _meta: meta };
-  const structured = objectIn(response.content);
+  const structured = structuredContentOf(response) ?? objectIn(response.content);
   return { content: [{ type: 'text', text: response.content }], ...(structured ? { structuredContent: structured } : {}), _meta: meta };
 }
 

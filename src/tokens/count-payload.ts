@@ -12,6 +12,12 @@ export interface DefinitionCost {
   method: string;
   /** Why the count is an estimate (empty when exact). */
   reasons: string[];
+  /**
+   * Why each tool's own count is an estimate, by catalog name: what applies to every tool (the
+   * model, the API, no public tokenizer) and what this tool's definition adds (a nested schema).
+   * An empty list: that tool's count is exact.
+   */
+  toolReasons: Record<string, string[]>;
   /** Tokens per tool, by catalog name (tools not sent are absent). */
   tools: Record<string, number>;
   /** Fixed cost of sending any tools at all (OpenAI's func_end, Anthropic's tool-use system prompt). */
@@ -39,6 +45,7 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
   let overhead = 0;
   let system = 0;
   const reasons = new Set<string>();
+  const ownReasons: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   let method = '';
   const entries = (result.payload.tools as Record<string, unknown>[] | undefined) ?? [];
 
@@ -61,14 +68,17 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
         if (fnDeferred) {
           tools[catalogName] = count(`${fn.name}:${fn.description ?? ''}`);
           reasons.add('natively deferred functions');
+          ownReasons[catalogName] = ['natively deferred functions'];
         } else {
           const counted = countOpenAiFunction(fn, count, encoding);
           tools[catalogName] = counted.tokens;
           for (const reason of counted.reasons) reasons.add(reason);
+          ownReasons[catalogName] = [...counted.reasons];
         }
       } else {
         tools[catalogName] = count(JSON.stringify(entry));
         reasons.add('provider-native tools');
+        ownReasons[catalogName] = ['provider-native tools'];
       }
     }
     if (functions) overhead = COOKBOOK_TOOL_CONSTANTS[encoding].funcEnd;
@@ -98,5 +108,10 @@ export async function countDefinitions(result: FormatResult, model: string = DEF
     system = instruction ? estimateGemini(instruction.parts.map((p) => p.text).join('\n')) : 0;
   }
   const total = Object.values(tools).reduce((a, b) => a + b, 0) + overhead + system;
-  return { provider, model, estimate: reasons.size > 0, method, reasons: [...reasons], tools, overhead, system, total };
+  // What is not any one tool's doing (the model, the API, no tokenizer) applies to every tool.
+  const own = new Set(Object.values(ownReasons).flat());
+  const shared = [...reasons].filter((r) => !own.has(r));
+  const toolReasons: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const name of Object.keys(tools)) toolReasons[name] = [...shared, ...(ownReasons[name] ?? [])];
+  return { provider, model, estimate: reasons.size > 0, method, reasons: [...reasons], toolReasons, tools, overhead, system, total };
 }

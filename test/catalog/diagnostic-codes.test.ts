@@ -30,6 +30,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0207-undiscoverable-deferred-tool.yaml', code: 'TM0207', severity: 'warning', line: 5, column: 20 },
   { fixture: 'TM0208-duplicate-definition.yaml', code: 'TM0208', severity: 'error', line: 3, column: 3, file: rel('includes/profile-b.yaml') },
   { fixture: 'TM0209-reserved-tool-name.yaml', code: 'TM0209', severity: 'error', line: 3, column: 11 },
+  { fixture: 'TM0210-alias-shadowed.yaml', code: 'TM0210', severity: 'error', line: 7, column: 15 },
   { fixture: 'TM0301-invalid-parameters-schema.yaml', code: 'TM0301', severity: 'error', line: 8, column: 23 },
   { fixture: 'TM0301-strict-mode.yaml', code: 'TM0301', severity: 'error', line: 8, column: 55 },
   { fixture: 'TM0302-parameters-not-object.yaml', code: 'TM0302', severity: 'error', line: 6, column: 13 },

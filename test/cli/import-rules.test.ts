@@ -19,7 +19,7 @@ describe('import follows MCP\'s annotation defaults and says what it decided', (
     expect(changes.pause_monitor).toContain("no readOnlyHint or destructiveHint: by MCP's defaults it may be destructive, so effect: destructive");
     expect(changes.list_monitors).toEqual(expect.arrayContaining(['readOnlyHint: true became effect: read', 'idempotentHint and openWorldHint became tags', 'dropped field "requiredScopes" (the catalog has no place for it)', 'dropped field "_meta" (the catalog has no place for it)']));
     expect(changes.rename_monitor).toEqual(expect.arrayContaining(['destructiveHint: false became effect: write', 'openWorldHint: false noted (nothing to set)']));
-    expect(report.effects).toEqual({ read: 1, write: 1, destructive: 2, unset: 0 });
+    expect(report.effects).toEqual({ read: 1, write: 1, destructive: 2, unset: 0, native: 0 });
     const catalog = load(report.yaml) as { tools: { name: string; effect: string; tags?: string[] }[] };
     expect(catalog.tools.map((t) => [t.name, t.effect])).toEqual([['delete_uptime_monitor', 'destructive'], ['pause_monitor', 'destructive'], ['list_monitors', 'read'], ['rename_monitor', 'write']]);
     expect(catalog.tools[2]!.tags).toEqual(['idempotent', 'open-world']);

@@ -62,7 +62,11 @@ describe('toolman format', () => {
     expect(json.warnings.filter((w: { code?: string }) => w.code === 'TM0405')).toHaveLength(1);
     // Validate's finding still shows where the request itself is within the limit but the profile is not.
     const gemini = await runMain(['--catalog', 'test/fixtures/catalogs/provider-rules.yaml', 'format', '-P', 'gemini']);
-    expect(gemini.stderr).toBe('warning: build_tree: not sent: $ref "#/$defs/folder" is recursive; Gemini\'s schema subset has no references (use --gemini-json-schema to send it as parametersJsonSchema)\n');
+    expect(gemini.stderr).toBe(
+      'warning: build_tree: not sent: $ref "#/$defs/folder" is recursive; Gemini\'s schema subset has no references (use --gemini-json-schema to send it as parametersJsonSchema)\n' +
+        '✖ 1 tool not sent to gemini: build_tree ($ref "#/$defs/folder" is recursive; Gemini\'s schema subset has no references)\n',
+    );
+    expect(gemini.code).toBe(1);
   });
 
   it('shows only the findings about the provider asked for, each with its own severity word, once', async () => {
@@ -117,7 +121,7 @@ describe('toolman budget', () => {
     const doc = JSON.parse(run.stdout);
     // A `format` keyword is outside the constructs the cookbook's rule was measured on.
     expect(doc).toMatchObject({ provider: 'openai', model: 'gpt-4o', estimate: true, estimate_reasons: ['"format"'], budget: { definitions: 150, ok: false } });
-    expect(doc.tools[0]).toEqual({ name: 'search_orders', tokens: expect.any(Number), share_pct: expect.any(Number), deferred: false, step: 'profile', rule: 'include: *' });
+    expect(doc.tools[0]).toEqual({ name: 'search_orders', tokens: expect.any(Number), exact: false, estimate_reasons: ['"format"'], share_pct: expect.any(Number), deferred: false, step: 'profile', rule: 'include: *' });
     expect(doc.totals).toMatchObject({ eager: expect.any(Number), deferred: expect.any(Number), saving_pct: expect.any(Number) });
     expect(doc.budget.suggest_defer[0]).toBe('search_orders');
     expect(doc.budget.suggest_defer).not.toContain('ping'); // always_load

@@ -189,13 +189,13 @@ describe('toolman call with hostile modules (built binary)', () => {
   it('process.exit in a module is the call\'s error; toolman itself exits 1 normally', async () => {
     const run = await cli('call', 'exits');
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`error: exits failed: ${MODULE} exited with code 3\n`);
+    expect(run.stderr).toBe(`toolman: error: exits failed: ${MODULE} exited with code 3\n`);
   });
 
   it('a throw from a timer is the call\'s error, without a stack trace', async () => {
     const run = await cli('call', 'throws_in_timer');
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`error: throws_in_timer failed: ${MODULE} threw outside the call: boom in a timer\n`);
+    expect(run.stderr).toBe(`toolman: error: throws_in_timer failed: ${MODULE} threw outside the call: boom in a timer\n`);
   });
 
   it('a timer left running does not keep toolman alive', async () => {

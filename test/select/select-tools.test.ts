@@ -32,7 +32,8 @@ describe('selectTools', () => {
       read_file: 'active profile include: category:files',
       git_log: 'deferred defer defer: category:git',
       git_push: 'deferred defer defer: category:git',
-      status: 'active profile include: category:git',
+      // always_load decided, not the include: the defer pattern matched it (issue 19, item 5).
+      status: 'active defer always_load (overrides defer: category:git)',
       admin_reset: 'removed profile exclude: admin_*',
       web_search: 'deferred defer defer_loading',
       delete_file: 'removed policy no-deletes: deny delete_file',
@@ -69,6 +70,7 @@ describe('selectTools', () => {
     const selection = selectTools(catalog, { profile: 'minimal' });
     expect(selection.active.map((t) => t.name)).toEqual(['status']);
     expect(selection.deferred.length).toBe(6);
+    expect(explain(selection).status).toBe('active defer always_load (overrides defer: *)');
   });
 
   it('explains unknown profiles and cycles', () => {

@@ -8,6 +8,8 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { plainText } from '../output/terminal-text.js';
+import { jsonDocument } from '../output/json-document.js';
+import { ERROR_PREFIX } from '../output/error-prefix.js';
 import { parseJsonText } from '../../shared/json-text.js';
 
 export interface CallOptions {
@@ -46,7 +48,7 @@ function readFile(file: string, cwd: string, what: '--args-file' | '--batch'): s
 }
 
 /** The calls to run: one tool with --args / --args-file, or a --batch file of calls. */
-function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
+function callsFrom(options: CallOptions, cwd: string, manager: ToolManager): ToolCall[] {
   if (options.batch) {
     if (options.tool) throw new ToolmanError(ErrorCode.USAGE, 'give either a TOOL or --batch, not both');
     const text = readFile(options.batch, cwd, '--batch');
@@ -58,10 +60,28 @@ function callsFrom(options: CallOptions, cwd: string): ToolCall[] {
       return { id: typeof call.id === 'string' ? call.id : `c${i + 1}`, name: call.name, arguments: call.arguments ?? {} };
     });
   }
-  if (!options.tool) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call, or pass --batch FILE', { hint: 'toolman call search_email --args \'{"query": "invoice"}\'' });
+  if (!options.tool) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call, or pass --batch FILE', exampleCall(manager, options.catalog));
   if (options.args !== undefined && options.argsFile !== undefined) throw new ToolmanError(ErrorCode.USAGE, 'give --args or --args-file, not both');
   const args = options.args !== undefined ? readJson(options.args, '--args') : options.argsFile !== undefined ? readJson(readFile(options.argsFile, cwd, '--args-file'), options.argsFile) : {};
   return [{ id: 'c1', name: options.tool, arguments: args }];
+}
+
+/**
+ * A call of a tool this catalog has, for the hint: the first read-only tool (else the first
+ * tool), with its first example or placeholder values for its required parameters.
+ */
+function exampleCall(manager: ToolManager, catalogs: readonly string[] | undefined): { hint?: string } {
+  const tools = manager.catalog.tools.filter((t) => t.enabled && !t.native && t.handler);
+  const tool = tools.find((t) => t.effect === 'read') ?? tools[0];
+  if (!tool) return {};
+  const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
+  const placeholder = (type: unknown) => (type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : '…');
+  const args = tool.examples[0] ?? Object.fromEntries(required.map((name) => [name, placeholder(properties[name]?.type)]));
+  const quote = (text: string) => (/^[\w./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
+  const catalogFlags = (catalogs ?? []).map((file) => `-c ${quote(file)} `).join('');
+  const more = manager.catalog.tools.length > 1 ? `; \`toolman ${catalogFlags}list\` shows all ${manager.catalog.tools.length} tools` : '';
+  return { hint: `toolman ${catalogFlags}call ${tool.name}${Object.keys(args).length ? ` --args ${quote(JSON.stringify(args))}` : ''}${more}` };
 }
 
 /**
@@ -75,21 +95,25 @@ export async function callCommand(options: CallOptions, io: CliIO): Promise<Exit
 
 /** The calls of `call` on a manager already open (`mcp call` opens its own, on the server it started). */
 export async function callWith(manager: ToolManager, options: CallOptions, io: CliIO): Promise<ExitCode> {
-  const calls = callsFrom(options, io.cwd);
+  const calls = callsFrom(options, io.cwd, manager);
   const c = palette(colorEnabled(io, io.stderr));
+  // Why each declined call was not run, for the person at the terminal (the model gets its own sentence).
+  const declined = new Map<string, string>();
   const approve = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
     if (options.yes) return 'approve';
     if (!options.ask) {
-      io.stderr.write(`${c.yellow('declined:')} ${request.reason} and needs confirmation; pass --yes to approve when there is no terminal\n`);
+      declined.set(request.callId, `${request.reason} and needs confirmation; pass --yes to approve when there is no terminal`);
       return 'decline';
     }
     const answer = await options.ask(`${request.reason}. Run ${request.tool.name} ${JSON.stringify(request.arguments)}? [y/N] `);
-    return /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'decline';
+    if (/^y(es)?$/i.test(answer.trim())) return 'approve';
+    declined.set(request.callId, `you declined; ${request.tool.name} was not run`);
+    return 'decline';
   };
   const onEvent = (event: CallEvent) => {
     if (!options.verbose) return;
     const detail = event.type === 'tool_progress' ? ` progress ${event.message}` : event.type === 'tool_approval' ? ` approval ${event.decision}` : ` ${event.status}${'duration_ms' in event ? ` ${event.duration_ms} ms` : ''}`;
-    io.stderr.write(c.dim(`[${event.id}] ${event.name}:${detail}\n`));
+    io.stderr.write(c.dim(plainText(`[${event.id}] ${event.name}:${detail}`) + '\n'));
   };
   const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
   // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
@@ -101,28 +125,31 @@ export async function callWith(manager: ToolManager, options: CallOptions, io: C
   session.activate(records.map((r) => r.tool));
   const turn = await session.runTurn(records, options.signal ? { signal: options.signal } : {});
   if (options.signal?.aborted) {
-    if (options.json) io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+    if (options.json) io.stdout.write(jsonDocument(turn) + '\n');
     io.stderr.write(`${c.yellow('interrupted:')} the running calls were cancelled\n`);
     return EXIT.INTERRUPTED;
   }
   const failed = turn.responses.some((r) => !r.ok);
 
   if (options.json) {
-    io.stdout.write(JSON.stringify(turn, null, 2) + '\n');
+    io.stdout.write(jsonDocument(turn) + '\n');
     return failed ? EXIT.FAILURE : EXIT.OK;
   }
+  // Results and errors are data from tools and servers: cleaned of control sequences for pipes and
+  // files too, since `| tee log` or a later `cat` puts them on a terminal all the same.
   for (const response of turn.responses) {
-    const head = turn.responses.length > 1 ? `${c.bold(`[${response.id}] ${response.name}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
+    const head = turn.responses.length > 1 ? `${c.bold(`[${plainText(response.id)}] ${plainText(response.name)}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
     if (response.ok) {
-      // A tool's output is data: on a terminal it must not move the cursor or recolour the screen.
-      io.stdout.write(head + (io.stdout.isTTY ? plainText(pretty(response.content)) : pretty(response.content)) + '\n');
-      if (response.truncated) io.stderr.write(c.dim(`(${response.name}: result truncated from about ${response.original_tokens} tokens)\n`));
-    } else {
-      if (head) io.stdout.write(head);
-      io.stderr.write(`${c.red('error:')} ${io.stderr.isTTY ? plainText(response.error ?? '') : response.error}\n`);
+      io.stdout.write(head + plainText(pretty(response.content)) + '\n');
+      if (response.truncated) io.stderr.write(c.dim(`(${plainText(response.name)}: result truncated from about ${response.original_tokens} tokens)\n`));
+      continue;
     }
+    if (head) io.stdout.write(head);
+    const why = response.error_kind === 'declined' ? declined.get(response.id) : undefined;
+    if (response.error_kind === 'declined') io.stderr.write(`${c.yellow('declined:')} ${plainText(why ?? `${response.name} was not run`)}\n`);
+    else io.stderr.write(`${c.red(ERROR_PREFIX)} ${plainText(response.error ?? '')}\n`);
   }
-  if (turn.took_control) io.stderr.write(c.dim(`${turn.took_control} took control: in a conversation its result goes straight to the user\n`));
+  if (turn.took_control) io.stderr.write(c.dim(`${plainText(turn.took_control)} took control: in a conversation its result goes straight to the user\n`));
   return failed ? EXIT.FAILURE : EXIT.OK;
 }
 

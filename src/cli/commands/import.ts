@@ -13,6 +13,8 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { parseJsonText } from '../../shared/json-text.js';
+import { jsonDocument } from '../output/json-document.js';
+import { plainText } from '../output/terminal-text.js';
 
 export interface ImportOptions {
   file: string;
@@ -96,8 +98,9 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   }
   const summary = summarize(diagnostics);
   const errors = diagnostics.filter((d) => d.severity === 'error');
-  const effects = { read: 0, write: 0, destructive: 0, unset: 0 };
-  for (const tool of result.tools) effects[(tool.entry.effect as 'read' | 'write' | 'destructive' | undefined) ?? 'unset']++;
+  // Provider-native tools never run in toolman: their effect means nothing, so they are counted apart.
+  const effects = { read: 0, write: 0, destructive: 0, unset: 0, native: 0 };
+  for (const tool of result.tools) effects[tool.entry.native ? 'native' : ((tool.entry.effect as 'read' | 'write' | 'destructive' | undefined) ?? 'unset')]++;
 
   const renamed = result.tools.filter((t) => t.entry.name !== t.original).length;
   const kinds = new Map<string, number>();
@@ -105,7 +108,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
 
   if (options.json) {
     io.stdout.write(
-      JSON.stringify(
+      jsonDocument(
         {
           format: result.format,
           output: options.output ?? null,
@@ -114,35 +117,37 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
           effects,
           validation: { ...summary, errors_found: errors.map((d) => ({ code: d.code, message: d.message, tool: d.tool ?? null, line: d.line, column: d.column })) },
           ...(output ? {} : { yaml }),
-        },
-        null,
-        2,
-      ) + '\n',
+        }) + '\n',
     );
   } else {
     if (!output) io.stdout.write(yaml);
     const c = palette(colorEnabled(io, io.stderr));
     const mark = errors.length ? c.red('✖') : c.green('✔');
     io.stderr.write(`${mark} imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'} from ${source} (${result.format})${output ? ` into ${options.output}` : ''}; ${renamed} renamed\n`);
-    const byEffect = Object.entries(effects).filter(([, n]) => n > 0).map(([effect, n]) => `${n} ${effect === 'unset' ? 'with no effect given (write)' : effect}`);
+    const byEffect = Object.entries(effects).filter(([, n]) => n > 0).map(([effect, n]) => `${n} ${effect === 'unset' ? 'with no effect given (write)' : effect === 'native' ? 'provider-native (run by the provider or your application, never by toolman)' : effect}`);
     io.stderr.write(`  effects: ${byEffect.join(', ')}${effects.destructive ? ' (destructive tools ask for confirmation)' : ''}\n`);
-    for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) io.stderr.write(`  ${String(count).padStart(5)} × ${kind}\n`);
+    // Notes and reasons quote names and values from the input: cleaned of control sequences for any output.
+    for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) io.stderr.write(`  ${String(count).padStart(5)} × ${plainText(kind)}\n`);
     if (result.skipped.length) {
       io.stderr.write(`  skipped ${result.skipped.length} ${result.skipped.length === 1 ? 'entry' : 'entries'}:\n`);
-      for (const skip of result.skipped.slice(0, 10)) io.stderr.write(`    item ${skip.index}: ${skip.reason}\n`);
+      for (const skip of result.skipped.slice(0, 10)) io.stderr.write(`    item ${skip.index}: ${plainText(skip.reason)}\n`);
       if (result.skipped.length > 10) io.stderr.write(`    … and ${result.skipped.length - 10} more\n`);
     }
     io.stderr.write(`  validate: ${formatCounts(summary)}${output ? ` (run toolman validate ${options.output})` : ''}\n`);
-    for (const error of errors.slice(0, 10)) io.stderr.write(`  ${c.red('error')} ${error.code} ${output ? `${options.output}:${error.line}:${error.column} ` : ''}${error.message}\n`);
+    for (const error of errors.slice(0, 10)) io.stderr.write(`  ${c.red('error')} ${error.code} ${output ? `${options.output}:${error.line}:${error.column} ` : ''}${plainText(error.message)}\n`);
     if (errors.length) io.stderr.write(`  ${c.red('the imported catalog does not validate')}: fix ${output ? options.output : 'the output'} (or the source) before using it\n`);
     if (output) io.stderr.write(c.dim('  each tool\'s changes are recorded as "# import:" comments above it\n'));
   }
   return errors.length > 0 ? EXIT.FAILURE : EXIT.OK;
 }
 
-/** A running server's tool list (`--mcp`), its text cleaned as any server's is, and how to name it in notes. */
+/**
+ * A running server's tool list (`--mcp`), as a file holding its `tools/list` reply would give it:
+ * one import path for both, so a snapshot notes what it drops (outputSchema, execution, ...) and
+ * cleans what it must exactly as `toolman import FILE` does. And how to name it in notes.
+ */
 async function mcpInput(options: ImportOptions, io: CliIO): Promise<{ data: unknown; source: string }> {
-  const [{ listAdHocTools }, { cleanListedTool }, { SecretSet }] = await Promise.all([import('../../mcp/ad-hoc-server.js'), import('../../mcp/server-tools.js'), import('../../shared/secrets.js')]);
+  const [{ listAdHocTools }, { SecretSet }] = await Promise.all([import('../../mcp/ad-hoc-server.js'), import('../../shared/secrets.js')]);
   const server = {
     ...(options.command?.length ? { command: options.command } : {}),
     ...(options.url !== undefined ? { url: options.url } : {}),
@@ -150,8 +155,7 @@ async function mcpInput(options: ImportOptions, io: CliIO): Promise<{ data: unkn
     ...(options.header?.length ? { headers: options.header } : {}),
   };
   const secrets = new SecretSet();
-  const listed = await listAdHocTools(server, io.cwd, io.env, secrets);
-  const tools = listed.flatMap((raw) => (typeof raw.name === 'string' ? [cleanListedTool(raw as Record<string, unknown> & { name: string }).entry] : [raw]));
+  const tools = await listAdHocTools(server, io.cwd, io.env, secrets);
   const source = secrets.redact(options.url ?? (options.command ?? []).join(' ')).replace(/[\u0000-\u001f\u007f]/g, '');
   return { data: { tools }, source: source.length > 120 ? `${source.slice(0, 117)}...` : source };
 }

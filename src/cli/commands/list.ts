@@ -5,6 +5,7 @@ import type { Selection, ToolDecision } from '../../select/select-tools.js';
 import { colorEnabled, palette, type Palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
+import { jsonDocument } from '../output/json-document.js';
 import { withManager } from '../open-manager.js';
 
 export interface ListOptions {
@@ -75,7 +76,7 @@ async function printList(loaded: LoadedCatalog, selection: Selection | undefined
   if (options.json) {
     if (selection && decisions) {
       const tools = decisions.map((d) => ({ name: d.tool.name, state: d.state, step: d.step, rule: d.rule, ...(d.tool.overriddenBy ? { overrides: overrideLocations(loaded, d.tool) } : {}) }));
-      io.stdout.write(JSON.stringify({ profile: selection.profile.name, forced: selection.forced.map((t) => t.name), tools }, null, 2) + '\n');
+      io.stdout.write(jsonDocument({ profile: selection.profile.name, forced: selection.forced.map((t) => t.name), tools }) + '\n');
       return EXIT.OK;
     }
     const rows = loaded.catalog.tools.map((tool) => ({
@@ -86,7 +87,7 @@ async function printList(loaded: LoadedCatalog, selection: Selection | undefined
       flags: toolFlags(tool),
       source: sourceLocation(loaded, tool) ?? null,
     }));
-    io.stdout.write(JSON.stringify({ catalog: loaded.catalog.name, tools: rows }, null, 2) + '\n');
+    io.stdout.write(jsonDocument({ catalog: loaded.catalog.name, tools: rows }) + '\n');
     return EXIT.OK;
   }
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
-import { importTools } from '../../import/import-tools.js';
+import type { Tool } from '../../catalog/types.js';
+import { nearest } from '../../shared/did-you-mean.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
 import { adHocCatalogText, checkAdHocServer, type AdHocServer } from '../../mcp/ad-hoc-server.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
@@ -11,6 +12,7 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { plainText } from '../output/terminal-text.js';
+import { jsonDocument } from '../output/json-document.js';
 import { createTable } from '../output/table.js';
 import { callWith, type CallOptions } from './call.js';
 
@@ -49,10 +51,10 @@ function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-async function withServer<T>(io: CliIO, server: AdHocServer, include: readonly string[], run: (manager: ToolManager) => Promise<T>): Promise<T> {
+async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
   const file = join(dir, 'server.yaml');
-  writeFileSync(file, adHocCatalogText(server, io.cwd, include));
+  writeFileSync(file, adHocCatalogText(server, io.cwd));
   const serverIO: CliIO = { ...io, env: { ...io.env, TOOLMAN_CACHE_DIR: 'off' } };
   try {
     return await withManager(
@@ -73,7 +75,7 @@ async function withServer<T>(io: CliIO, server: AdHocServer, include: readonly s
 /** `toolman mcp tools [--url U | -- COMMAND ARGS...]`: a server's tools with their token cost per provider and lint findings. */
 export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Promise<ExitCode> {
   const server = serverOf(options);
-  return withServer(io, server, [], async (manager) => {
+  return withServer(io, server, async (manager) => {
     const tools = manager.catalog.tools;
     const costs = new Map<string, Record<string, number>>();
     for (const provider of PROVIDERS) {
@@ -97,7 +99,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
     }));
     const totals = Object.fromEntries(PROVIDERS.map((p) => [p, rows.reduce((sum, r) => sum + (r.tokens[p] ?? 0), 0)]));
     if (options.json) {
-      io.stdout.write(JSON.stringify({ tools: rows, totals, findings: general.map((d) => ({ code: d.code, severity: d.severity, message: d.message })) }, null, 2) + '\n');
+      io.stdout.write(jsonDocument({ tools: rows, totals, findings: general.map((d) => ({ code: d.code, severity: d.severity, message: d.message })) }) + '\n');
       return EXIT.OK;
     }
     const c = palette(colorEnabled(io, io.stdout));
@@ -131,28 +133,30 @@ export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'cat
  */
 export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promise<ExitCode> {
   const server = serverOf(options);
-  // The catalog name the tool gets (provider-safe, as import makes it), found without starting the server.
-  const name = importTools([{ name: options.tool, inputSchema: {} }], { from: 'mcp' }).tools[0]?.entry.name as string | undefined;
-  if (!name) throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
+  if (options.tool.trim() === '') throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
   const { command: _c, url: _u, env: _e, header: _h, timeout: _t, tool: _tool, ...call } = options;
-  // One start of the server: its tool is listed, checked and called on the same connection.
-  return withServer(io, server, [options.tool], async (manager) => {
+  // One start of the server: its tools are listed, the one asked for checked and called on the same connection.
+  return withServer(io, server, async (manager) => {
     const findings = await manager.validate();
     const quoted = JSON.stringify(plainText(options.tool));
-    if (manager.catalog.tools.length === 0) {
+    const mcpName = (tool: Tool) => (tool.source.kind === 'mcp' ? tool.source.tool : tool.name);
+    const tool = manager.catalog.tools.find((t) => mcpName(t) === options.tool);
+    if (!tool) {
       // Listed but skipped (a schema nested too deep, say): the note says why.
       const skipped = findings.find((d) => d.code === 'TM0804' && d.message.includes(`tool ${JSON.stringify(options.tool)}: skipped: `));
       if (skipped) throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the server's tool ${quoted} cannot be called: ${plainText(skipped.message.slice(skipped.message.indexOf('skipped: ')))}`);
-      throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `the server has no tool ${quoted}`, { hint: 'toolman mcp tools (with the same server) lists its tools' });
+      const suggestions = nearest(options.tool, manager.catalog.tools.map(mcpName)).map((name) => JSON.stringify(plainText(name)));
+      throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `the server has no tool ${quoted}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''}`, { hint: 'toolman mcp tools (with the same server) lists its tools' });
     }
     // As `call` refuses a catalog with errors: a definition toolman cannot use is not called.
-    const errors = findings.filter((d) => d.severity === 'error');
+    // Only this tool's findings count: another tool of the server is not being called.
+    const errors = findings.filter((d) => d.severity === 'error' && d.tool === tool.name);
     if (errors.length > 0) {
       const first = errors[0]!;
       throw new ToolmanError(ErrorCode.CATALOG_INVALID, `the server's tool ${quoted} has a definition toolman cannot use: ${first.code} ${plainText(manager.secrets.redact(stripSubject(first.message)))}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, {
         hint: 'toolman mcp tools (with the same server) shows every finding',
       });
     }
-    return callWith(manager, { ...call, tool: name }, io);
+    return callWith(manager, { ...call, tool: tool.name }, io);
   });
 }

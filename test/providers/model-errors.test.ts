@@ -1,0 +1,38 @@
+import { APIError as AnthropicError } from '@anthropic-ai/sdk';
+import { APIError as OpenAIError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { endpointUrl, modelCallError } from '../../src/providers/model-errors.js';
+
+// Errors as the official SDKs build them from an HTTP answer (status, parsed body, text).
+const openai404 = (body: unknown, text: string) => OpenAIError.generate(404, body as object, text, new Headers());
+const anthropic404 = (body: unknown, text: string) => AnthropicError.generate(404, body as object, text, new Headers());
+
+describe('a 404 from a model API says which URL answered and what it means', () => {
+  it('knows the URL each provider posts to, with and without a base URL', () => {
+    expect(endpointUrl('openai', undefined)).toBe('https://api.openai.com/v1/chat/completions');
+    expect(endpointUrl('openai-responses', 'http://localhost:11434/v1/')).toBe('http://localhost:11434/v1/responses');
+    expect(endpointUrl('anthropic', undefined)).toBe('https://api.anthropic.com/v1/messages');
+  });
+
+  it('an unknown model only when the answer says so: OpenAI\'s code, Anthropic\'s not_found_error, or the model named', () => {
+    const openai = modelCallError(openai404({ error: { message: 'The model `gpt-9` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } }, '404 The model'), 'openai', 'gpt-9', undefined);
+    expect(openai.kind).toBe('model_not_found');
+    expect(openai.message).toContain('OpenAI has no model "gpt-9" (HTTP 404 from POST https://api.openai.com/v1/chat/completions: The model `gpt-9` does not exist');
+    const anthropic = modelCallError(anthropic404({ type: 'error', error: { type: 'not_found_error', message: 'model: claude-x' } }, '404'), 'anthropic', 'claude-x', undefined);
+    expect(anthropic.kind).toBe('model_not_found');
+    const ollama = modelCallError(openai404({ error: { message: 'model "llama9" not found, try pulling it first', type: 'api_error' } }, '404'), 'openai', 'llama9', 'http://localhost:11434/v1');
+    expect(ollama.kind).toBe('model_not_found');
+  });
+
+  it('any other 404 is a path the server does not serve, with the usual cause as the hint', () => {
+    const noV1 = modelCallError(openai404(undefined, '404 page not found'), 'openai', 'gpt-4o', 'http://localhost:11434');
+    expect(noV1.kind).toBe('endpoint_not_found');
+    expect(noV1.message).toBe('POST http://localhost:11434/chat/completions answered HTTP 404 (404 page not found): the server has no such endpoint, so no model was asked');
+    expect(noV1.hint).toContain('try --base-url http://localhost:11434/v1');
+    const noResponses = modelCallError(openai404({ detail: 'Not Found' }, '404 Not Found'), 'openai-responses', 'gpt-4o', 'http://127.0.0.1:8000/v1');
+    expect(noResponses.kind).toBe('endpoint_not_found');
+    expect(noResponses.message).toContain('POST http://127.0.0.1:8000/v1/responses answered HTTP 404');
+    expect(noResponses.hint).toContain('-P openai uses Chat Completions');
+    expect(noResponses.hint).not.toContain('/v1/v1');
+  });
+});
