@@ -32,6 +32,13 @@ const ALLOWED: Record<string, string[]> = {
   repl: [...CORE],
   cli: [...CORE, 'repl', 'testing', 'serve'],
 };
+/**
+ * The drivers reach the core through its facade only: `manager/` (the ToolManager, and the
+ * stateless facade modules beside it) and `conversation/`, plus `shared/`, the base every folder
+ * builds on. Types may come from anywhere below (`import type` carries no code).
+ */
+const DRIVERS = new Set(['cli', 'repl', 'testing', 'serve']);
+const FACADE = new Set(['manager', 'conversation', 'shared', 'cli', 'repl', 'testing', 'serve']);
 /** Packages that only some folders may import: provider SDKs in their provider's folder, UI in the drivers. */
 const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
@@ -49,12 +56,17 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
  * dynamic `import()`.
  */
 export function importsOf(text: string): string[] {
-  const found: string[] = [];
-  const statics = /^\s*(?:import|export)\b(?:[^'";]*?\bfrom\s*)?\s*(['"])([^'"\n]+)\1/gm;
+  return importsWithKind(text).map((i) => i.spec);
+}
+
+/** The same, each with whether it brings types only (`import type`, `export type ... from`). */
+export function importsWithKind(text: string): { spec: string; typeOnly: boolean }[] {
+  const found: { spec: string; typeOnly: boolean; at: number }[] = [];
+  const statics = /^\s*(?:import|export)\b(\s+type\b)?(?:[^'";]*?\bfrom\s*)?\s*(['"])([^'"\n]+)\2/gm;
   const dynamic = /\bimport\s*\(\s*(['"`])([^'"`\n]+)\1\s*\)/g;
-  for (const match of text.matchAll(statics)) found.push(match[2]!);
-  for (const match of text.matchAll(dynamic)) found.push(match[2]!);
-  return found;
+  for (const match of text.matchAll(statics)) found.push({ spec: match[3]!, typeOnly: match[1] !== undefined, at: match.index });
+  for (const match of text.matchAll(dynamic)) found.push({ spec: match[2]!, typeOnly: false, at: match.index + text.length });
+  return found.map(({ spec, typeOnly }) => ({ spec, typeOnly }));
 }
 
 /** The top folder of a file under src/ (`(root)` for src/index.ts). */
@@ -80,7 +92,7 @@ export function boundaryViolations(files: readonly SourceText[]): string[] {
       continue;
     }
     if (file.path.endsWith('.tsx') && from !== 'repl') violations.push(`${file.path}: .tsx files belong in repl/`);
-    for (const spec of importsOf(file.text)) {
+    for (const { spec, typeOnly } of importsWithKind(file.text)) {
       if (spec.startsWith('.')) {
         const target = relative('/src', resolve('/src', dirname(file.path), spec)).split('\\').join('/');
         if (target.startsWith('..')) {
@@ -89,6 +101,7 @@ export function boundaryViolations(files: readonly SourceText[]): string[] {
         }
         const to = folderOf(target);
         if (to !== from && !allowed.includes(to)) violations.push(`${file.path} imports ${spec}: ${from}/ may not import ${to}/`);
+        else if (DRIVERS.has(from) && !typeOnly && !FACADE.has(to)) violations.push(`${file.path} imports ${spec}: a driver reaches ${to}/ only through the facade (manager/, conversation/), or with import type`);
         continue;
       }
       for (const { pattern, homes } of PACKAGE_HOMES) {
@@ -134,6 +147,8 @@ describe('the import scanner', () => {
       { path: 'providers/gemini/bad.ts', text: `export { x } from '../../budget/budget-report.js';\nimport OpenAI from 'openai';` },
       { path: 'session/bad.tsx', text: `import { Box } from 'ink';` },
       { path: 'select/fine.ts', text: `import type { Tool } from '../catalog/types.js';` },
+      { path: 'cli/commands/bad.ts', text: `import { selectTools } from '../../select/select-tools.js';\nconst x = await import('../../tokens/count-request.js');` },
+      { path: 'testing/fine.ts', text: `import type { Tool } from '../catalog/types.js';\nimport { ToolManager } from '../manager/tool-manager.js';\nexport type { Catalog } from '../catalog/types.js';` },
     ];
     expect(boundaryViolations(planted)).toEqual([
       'catalog/bad.ts imports ../session/tool-session.js: catalog/ may not import session/',
@@ -142,6 +157,8 @@ describe('the import scanner', () => {
       'providers/gemini/bad.ts imports openai, which only providers/openai/ may import',
       'session/bad.tsx: .tsx files belong in repl/',
       'session/bad.tsx imports ink, which only repl/ may import',
+      'cli/commands/bad.ts imports ../../select/select-tools.js: a driver reaches select/ only through the facade (manager/, conversation/), or with import type',
+      'cli/commands/bad.ts imports ../../tokens/count-request.js: a driver reaches tokens/ only through the facade (manager/, conversation/), or with import type',
     ]);
   });
 });

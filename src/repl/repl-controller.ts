@@ -1,7 +1,8 @@
 import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
-import { describeToolsChange, type McpToolsChange } from '../mcp/tools-change.js';
+import { describeToolsChange } from '../manager/facts.js';
+import type { McpToolsChange } from '../mcp/tools-change.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
@@ -346,7 +347,7 @@ export class ReplController implements CommandHost {
   private async countDefinitions(): Promise<void> {
     const version = ++this.countVersion;
     try {
-      const { countDefinitions } = await import('../tokens/count-payload.js');
+      const { countDefinitions } = await import('../manager/token-counts.js');
       const { conversation } = this.context;
       const cost = await countDefinitions(conversation.session.format(conversation.provider, 1, conversation.format), conversation.model);
       if (version === this.countVersion) this.dispatch({ type: 'status', status: { definitions: cost.total } });

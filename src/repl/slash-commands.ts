@@ -1,9 +1,8 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { toolSummary } from '../catalog/tool-summary.js';
 import type { JsonSchema, Tool } from '../catalog/types.js';
 import type { TurnSummary } from '../loop/loop-events.js';
-import { profileNames } from '../select/resolve-profile.js';
+import { profileNames, toolSummary } from '../manager/facts.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isToolmanError } from '../shared/errors.js';
@@ -207,7 +206,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   budget: async (_args, host) => {
     const { manager, conversation } = host.context;
     const { session, provider, model, format } = conversation;
-    const { countDefinitions } = await import('../tokens/count-payload.js');
+    const { countDefinitions } = await import('../manager/token-counts.js');
     const now = await countDefinitions(session.format(provider, 1, format), model);
     const report = await manager.budget({ provider, model, profile: session.selection.profile.name, force: session.selection.forced.map((t) => t.name), format });
     const budget = report.budget.definitions;

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResponse } from '../execute/types.js';
-import { structuredContentOf } from '../execute/structured-result.js';
+import { structuredContentOf } from '../manager/facts.js';
 import { isRecord } from '../shared/is-record.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolManager } from '../manager/tool-manager.js';
-import { promptContributions } from '../providers/prompt-contributions.js';
+import { promptContributions } from '../manager/facts.js';
 import type { SearchMode } from '../session/tool-session.js';
 import { createSessionServer } from './session-server.js';
 import type { OpenedSession } from './http-host.js';

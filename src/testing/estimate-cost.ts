@@ -1,5 +1,4 @@
 import type { ToolManager } from '../manager/tool-manager.js';
-import { createModelClient } from '../providers/model-clients.js';
 import type { ModelRequest } from '../providers/model-client.js';
 import type { FormatOptions } from '../providers/types.js';
 import { costOf } from './prices.js';
@@ -33,7 +32,7 @@ function assumedRounds(testCase: SuiteCase, maxRounds: number): number {
  * repeats, at list prices. Later rounds also carry the results so far, so it errs low.
  */
 export async function estimateCost(manager: ToolManager, suite: Suite, targets: readonly ProviderTarget[], format: FormatOptions, prices: Prices): Promise<CostEstimate> {
-  const { countRequest } = await import('../tokens/count-request.js');
+  const { countRequest, createModelClient } = await import('../manager/token-counts.js');
   let input = 0;
   let output = 0;
   let usd = 0;

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from '../catalog/create-ajv.js';
-import { SourceFile } from '../catalog/source-file.js';
-import { DEFAULT_MODELS } from '../providers/default-models.js';
-import { CHAT_PROVIDERS, type ChatProvider } from '../providers/model-clients.js';
+import { createAjv, SourceFile } from '../manager/documents.js';
+import { CHAT_PROVIDERS, DEFAULT_MODELS, META_TOOL_NAMES, profileNames } from '../manager/facts.js';
+import type { ChatProvider } from '../providers/model-clients.js';
 import { closest, nearest } from '../shared/did-you-mean.js';
-import { META_TOOL_NAMES, type Catalog, type Tool } from '../catalog/types.js';
-import { profileNames } from '../select/resolve-profile.js';
+import type { Catalog, Tool } from '../catalog/types.js';
 import { ErrorCode, ToolmanError, type SourceLocation } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { packageRoot } from '../shared/package-root.js';

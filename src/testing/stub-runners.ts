@@ -1,6 +1,5 @@
 import type { HandlerKind } from '../catalog/types.js';
-import { ToolFailure, type AnyToolRunner, type RunContext, type RunnerRegistry, type ToolRunner } from '../execute/runner.js';
-import { fillValue } from '../execute/templates.js';
+import { fillValue, ToolFailure, type AnyToolRunner, type RunContext, type RunnerRegistry, type ToolRunner } from '../manager/runner-kit.js';
 import type { Stub } from './suite-types.js';
 import { mismatch } from './value-matchers.js';
 

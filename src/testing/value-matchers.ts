@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
+import { createAjv, type AjvInstance } from '../manager/documents.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { isRecord } from '../shared/is-record.js';
 import { linearRegExp } from '../shared/linear-regexp.js';

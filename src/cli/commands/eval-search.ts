@@ -2,7 +2,7 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { chooseCatalogs } from '../../manager/choose-catalogs.js';
 import { readRegularFile } from '../../shared/read-file.js';
 import type { CaseResult, SearchCase, SearchMetrics } from '../../search/search-metrics.js';
-import { evaluateSearch } from '../../search/evaluate-search.js';
+import { evaluateSearch } from '../../manager/search-quality.js';
 import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';

@@ -2,12 +2,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, readBoundedStream, readRegularFile } from '../../shared/read-file.js';
-import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
-import { SourceFile } from '../../catalog/source-file.js';
+import type { Diagnostic } from '../../catalog/diagnostic.js';
+import { SourceFile } from '../../manager/documents.js';
+import { summarize } from '../../manager/facts.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
-import { IMPORT_FORMATS, type ImportFormat } from '../../import/detect-format.js';
-import { importTools } from '../../import/import-tools.js';
-import { catalogText } from '../../import/write-catalog.js';
+import { catalogText, IMPORT_FORMATS, importTools, type ImportFormat } from '../../manager/imports.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -147,7 +146,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
  * cleans what it must exactly as `toolman import FILE` does. And how to name it in notes.
  */
 async function mcpInput(options: ImportOptions, io: CliIO): Promise<{ data: unknown; source: string }> {
-  const [{ listAdHocTools }, { SecretSet }] = await Promise.all([import('../../mcp/ad-hoc-server.js'), import('../../shared/secrets.js')]);
+  const [{ listAdHocTools }, { SecretSet }] = await Promise.all([import('../../manager/imports.js'), import('../../shared/secrets.js')]);
   const server = {
     ...(options.command?.length ? { command: options.command } : {}),
     ...(options.url !== undefined ? { url: options.url } : {}),

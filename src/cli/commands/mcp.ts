@@ -5,7 +5,7 @@ import type { Diagnostic } from '../../catalog/diagnostic.js';
 import type { Tool } from '../../catalog/types.js';
 import { nearest } from '../../shared/did-you-mean.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
-import { adHocCatalogText, checkAdHocServer, type AdHocServer } from '../../mcp/ad-hoc-server.js';
+import { adHocCatalogText, checkAdHocServer, type AdHocServer } from '../../manager/imports.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';

@@ -1,4 +1,4 @@
-import { defaultProfileName, profileNames, resolveProfile } from '../../select/resolve-profile.js';
+import { defaultProfileName, profileNames, resolveProfile } from '../../manager/facts.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { withManager } from '../open-manager.js';

@@ -1,4 +1,4 @@
-import { catalogSchema } from '../../catalog/catalog-schema.js';
+import { catalogSchema } from '../../manager/documents.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 
 /** `toolman schema`: the catalog format's JSON Schema, for editors and other tools. */

@@ -1,5 +1,5 @@
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
-import { toolSummary } from '../../catalog/tool-summary.js';
+import { toolSummary } from '../../manager/facts.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';

@@ -1,9 +1,8 @@
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { readRegularFile } from '../../shared/read-file.js';
-import { exactCounter } from '../../providers/exact-count.js';
-import { PROVIDER_LABELS, type ProviderName } from '../../providers/types.js';
-import { countRequest } from '../../tokens/count-request.js';
-import { requestShapeRefusal } from '../../tokens/request-shape.js';
+import { PROVIDER_LABELS } from '../../manager/facts.js';
+import { countRequest, exactCounter, requestShapeRefusal } from '../../manager/token-counts.js';
+import type { ProviderName } from '../../providers/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { parseJsonText } from '../../shared/json-text.js';
 

@@ -1,14 +1,13 @@
-import { summarize, type Diagnostic } from '../../catalog/diagnostic.js';
+import type { Diagnostic } from '../../catalog/diagnostic.js';
+import { summarize } from '../../manager/facts.js';
 import type { SourceFile } from '../../catalog/source-file.js';
 import { isToolmanError } from '../../shared/errors.js';
 import { catalogPaths } from '../catalog-paths.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
-import { parseRuleOptions } from '../../validate/rule-settings.js';
-// Loaded with the command rather than when the manager first validates: one round of module
-// loading instead of two, which is measurable in a cold start.
-import '../../validate/validate-catalog.js';
+import { parseRuleOptions } from '../../manager/documents.js';
+import '../../manager/preload-checks.js';
 import { formatDiagnosticsText, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
 

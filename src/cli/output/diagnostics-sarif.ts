@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { packageRoot } from '../../shared/package-root.js';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
-import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../../catalog/diagnostic-codes.js';
+import type { DiagnosticCode } from '../../catalog/diagnostic-codes.js';
+import { DIAGNOSTIC_CODES } from '../../manager/facts.js';
 
 const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
 
