@@ -296,8 +296,9 @@ export class ToolManager {
 
   /** A conversation over the catalog: its selection, the tools it finds, the executor for its calls. */
   async session(request: SessionRequest = {}): Promise<ToolSession> {
-    const [{ request: selection }, { ToolSession }, runners] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners()]);
-    const session = new ToolSession(this.catalog, { ...selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
+    const [{ request: selectionRequest, selection }, { ToolSession }, runners] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners()]);
+    // The selection is computed once, here, and handed to the session.
+    const session = new ToolSession(this.catalog, { ...selectionRequest, selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
       runners: request.wrapRunners ? request.wrapRunners(runners) : runners,
       cwd: this.cwd,
       env: this.env,

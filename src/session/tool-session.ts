@@ -31,6 +31,8 @@ export interface SessionTurnOptions extends TurnOptions {
 export interface SessionOptions extends SelectionRequest {
   /** How deferred tools are found; default: the catalog's `search.mode`. */
   searchMode?: SearchMode;
+  /** The selection of this request, when the caller computed it already (it is not computed again). */
+  selection?: Selection;
 }
 
 /** What running tools needs from outside: the manager passes its own. */
@@ -95,7 +97,7 @@ export class ToolSession {
     services: SessionServices = {},
   ) {
     this.onClose = services.onClose;
-    this.selection = selectTools(catalog, options);
+    this.selection = options.selection ?? selectTools(catalog, options);
     this.searchMode = options.searchMode ?? catalog.searchMode;
     this.deferredByName = new Map(this.selection.deferred.map((t) => [t.name, t]));
     this.active = new Set(this.selection.active);

@@ -132,6 +132,10 @@ describe('toolman serve over HTTP with a bearer token', () => {
       await expect(connectHttp(served.url)).rejects.toThrow();
       const { client } = await connectHttp(served.url, { token: TOKEN });
       expect(textOf(await client.callTool({ name: 'lookup', arguments: { key: 't' } }))).toContain('"found":true');
+      // The token is a secret of the run: a tool that echoes it (here, a client that sends it as an argument) never shows it.
+      const echoed = textOf(await client.callTool({ name: 'lookup', arguments: { key: TOKEN } }));
+      expect(echoed).toContain('"key":"[redacted]"');
+      expect(echoed).not.toContain(TOKEN);
       await client.close();
     } finally {
       served.child.kill('SIGINT');

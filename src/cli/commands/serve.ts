@@ -84,6 +84,8 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
     io,
     options.catalog,
     async (manager) => {
+      // The token guards the endpoint: a tool or a client that echoes it never gets it into a log or a result.
+      if (http?.token) manager.secrets.add(http.token);
       const signal = options.signal ?? new AbortController().signal;
       const own = http || options.stdio ? undefined : processStdio();
       const streams = http ? undefined : (options.stdio ?? own);

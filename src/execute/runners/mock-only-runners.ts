@@ -14,7 +14,7 @@ export function mockOnlyRunners(namedBy: string): RunnerRegistry {
     ({
       kind,
       run: async (_handler: unknown, _args: unknown, context: { tool: { name: string } }) => {
-        throw new ToolFailure(`not run: ${context.tool.name} has a ${kind} handler, and this catalog was loaded because ${namedBy} names it, so only mock handlers answer; name the catalog with --catalog to run its tools`);
+        throw new ToolFailure(`not run: ${context.tool.name} has ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} handler, and this catalog was loaded because ${namedBy} names it, so only mock handlers answer; name the catalog with --catalog to run its tools`);
       },
     }) as unknown as AnyToolRunner;
   return new RunnerRegistry([mockRunner, ...LIVE_KINDS.map(refuse)]);
