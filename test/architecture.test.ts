@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/paths.js';
 
@@ -53,20 +54,64 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
 /**
  * Every module a TypeScript file imports: static imports and exports (`import x from`, `import
  * type`, `import 'side-effect'`, `export … from`), over several lines, with either quote, and
- * dynamic `import()`.
+ * dynamic `import()`. Types included: the layering table holds for them too.
  */
 export function importsOf(text: string): string[] {
-  return importsWithKind(text).map((i) => i.spec);
+  const found: string[] = [];
+  const statics = /^\s*(?:import|export)\b(?:[^'";]*?\bfrom\s*)?\s*(['"])([^'"\n]+)\1/gm;
+  const dynamic = /\bimport\s*\(\s*(['"`])([^'"`\n]+)\1\s*\)/g;
+  for (const match of text.matchAll(statics)) found.push(match[2]!);
+  for (const match of text.matchAll(dynamic)) found.push(match[2]!);
+  return found;
 }
 
-/** The same, each with whether it brings types only (`import type`, `export type ... from`). */
-export function importsWithKind(text: string): { spec: string; typeOnly: boolean }[] {
-  const found: { spec: string; typeOnly: boolean; at: number }[] = [];
-  const statics = /^\s*(?:import|export)\b(\s+type\b)?(?:[^'";]*?\bfrom\s*)?\s*(['"])([^'"\n]+)\2/gm;
-  const dynamic = /\bimport\s*\(\s*(['"`])([^'"`\n]+)\1\s*\)/g;
-  for (const match of text.matchAll(statics)) found.push({ spec: match[3]!, typeOnly: match[1] !== undefined, at: match.index });
-  for (const match of text.matchAll(dynamic)) found.push({ spec: match[2]!, typeOnly: false, at: match.index + text.length });
-  return found.map(({ spec, typeOnly }) => ({ spec, typeOnly }));
+/** What a file's code (not its types) loads: each module it imports at run time, and whether an import() has no literal module. */
+export interface ValueImports {
+  specs: Set<string>;
+  computed: boolean;
+}
+
+/**
+ * Which imports carry code is the compiler's call, not the text's: esbuild, as the build runs it
+ * (verbatimModuleSyntax), erases exactly the type-only imports and resolves every other import,
+ * however it is written (`import type from` is a default import named `type`; an import need not
+ * start a line; `import { type X }` still loads its module; literals joined with `+` are folded)
+ * and leaves an import() whose module is not a literal as written. Each import is recorded and
+ * left external, so only the files given are read.
+ */
+export async function valueImports(files: readonly SourceText[]): Promise<Map<string, ValueImports>> {
+  const found = new Map<string, ValueImports>(files.map((f) => [f.path, { specs: new Set(), computed: false }]));
+  const byPath = new Map(files.map((f) => [f.path, f.text]));
+  const result = await build({
+    entryPoints: files.map((f) => `src:${f.path}`),
+    bundle: true,
+    write: false,
+    outdir: '/nonexistent',
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'silent',
+    tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, jsx: 'react-jsx' } },
+    plugins: [
+      {
+        name: 'record-imports',
+        setup(b) {
+          b.onResolve({ filter: /^src:/ }, (args) => ({ path: args.path.slice(4), namespace: 'src' }));
+          b.onResolve({ filter: /.*/ }, (args) => {
+            if (args.namespace === 'src' && args.kind !== 'entry-point') found.get(args.importer)?.specs.add(args.path);
+            return { path: args.path, external: true };
+          });
+          b.onLoad({ filter: /.*/, namespace: 'src' }, (args) => ({ contents: byPath.get(args.path) ?? '', loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts' }));
+        },
+      },
+    ],
+  });
+  // An import() esbuild could not resolve to a literal stays in its output as written (esbuild
+  // prints `import(` with no space and string literals in double quotes).
+  files.forEach((file, i) => {
+    const code = result.outputFiles[i]?.text ?? '';
+    if (/\bimport\((?!"[^"\n]*"\))/.test(code)) found.get(file.path)!.computed = true;
+  });
+  return found;
 }
 
 /** The top folder of a file under src/ (`(root)` for src/index.ts). */
@@ -82,7 +127,7 @@ export interface SourceText {
 }
 
 /** Every import that breaks the table: the file, what it imports, and why it may not. */
-export function boundaryViolations(files: readonly SourceText[]): string[] {
+export function boundaryViolations(files: readonly SourceText[], values: ReadonlyMap<string, ValueImports>): string[] {
   const violations: string[] = [];
   for (const file of files) {
     const from = folderOf(file.path);
@@ -92,7 +137,10 @@ export function boundaryViolations(files: readonly SourceText[]): string[] {
       continue;
     }
     if (file.path.endsWith('.tsx') && from !== 'repl') violations.push(`${file.path}: .tsx files belong in repl/`);
-    for (const { spec, typeOnly } of importsWithKind(file.text)) {
+    const loads = values.get(file.path) ?? { specs: new Set<string>(), computed: false };
+    if (DRIVERS.has(from) && loads.computed) violations.push(`${file.path}: a computed import() in a driver cannot be checked against the facade`);
+    // Everything written (types too) against the table; what carries code against the facade rule.
+    for (const { spec, typeOnly } of [...new Set([...importsOf(file.text), ...loads.specs])].map((spec) => ({ spec, typeOnly: !loads.specs.has(spec) }))) {
       if (spec.startsWith('.')) {
         const target = relative('/src', resolve('/src', dirname(file.path), spec)).split('\\').join('/');
         if (target.startsWith('..')) {
@@ -140,7 +188,7 @@ describe('the import scanner', () => {
     expect(importsOf(text)).toEqual(['../x/a.js', '../x/b.js', '../x/c.js', '../x/d.js', '../x/e.js', '../x/f.js', '../x/g.js', '../x/i.js', '../x/j.js']);
   });
 
-  it('fails on an upward import, an SDK outside its folder, and .tsx outside repl/', () => {
+  it('fails on an upward import, an SDK outside its folder, .tsx outside repl/, and a driver past the facade', async () => {
     const planted: SourceText[] = [
       { path: 'catalog/bad.ts', text: `import type { ToolSession } from "../session/tool-session.js";` },
       { path: 'execute/bad.ts', text: `const m = await import('../manager/tool-manager.js');` },
@@ -148,9 +196,11 @@ describe('the import scanner', () => {
       { path: 'session/bad.tsx', text: `import { Box } from 'ink';` },
       { path: 'select/fine.ts', text: `import type { Tool } from '../catalog/types.js';` },
       { path: 'cli/commands/bad.ts', text: `import { selectTools } from '../../select/select-tools.js';\nconst x = await import('../../tokens/count-request.js');` },
-      { path: 'testing/fine.ts', text: `import type { Tool } from '../catalog/types.js';\nimport { ToolManager } from '../manager/tool-manager.js';\nexport type { Catalog } from '../catalog/types.js';` },
+      { path: 'testing/fine.ts', text: `import type { Tool } from '../catalog/types.js';\nimport { ToolManager } from '../manager/tool-manager.js';\nexport type { Catalog } from '../catalog/types.js';\nexport { ToolManager };\nconst s = 'not an import (of anything) from "../select/x.js"';\nexport { s };` },
+      // Value imports written to look like type imports, or hidden mid-line, and a computed import().
+      { path: 'repl/sneaky.ts', text: `import type from '../select/select-tools.js';\nconst x = 1; import { profileNames } from '../select/resolve-profile.js';\nconst m = await import('../tok' + 'ens/count-request.js');\nconst n = await import(process.argv[2]!);\nexport { type, profileNames, x, m, n };` },
     ];
-    expect(boundaryViolations(planted)).toEqual([
+    expect(boundaryViolations(planted, await valueImports(planted))).toEqual([
       'catalog/bad.ts imports ../session/tool-session.js: catalog/ may not import session/',
       'execute/bad.ts imports ../manager/tool-manager.js: execute/ may not import manager/',
       'providers/gemini/bad.ts imports ../../budget/budget-report.js: providers/ may not import budget/',
@@ -159,13 +209,17 @@ describe('the import scanner', () => {
       'session/bad.tsx imports ink, which only repl/ may import',
       'cli/commands/bad.ts imports ../../select/select-tools.js: a driver reaches select/ only through the facade (manager/, conversation/), or with import type',
       'cli/commands/bad.ts imports ../../tokens/count-request.js: a driver reaches tokens/ only through the facade (manager/, conversation/), or with import type',
+      'repl/sneaky.ts: a computed import() in a driver cannot be checked against the facade',
+      'repl/sneaky.ts imports ../select/select-tools.js: a driver reaches select/ only through the facade (manager/, conversation/), or with import type',
+      'repl/sneaky.ts imports ../select/resolve-profile.js: a driver reaches select/ only through the facade (manager/, conversation/), or with import type',
+      'repl/sneaky.ts imports ../tokens/count-request.js: a driver reaches tokens/ only through the facade (manager/, conversation/), or with import type',
     ]);
   });
 });
 
 describe('layering (DESIGN.md §1)', () => {
-  it('every import in src/ points down the layering table', () => {
-    expect(boundaryViolations(files)).toEqual([]);
+  it('every import in src/ points down the layering table; drivers load code only from the facade', async () => {
+    expect(boundaryViolations(files, await valueImports(files))).toEqual([]);
   });
 
   it('never prints or exits from the core', () => {

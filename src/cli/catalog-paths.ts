@@ -3,8 +3,6 @@ import { resolve } from 'node:path';
 import { DEFAULT_CATALOG } from '../manager/choose-catalogs.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 
-export { DEFAULT_CATALOG };
-
 /** The catalog files a command works on: --catalog values, else ./toolman.yaml. */
 export function catalogPaths(cwd: string, explicit: readonly string[] | undefined): string[] {
   if (explicit && explicit.length > 0) return [...explicit];

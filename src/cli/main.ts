@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isToolmanError } from '../shared/errors.js';
+import { processSecrets, redactError } from '../shared/secrets.js';
 import { colorEnabled, palette } from './color.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { interruption } from './interrupt.js';
@@ -269,6 +270,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--junit <file>', 'write a JUnit XML report here (not with --compare)')
     .option('--json', 'print one JSON document with every run')
     .option('--suite-catalog', 'with no --catalog (and no ./toolman.yaml): load the catalog each suite names (its paths are printed; only mock handlers answer, no MCP server starts)')
+    .option('--live-tools', 'let a suite\'s tools: live run the catalog\'s real handlers (without it, tools answer from mocks and stubs)')
     .action(async (suites: string[], opts, command: Command) => {
       const { testCommand } = await import('./commands/test.js');
       const interrupt = interruption();
@@ -373,7 +375,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
   }
 }
 
-function reportError(error: unknown, io: CliIO, json: boolean, argv: readonly string[] = []): ExitCode {
+function reportError(thrown: unknown, io: CliIO, json: boolean, argv: readonly string[] = []): ExitCode {
+  // Provider keys and tokens the process read are never part of what it says.
+  const error = redactError(thrown, processSecrets);
   const document = (exit: ExitCode, kind: string, message: string, hint?: string) => {
     if (json) io.stdout.write(jsonDocument({ ok: false, error: { code: kind, message, ...(hint ? { hint } : {}), exit } }) + '\n');
     return exit;

@@ -1,4 +1,5 @@
 import { ToolManager, type OpenOptions } from '../manager/tool-manager.js';
+import { redactError } from '../shared/secrets.js';
 import { catalogPaths } from './catalog-paths.js';
 import type { CliIO } from './io.js';
 import { reportMcpServers } from './output/mcp-notes.js';
@@ -14,6 +15,9 @@ export async function withManager<T>(io: CliIO, catalogs: readonly string[] | un
   if (options.requireValid !== false) reportMcpServers(io, manager);
   try {
     return await run(manager);
+  } catch (error) {
+    // Whatever failed may quote a secret (a proxy's error, a tool's message): said without it.
+    throw redactError(error, manager.secrets);
   } finally {
     await manager.close();
   }

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../providers/model-client.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import type { ConversationHost } from './conversation-options.js';
+import { redactValue } from '../shared/secrets.js';
 import { RedactedEvents, redactSummary } from './redacted-events.js';
 
 /** What `openConversation` hands a new conversation. */
@@ -81,7 +82,8 @@ export class Conversation {
     this.openSession = parts.openSession;
     this.transcript = parts.transcript;
     this.recordFile = parts.recordFile;
-    this.notices = parts.notices;
+    // Setup's words may quote what a recording or the environment said: redacted like the rest.
+    this.notices = parts.notices.map((notice) => parts.host.secrets.redact(notice));
     this.recordedPrompts = parts.recordedPrompts;
     parts.replay?.onDifference((message) => {
       this.differed = true;
@@ -103,9 +105,9 @@ export class Conversation {
     return this.loop.format;
   }
 
-  /** What was said so far, in the loop's provider-neutral form (`/save`). */
+  /** What was said so far, in the loop's provider-neutral form (`/save`), redacted like everything a driver gets. */
   get messages(): readonly ChatMessage[] {
-    return this.loop.messages;
+    return redactValue([...this.loop.messages], this.host.secrets, []);
   }
 
   /** How many user turns ran. */
@@ -122,6 +124,11 @@ export class Conversation {
   onChange(listener: (change: ConversationChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** toolman's count of the first request a turn with `text` would send now, nothing sent (a suite's cost estimate). */
+  estimateTurn(text: string): Promise<number | null> {
+    return this.loop.estimateTurn(text);
   }
 
   /** Who answers confirmations from now on (the REPL asks the user). */

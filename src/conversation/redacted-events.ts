@@ -1,5 +1,5 @@
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
-import { RedactingStream, type SecretSet } from '../shared/secrets.js';
+import { RedactingStream, redactValue, type SecretSet } from '../shared/secrets.js';
 
 /**
  * The one redacted stream of a conversation's events: every driver (the REPL, one-shot chat,
@@ -39,17 +39,4 @@ export class RedactedEvents {
 /** A turn's summary as drivers report it (answer, calls' arguments and results): redacted like its events. */
 export function redactSummary(summary: TurnSummary, secrets: SecretSet): TurnSummary {
   return redactValue(summary, secrets, { ...summary, answer: '[redacted]', calls: [], message: 'the summary held a secret' });
-}
-
-/** Any JSON value with every secret taken out of its strings; `fallback` when a very short secret broke the JSON itself. */
-function redactValue<T>(value: T, secrets: SecretSet, fallback: T): T {
-  if (secrets.size === 0) return value;
-  const text = JSON.stringify(value);
-  const redacted = secrets.redact(text);
-  if (redacted === text) return value;
-  try {
-    return JSON.parse(redacted) as T;
-  } catch {
-    return fallback;
-  }
 }

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import type { Budget, Limits, Tool } from '../catalog/types.js';
-import { SecretSet } from '../shared/secrets.js';
+import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { validateArguments } from './argument-validator.js';
@@ -273,8 +273,13 @@ export class Executor {
     return decision;
   }
 
-  /** One question at a time, in call order; a cancelled turn stops waiting and declines. */
-  private askApproval(approve: Approver | undefined, request: Parameters<Approver>[0], signal: AbortSignal): Promise<ApprovalDecision> {
+  /**
+   * One question at a time, in call order; a cancelled turn stops waiting and declines. The
+   * driver is shown the arguments with the secrets taken out (a model may echo one into them):
+   * what runs is the call as made, what is shown never holds a secret.
+   */
+  private askApproval(approve: Approver | undefined, asked: Parameters<Approver>[0], signal: AbortSignal): Promise<ApprovalDecision> {
+    const request = { ...asked, arguments: redactValue(asked.arguments, this.secrets, {}), reason: this.secrets.redact(asked.reason) };
     const answer = this.approvals.then(async (): Promise<ApprovalDecision> => {
       if (!approve || signal.aborted) return 'decline';
       // The listener goes when the question is answered: a turn may ask many questions of one signal.
@@ -395,6 +400,7 @@ export class Executor {
 
   private emit(event: CallEvent, listener: (event: CallEvent) => void): void {
     if (event.type === 'tool_status' && event.status === 'error') event = { ...event, error: this.secrets.redact(event.error) };
+    if (event.type === 'tool_status' && event.status === 'awaiting_approval') event = { ...event, arguments: redactValue(event.arguments, this.secrets, {}) };
     if (event.type === 'tool_progress') event = { ...event, message: this.secrets.redact(event.message) };
     try {
       listener(event);

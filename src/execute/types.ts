@@ -34,6 +34,13 @@ export interface CallRecord {
 /** Kinds of failure that mean the call was refused before it ran: it was not a usable call of the tool. */
 export const REFUSED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unknown_tool', 'not_available', 'invalid_arguments']);
 
+/**
+ * Kinds of failure that mean toolman did not run the call, by its own rules or the call's fault:
+ * refused, past the turn's cap, or a take-control tool not called alone. (A declined call was a
+ * good call the user said no to; a cancelled one was stopped by the user.)
+ */
+export const NOT_RUN_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([...REFUSED_KINDS, 'over_limit', 'must_run_alone']);
+
 /** The answer to one call, in call order; tool failures are values, never throws. */
 export interface ToolResponse {
   id: string;

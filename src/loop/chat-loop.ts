@@ -128,15 +128,8 @@ export class ChatLoop {
         round++;
         if (signal.aborted) return finish('cancelled');
         emit({ type: 'round_start', round });
-        const fragment = session.format(client.provider, round, format);
-        const request: ModelRequest = {
-          model: client.model,
-          system: [this.options.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n'),
-          messages: [...this.messages],
-          tools: fragment,
-          stream: this.options.stream ?? true,
-          maxTokens: this.options.maxTokens ?? 4096,
-        };
+        const request = this.request(round, [...this.messages]);
+        const fragment = request.tools;
         emit({ type: 'request', round, provider: client.provider, model: client.model, tools: Object.values(fragment.sent), tool_choice: fragment.toolChoice, stream: request.stream });
         for (const warning of round === 1 ? fragment.warnings : []) emit({ type: 'warning', message: warning.message });
         let reply: ModelReply;
@@ -187,7 +180,8 @@ export class ChatLoop {
         const looping = new Map<string, string>();
         let loopedAfterWarning = false;
         for (const record of records) {
-          if (record.refused) continue;
+          // A tool whose repeated calls are meant (dedupe: false: a die, a clock) is never "looping".
+          if (record.refused || session.resolve(record.tool)?.dedupe === false) continue;
           const key = callKey(record);
           const count = (repeats.get(key) ?? 0) + 1;
           repeats.set(key, count);
@@ -240,11 +234,34 @@ export class ChatLoop {
     }
   }
 
+  /** The request of round `round` over `messages`: the tools offered then, the system prompt (the user's, then the tools'). */
+  private request(round: number, messages: ChatMessage[]): ModelRequest {
+    const fragment = this.options.session.format(this.options.client.provider, round, this.format);
+    return {
+      model: this.options.client.model,
+      system: [this.options.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n'),
+      messages,
+      tools: fragment,
+      stream: this.options.stream ?? true,
+      maxTokens: this.options.maxTokens ?? 4096,
+    };
+  }
+
+  /**
+   * toolman's count of the input tokens of the first request a turn with `text` would send now
+   * (a suite's cost estimate before anything is sent); null when it cannot count. Nothing is sent
+   * and the conversation is unchanged.
+   */
+  async estimateTurn(text: string): Promise<number | null> {
+    const contributions = this.withContributions(text, 1, false);
+    return estimateInput(this.options.client, this.request(1, [...this.messages, { role: 'user', text: contributions }]));
+  }
+
   /** The user's text with the tools' prompt contributions: `user` texts once per conversation, reminders every turn. */
-  private withContributions(text: string, round: number): string {
+  private withContributions(text: string, round: number, deliver = true): string {
     const prompts = this.options.session.format(this.options.client.provider, round, this.format).prompts;
     const fresh = prompts.user.filter((t) => !this.deliveredUserTexts.has(t));
-    for (const t of fresh) this.deliveredUserTexts.add(t);
+    if (deliver) for (const t of fresh) this.deliveredUserTexts.add(t);
     return [...fresh, text, ...prompts.reminders].join('\n\n');
   }
 }

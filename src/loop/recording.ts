@@ -131,6 +131,11 @@ export function readRecording(text: string, file: string): { header: RecordingHe
   if (!isRecord(header) || header.type !== 'recording' || header.version !== 1 || typeof header.provider !== 'string' || typeof header.model !== 'string') {
     throw new ToolmanError(ErrorCode.USAGE, `${file} is not a toolman recording (its first line must be {"type": "recording", "version": 1, ...})`, { hint: 'make one with toolman chat --record FILE' });
   }
+  // Its words reach messages and the status line: no control characters, sensible lengths.
+  const texts = [header.provider, header.model, header.base_url, header.profile, ...(Array.isArray(header.catalog) ? header.catalog : [])];
+  if (texts.some((t) => t !== undefined && t !== null && (typeof t !== 'string' || t.length > 1000 || /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(t)))) {
+    throw new ToolmanError(ErrorCode.USAGE, `${file}:1: the recording's header holds a value that is not plain text (provider, model, base_url, profile, catalog)`, { hint: 'recordings are made by toolman chat --record; this one was changed' });
+  }
   const exchanges: RecordedExchange[] = [];
   const prompts: string[] = [];
   lines.slice(1).forEach((line, i) => {

@@ -36,11 +36,14 @@ export interface CatalogChoice {
  */
 export function chooseCatalogs(cwd: string, given: readonly string[] | undefined, named: NamedCatalog | undefined): CatalogChoice {
   if (given?.length) return { catalogs: [...given] };
-  if (!named || named.files.length === 0 || existsSync(resolve(cwd, DEFAULT_CATALOG))) return { catalogs: undefined };
+  if (!named || named.files.length === 0) return { catalogs: undefined };
+  if (existsSync(resolve(cwd, DEFAULT_CATALOG))) {
+    return { catalogs: undefined, ...(named.use ? { notice: `${named.flag} is not used: ./${DEFAULT_CATALOG} is the catalog here (name another with -c)` } : {}) };
+  }
   const shown = named.files.map((file) => plainText(relative(cwd, file) || file));
   if (!named.use) {
     throw new ToolmanError(ErrorCode.USAGE, `${plainText(named.by)} names the catalog ${shown.join(', ')}; toolman loads only catalogs you name`, {
-      hint: `name it with ${shown.map((file) => `-c ${file}`).join(' ')} (its tools run as written), or add ${named.flag} to load it with only its mock handlers answering`,
+      hint: `if you trust it, name it with ${shown.map((file) => `-c ${file}`).join(' ')} (its tools then run as written); or add ${named.flag} to load it with only its mock handlers answering`,
     });
   }
   return {

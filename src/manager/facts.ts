@@ -9,7 +9,7 @@ export { DIAGNOSTIC_CODES } from '../catalog/diagnostic-codes.js';
 export { summarize } from '../catalog/diagnostic.js';
 export { toolSummary } from '../catalog/tool-summary.js';
 export { META_TOOL_NAMES } from '../catalog/types.js';
-export { REFUSED_KINDS } from '../execute/types.js';
+export { NOT_RUN_KINDS, REFUSED_KINDS } from '../execute/types.js';
 export { describeToolsChange } from '../mcp/tools-change.js';
 export { CHAT_PROVIDERS } from '../providers/model-clients.js';
 export { DEFAULT_MODELS } from '../providers/default-models.js';

@@ -7,5 +7,3 @@ export { countDefinitions } from '../tokens/count-payload.js';
 export { countRequest } from '../tokens/count-request.js';
 export { requestShapeRefusal } from '../tokens/request-shape.js';
 export { exactCounter } from '../providers/exact-count.js';
-/** The request body a provider's client would send (a suite's estimate counts bodies it never sends). */
-export { createModelClient } from '../providers/model-clients.js';

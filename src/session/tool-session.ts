@@ -23,11 +23,6 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 export type SearchMode = 'tool_search' | 'discover';
 
 /** A turn's options, and the provider (with its format options) whose model made the calls. */
-export interface SessionTurnOptions extends TurnOptions {
-  provider?: ProviderName;
-  format?: FormatOptions;
-}
-
 export interface SessionOptions extends SelectionRequest {
   /** How deferred tools are found; default: the catalog's `search.mode`. */
   searchMode?: SearchMode;
@@ -126,12 +121,13 @@ export class ToolSession {
 
   /**
    * Runs one model turn's calls (DESIGN.md §3) with this turn's signal, approver and listener.
-   * Calls not yet decoded are decoded first (`decode`), with `provider` when a model made them.
+   * A model's calls come decoded (`decode`, with its provider); calls not yet decoded are
+   * decoded here as named.
    */
-  runTurn(calls: readonly (ToolCall | CallRecord)[], options: SessionTurnOptions = {}): Promise<TurnResult> {
-    const { provider, format, ...turn } = options;
-    const records = calls.map((call) => (isCallRecord(call) ? call : this.decodeOne(call, provider, format ?? {})));
-    return this.executor.runTurn(records, turn);
+  runTurn(calls: readonly (ToolCall | CallRecord)[], options: TurnOptions = {}): Promise<TurnResult> {
+    // A call a driver names itself (`call`, `serve`, tests) is decoded here, the same way, with no provider's renames.
+    const records = calls.map((call) => (isCallRecord(call) ? call : this.decodeOne(call, undefined, {})));
+    return this.executor.runTurn(records, options);
   }
 
   /**
@@ -150,12 +146,13 @@ export class ToolSession {
       const resolved = this.resolve(tool);
       return { id: call.id, name: call.name, tool: resolved?.name ?? tool, arguments: value, via: 'direct', meta: resolved?.source.kind === 'meta', ...rest };
     };
-    // Too deep to decode (or to compare) safely: refused, for this call alone.
-    if (nestsDeeperThan(args, MAX_JSON_DEPTH)) return record(call.name, {}, { refused: { kind: 'invalid_arguments', message: `the arguments of ${call.name} nest deeper than ${MAX_JSON_DEPTH} levels` } });
     const tool = (provider ? this.providerNames(provider).get(call.name) : undefined) ?? this.resolve(call.name);
+    // Too deep to decode (or to compare) safely: refused, for this call alone.
+    if (nestsDeeperThan(args, MAX_JSON_DEPTH)) return record(tool?.name ?? call.name, {}, { meta: false, refused: { kind: 'invalid_arguments', message: `the arguments of ${call.name} nest deeper than ${MAX_JSON_DEPTH} levels` } });
     if (!tool) return record(call.name, args);
     const decoded = provider ? decodeArguments(provider, format, tool, args).arguments : args;
-    if (tool.name === 'invoke_tool' && tool.source.kind === 'meta' && this.metaTools().includes(tool)) return this.unwrap(call, decoded);
+    // By name: the meta-tools are made again when what was found changes.
+    if (tool.name === 'invoke_tool' && tool.source.kind === 'meta' && this.metaTools().some((t) => t.name === 'invoke_tool')) return this.unwrap(call, decoded);
     return record(tool.name, decoded);
   }
 
@@ -205,6 +202,8 @@ export class ToolSession {
     if (this.cachedMeta?.found !== this.discovered.size) {
       const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
       this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs] };
+      // Provider names point at tools: the new meta-tools replace the old ones there too.
+      this.namesByProvider.clear();
     }
     return this.cachedMeta.tools;
   }

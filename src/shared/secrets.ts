@@ -83,6 +83,39 @@ export class SecretSet {
 }
 
 /**
+ * Secrets this process learned outside any catalog: providers' API keys (`credentialsFor`) and
+ * bearer tokens (`serve --token-env`). Whatever fails, and wherever (before a catalog opens, in a
+ * command with no catalog at all), every error toolman reports is redacted of them too.
+ */
+export const processSecrets = new SecretSet();
+
+/**
+ * Any JSON value with every secret taken out of its strings; `fallback` when a very short secret
+ * broke the JSON itself (the value is then not shown).
+ */
+export function redactValue<T>(value: T, secrets: SecretSet, fallback: T): T {
+  if (secrets.size === 0) return value;
+  const text = JSON.stringify(value);
+  if (text === undefined) return value;
+  const redacted = secrets.redact(text);
+  if (redacted === text) return value;
+  try {
+    return JSON.parse(redacted) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The error with its message and hint redacted, in place (it is about to be reported). */
+export function redactError<T>(error: T, secrets: SecretSet): T {
+  if (secrets.size === 0 || !(error instanceof Error)) return error;
+  error.message = secrets.redact(error.message);
+  const hint = (error as { hint?: unknown }).hint;
+  if (typeof hint === 'string') Object.defineProperty(error, 'hint', { value: secrets.redact(hint), writable: true, configurable: true, enumerable: true });
+  return error;
+}
+
+/**
  * Redacts text that arrives in pieces (a streamed answer) as it arrives: what is passed on never
  * holds a secret, even one cut between two pieces, because the last few characters (less than the
  * longest secret form) wait for the next piece or `end()`.

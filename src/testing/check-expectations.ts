@@ -14,6 +14,8 @@ export interface ObservedCall {
   meta: boolean;
   /** The call could not be run as made: unknown tool, arguments that are not JSON or fail the schema. */
   malformed: boolean;
+  /** toolman did not run it (malformed, past the turn's cap, a take-control tool not called alone), with `error` saying why. */
+  refused?: boolean;
   approval: 'approved' | 'declined' | null;
 }
 
@@ -105,8 +107,8 @@ export function globMatch(pattern: string, name: string): boolean {
 /** Why `call` does not satisfy `expected`, or null when it does. */
 function callMismatch(expected: CallExpectation, call: ObservedCall): string | null {
   if (call.name !== expected.tool) return `called ${call.name}`;
-  // Named right but never run (unknown arguments, not offered): not the call the case asks for.
-  if (call.malformed) return `the call was refused before it ran: ${call.error ?? 'its arguments were not usable'}`;
+  // Named right but never run (bad arguments, not offered, over the cap): not the call the case asks for.
+  if (call.malformed || call.refused) return `the call was refused before it ran: ${call.error ?? 'its arguments were not usable'}`;
   for (const [arg, matcher] of Object.entries(expected.args ?? {})) {
     const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
     const miss = mismatch(Object.hasOwn(args, arg) ? args[arg] : undefined, matcher, arg);

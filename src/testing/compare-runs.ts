@@ -1,4 +1,4 @@
-import { precisionOf, recallOf } from './selection-metrics.js';
+import { precisionOf, recallOf, selectionScores } from './selection-metrics.js';
 import type { RunResult } from './run-suite.js';
 import { mean, newcombeDifference, pairedT, verdict, welch, type Interval, type Verdict } from './statistics.js';
 
@@ -131,7 +131,14 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
   const overall: CompareOverall[] = [];
   for (const provider of [...new Set(rows.map((r) => r.provider))]) {
     const mine = rows.filter((r) => r.provider === provider);
-    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean, proportion: boolean): MetricDelta => {
+    // This provider's runs of the compared cases on one side, each case named with its suite.
+    const sideRuns = (side: Map<string, RunResult[]>) => mine.flatMap((row) => (side.get(`${row.suite}\u0000${row.case}\u0000${provider}`) ?? []).map((r) => ({ ...r, case: `${row.suite}\u0000${row.case}` })));
+    /**
+     * `figures`: each side's own figure where a metric can be missing in a run (precision, recall):
+     * the one its plain run reports (selection-metrics.ts), while the difference and its interval
+     * come from the cases that have a value on both sides.
+     */
+    const paired = (pick: (r: RunResult) => number | null, higherIsBetter: boolean, proportion: boolean, figures?: (side: Map<string, RunResult[]>) => number | null): MetricDelta => {
       const pairs: [number, number][] = [];
       for (const row of mine) {
         const key = `${row.suite}\u0000${row.case}\u0000${provider}`;
@@ -139,9 +146,10 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
         const vb = present(gb.get(key)!.map(pick));
         if (va.length && vb.length) pairs.push([mean(va), mean(vb)]);
       }
-      if (!pairs.length) return { a: null, b: null, delta: null, interval: null, verdict: null };
+      const own = figures ? { a: figures(ga), b: figures(gb) } : undefined;
+      if (!pairs.length) return { a: own?.a ?? null, b: own?.b ?? null, delta: null, interval: null, verdict: null };
       const t = pairedT(pairs.map(([x, y]) => y - x));
-      const base = { a: mean(pairs.map((p) => p[0])), b: mean(pairs.map((p) => p[1])), delta: t.mean };
+      const base = { a: own ? own.a : mean(pairs.map((p) => p[0])), b: own ? own.b : mean(pairs.map((p) => p[1])), delta: t.mean };
       if (t.insufficient) return { ...base, interval: null, verdict: 'insufficient data' };
       const interval = proportion ? clamp({ low: t.low, high: t.high, method: t.method }) : { low: t.low, high: t.high, method: t.method };
       return { ...base, interval, verdict: verdict(interval, higherIsBetter) };
@@ -150,8 +158,8 @@ export function compareRuns(a: Variant, b: Variant, runsA: readonly { suite: str
       provider,
       cases: mine.length,
       pass_rate: paired((r) => (r.passed ? 1 : 0), true, true),
-      precision: paired(precisionOf, true, true),
-      recall: paired(recallOf, true, true),
+      precision: paired(precisionOf, true, true, (side) => selectionScores(sideRuns(side)).precision),
+      recall: paired(recallOf, true, true, (side) => selectionScores(sideRuns(side)).recall),
       tokens: paired(tokensOf, false, false),
     });
   }

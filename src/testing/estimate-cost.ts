@@ -1,6 +1,4 @@
 import type { ToolManager } from '../manager/tool-manager.js';
-import type { ModelRequest } from '../providers/model-client.js';
-import type { FormatOptions } from '../providers/types.js';
 import { costOf } from './prices.js';
 import type { Prices, ProviderTarget, Suite, SuiteCase } from './suite-types.js';
 
@@ -31,24 +29,24 @@ function assumedRounds(testCase: SuiteCase, maxRounds: number): number {
  * the case is expected to take, plus ASSUMED_OUTPUT_PER_ROUND output tokens a round, times the
  * repeats, at list prices. Later rounds also carry the results so far, so it errs low.
  */
-export async function estimateCost(manager: ToolManager, suite: Suite, targets: readonly ProviderTarget[], format: FormatOptions, prices: Prices): Promise<CostEstimate> {
-  const { countRequest, createModelClient } = await import('../manager/token-counts.js');
+export async function estimateCost(manager: ToolManager, suite: Suite, targets: readonly ProviderTarget[], prices: Prices, options: { baseUrl?: string } = {}): Promise<CostEstimate> {
   let input = 0;
   let output = 0;
   let usd = 0;
   let runs = 0;
   const unpriced = new Set<string>();
   for (const target of targets) {
-    const client = await createModelClient(target.provider, target.model, { apiKey: 'estimate' });
-    const sessions = new Map<string, Awaited<ReturnType<ToolManager['session']>>>();
     for (const testCase of suite.cases) {
-      const profile = testCase.profile ?? suite.profile ?? '';
-      let session = sessions.get(profile);
-      if (!session) sessions.set(profile, (session = await manager.session({ ...(profile ? { profile } : {}), provider: target.provider, model: target.model, format })));
-      const fragment = session.format(target.provider, 1, format);
-      const system = [testCase.system ?? suite.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n');
-      const request: ModelRequest = { model: target.model, system, messages: [{ role: 'user', text: testCase.turns[0]!.prompt }], tools: fragment, stream: false, maxTokens: 4096 };
-      const counted = (await countRequest(target.provider, client.body(request), target.model)).tokens;
+      const profile = testCase.profile ?? suite.profile;
+      const system = testCase.system ?? suite.system;
+      // The case's first request as its run would send it (the same conversation path), counted, never sent.
+      const conversation = await manager.conversation({ provider: target.provider, model: target.model, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), ...(profile ? { profile } : {}), force: testCase.force, ...(system ? { system } : {}), stream: false });
+      let counted: number;
+      try {
+        counted = (await conversation.estimateTurn(testCase.turns[0]!.prompt)) ?? 0;
+      } finally {
+        conversation.close();
+      }
       const rounds = assumedRounds(testCase, suite.maxRounds ?? manager.catalog.limits.max_rounds);
       const caseInput = counted * rounds * testCase.repeat;
       const caseOutput = ASSUMED_OUTPUT_PER_ROUND * rounds * testCase.repeat;
@@ -59,7 +57,6 @@ export async function estimateCost(manager: ToolManager, suite: Suite, targets: 
       if (cost === null) unpriced.add(target.model);
       else usd += cost;
     }
-    for (const session of sessions.values()) session.close();
   }
   return {
     runs,

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConversationOptions } from '../conversation/conversation-options.js';
-import { REFUSED_KINDS } from '../manager/facts.js';
+import { NOT_RUN_KINDS, REFUSED_KINDS } from '../manager/facts.js';
 import type { LoopEvent, TurnCall, TurnSummary } from '../loop/loop-events.js';
 import { readRecording } from '../manager/documents.js';
 import type { ToolManager } from '../manager/tool-manager.js';
 import type { FormatFlags } from '../providers/format-options.js';
 import { readRegularFile } from '../shared/read-file.js';
+import { redactValue } from '../shared/secrets.js';
 import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
 import { withCatalogNames } from './catalog-names.js';
@@ -79,9 +80,9 @@ function caseSlug(suite: Suite, testCase: SuiteCase): string {
 
 /**
  * Runs every case of a suite with every target, `repeat` times each, at most `concurrency` at a
- * time (fewer while the provider answers 429), each run a fresh session and ChatLoop through the
- * facade, exactly as `toolman chat` would run it. Never throws for a run: a run that cannot
- * finish is a failed result with its error.
+ * time (fewer while the provider answers 429), each run a fresh conversation through the facade,
+ * exactly as `toolman chat` would run it. Never throws for a run: a run that cannot run or finish
+ * is a result with its `error` (no verdict: reports leave it out of the rates).
  */
 export async function runSuite(given: SuiteRunOptions): Promise<RunResult[]> {
   // Expectations read calls by catalog name: an alias in the suite names the tool it stands for.
@@ -236,14 +237,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
 
 /** A run's result with every secret the manager knows taken out (errors, notices, answers, calls). */
 function redactResult(result: RunResult, manager: ToolManager): RunResult {
-  const text = JSON.stringify(result);
-  const redacted = manager.secrets.redact(text);
-  if (redacted === text) return result;
-  try {
-    return JSON.parse(redacted) as RunResult;
-  } catch {
-    return { ...result, answer: '[redacted]', calls: [], failures: [{ expectation: 'run', message: 'the result held a secret and is not shown' }], notices: [], error: result.error === null ? null : '[redacted]' };
-  }
+  return redactValue(result, manager.secrets, { ...result, answer: '[redacted]', calls: [], failures: [{ expectation: 'run', message: 'the result held a secret and is not shown' }], notices: [], error: result.error === null ? null : '[redacted]' });
 }
 
 function usageOf(summary: TurnSummary): Observation['usage'] {
@@ -269,6 +263,7 @@ function observe(call: TurnCall, turn: number): ObservedCall {
   return {
     turn, round: call.round, name: call.tool, arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
     malformed: refused || call.refused !== undefined,
+    refused: refused || call.refused !== undefined || (call.error_kind !== null && NOT_RUN_KINDS.has(call.error_kind)),
     approval: call.approval,
   };
 }

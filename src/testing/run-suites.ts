@@ -15,6 +15,8 @@ export interface SuitesRequest {
   catalog?: string[];
   /** --suite-catalog: a suite's `catalog:` may be loaded (only its mock handlers answer, no MCP server starts). */
   suiteCatalogs?: boolean;
+  /** --live-tools: a suite's `tools: live` runs the catalog's real handlers (a suite alone cannot ask for that). */
+  liveTools?: boolean;
   /** --provider: over each suite's `providers:`. */
   providers?: ProviderTarget[];
   baseUrl?: string;
@@ -68,17 +70,30 @@ async function planSuite(file: string, request: SuitesRequest, host: SuitesHost,
   const { loadSuite } = await import('./load-suite.js');
   const { DEFAULT_PRICES } = await import('./prices.js');
   const suite = loadSuite(file, { cwd: host.cwd });
+  // A suite is someone else's file: it may not choose to run real programs. The user's flag may.
+  if (suite.tools === 'live' && !request.liveTools && once(request, `live:${file}`)) host.say(`warning: ${plainText(file)} asks for tools: live; its tools answer from mocks and stubs only (pass --live-tools to run the catalog's real handlers)`);
   applyRequest(suite, request, variant);
   const targets = request.providers?.length ? request.providers : suite.providers;
   const prices: Prices = { ...DEFAULT_PRICES, ...suite.prices, ...request.prices };
   if (variant?.catalog) return { file, suite, targets, prices, catalogs: variant.catalog.map((f) => resolve(host.cwd, f)), namedBy: undefined };
   // A suite is untrusted: the catalog it names is loaded only on the user's word.
   const choice = chooseCatalogs(host.cwd, request.catalog, { by: `the suite ${file}`, files: suite.catalog, flag: '--suite-catalog', use: request.suiteCatalogs === true });
-  if (choice.notice) host.say(choice.notice);
+  if (choice.notice && once(request, `catalog:${file}`)) host.say(choice.notice);
   return { file, suite, targets, prices, catalogs: choice.catalogs, namedBy: choice.namedBy };
 }
 
+/** Whether `key` is new for this invocation (a suite is planned again for each variant and run). */
+const said = new WeakMap<SuitesRequest, Set<string>>();
+function once(request: SuitesRequest, key: string): boolean {
+  let keys = said.get(request);
+  if (!keys) said.set(request, (keys = new Set()));
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
+}
+
 function applyRequest(suite: Suite, request: SuitesRequest, variant: Variant | undefined): void {
+  if (suite.tools === 'live' && !request.liveTools) suite.tools = 'mock';
   if (request.repeat !== undefined) for (const c of suite.cases) c.repeat = request.repeat;
   if (variant?.profile) suite.profile = variant.profile;
 }
@@ -125,7 +140,7 @@ export async function preflight(request: SuitesRequest, host: SuitesHost, varian
           manager.credentials(target.provider, { purpose: (label) => `a live run with ${label}`, hint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`, ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}), keyOptionalWithBaseUrl: true });
         }
         const { estimateCost } = await import('./estimate-cost.js');
-        const estimate = await estimateCost(manager, suite, planned.targets, manager.formatOptions(), planned.prices);
+        const estimate = await estimateCost(manager, suite, planned.targets, planned.prices, request.baseUrl ? { baseUrl: request.baseUrl } : {});
         runs += estimate.runs;
         if (estimate.usd === null) for (const m of estimate.unpriced) unpriced.add(plainText(m));
         else total += estimate.usd;

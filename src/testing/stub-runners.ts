@@ -4,7 +4,7 @@ import type { Stub } from './suite-types.js';
 import { mismatch } from './value-matchers.js';
 
 /** Handler kinds a test may reach; `meta` is the session's own and always runs. */
-const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'agent'];
+const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'agent', 'mcp'];
 
 /**
  * Runners for one test case: a call is answered by the first of the case's stubs whose tool and

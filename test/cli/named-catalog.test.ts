@@ -89,11 +89,25 @@ describe('toolman test never lets the suite choose the catalog', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--suite-catalog');
     script();
-    const named = await runBin(['test', suite, '--suite-catalog', '--json'], { cwd: cwd(), env: env() });
+    // Even with --live-tools, a catalog the suite named runs none of its programs.
+    const named = await runBin(['test', suite, '--suite-catalog', '--live-tools', '--json'], { cwd: cwd(), env: env() });
     expect(named.stderr).toContain(`loading the catalog the suite ${suite} names`);
     const run = JSON.parse(named.stdout).suites[0].runs[0];
     expect(run.calls.find((c: { name: string }) => c.name === 'tidy')).toMatchObject({ ok: false, error: expect.stringContaining('not run: tidy has an exec handler') });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a suite's tools: live needs the user's --live-tools, also on the user's own catalog", async () => {
+    script();
+    const mocked = await runBin(['-c', hostile, 'test', suite, '--json'], { cwd: cwd(), env: env() });
+    expect(mocked.stderr).toContain('asks for tools: live; its tools answer from mocks and stubs only (pass --live-tools');
+    expect(JSON.parse(mocked.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: false });
+    expect(existsSync(marker)).toBe(false);
+    script();
+    const live = await runBin(['-c', hostile, 'test', suite, '--live-tools', '--json'], { cwd: cwd(), env: env() });
+    expect(JSON.parse(live.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: true });
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
   });
 
   it('eval search on a suite needs the catalog named too', async () => {

@@ -81,12 +81,12 @@ describe('runs that could not run fail a comparison (issue 12: 1)', () => {
     expect(JSON.parse(run.stdout).overall).toEqual([]);
   });
 
-  it('diff --suite with no recordings: exit 1, said on stderr', async () => {
+  it('diff --suite with no recordings: exit 2 (could not run, as test and --compare), said on stderr', async () => {
     const empty = join(dir, 'empty-rec-diff');
     mkdirSync(join(empty, 'A'), { recursive: true });
     mkdirSync(join(empty, 'B'), { recursive: true });
     const run = await runBin(['diff', catalog, catalog, '--suite', file(), '--replay', empty], { env: {} });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('could not run');
     const missing = await runBin(['diff', catalog, catalog, '--suite', file(), '--replay', join(dir, 'nonexistent')], { env: {} });
     expect(missing.code).toBe(2);

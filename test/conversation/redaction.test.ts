@@ -110,3 +110,22 @@ describe('one redacted stream for every driver', () => {
     }
   });
 });
+
+describe('what a driver shows around a call', () => {
+  it("the REPL's approval question shows the arguments without the secret (the call runs as made)", async () => {
+    server.script([{ toolCalls: [{ name: 'refund_order', arguments: { order: SECRET } }] }, { text: 'Refunded.' }]);
+    const h = await startRepl(server, { catalog: CATALOG, env: { SHOP_TOKEN: SECRET }, approvalGuardMs: 0 });
+    try {
+      await h.send('refund it');
+      await h.waitFor('refund_order');
+      await h.waitFor(() => h.controller.state.approval?.ready === true);
+      expect(JSON.stringify(h.controller.state.approval)).not.toContain(SECRET);
+      expect(JSON.stringify(h.controller.state.approval?.arguments)).toContain('[redacted]');
+      expect(h.frames().join('')).not.toContain(SECRET);
+      await h.write('n');
+      await h.idle();
+    } finally {
+      await h.close();
+    }
+  });
+});

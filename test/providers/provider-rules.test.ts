@@ -122,9 +122,9 @@ describe('the round trip: what the model sends comes back in the catalog\'s term
 
   it('runs through the session: a strict model\'s nulls and Gemini\'s renames pass validation', async () => {
     const session = new ToolSession(catalog, {}, { cwd: ROOT });
-    const strict = await session.runTurn([{ id: 'c1', name: 'update_ticket', arguments: '{"id":"T-1","title":"x","note":null,"meta":null}' }], { provider: 'openai', format: { strict: true } });
+    const strict = await session.runTurn(session.decode([{ id: 'c1', name: 'update_ticket', arguments: '{"id":"T-1","title":"x","note":null,"meta":null}' }], 'openai', { strict: true }));
     expect(strict.responses[0]).toMatchObject({ ok: true, content: '{"stored":{"id":"T-1","title":"x"}}' });
-    const gemini = await session.runTurn([{ id: 'c2', name: 'add_contact', arguments: { _1st_contact: 'Ana', priority: '3' } }], { provider: 'gemini' });
+    const gemini = await session.runTurn(session.decode([{ id: 'c2', name: 'add_contact', arguments: { _1st_contact: 'Ana', priority: '3' } }], 'gemini'));
     expect(gemini.responses[0]).toMatchObject({ ok: true, content: '{"added":{"1st_contact":"Ana","priority":3}}' });
     // Without the provider, what the strict model sent is refused, as the catalog says.
     const raw = await session.runTurn([{ id: 'c3', name: 'update_ticket', arguments: { id: 'T-1', title: 'x', note: null } }]);

@@ -232,7 +232,7 @@ describe('through the CLI, as a user meets them', () => {
 
   it('the session formats and decodes the same way (a Gemini turn runs with the parsed object)', async () => {
     const session = new ToolSession(catalog, {}, { cwd: ROOT });
-    const turn = await session.runTurn([{ id: 'c1', name: 'trigger_run', arguments: { ref: 'main', inputs: '{"branch":"dev"}' } }], { provider: 'gemini' });
+    const turn = await session.runTurn(session.decode([{ id: 'c1', name: 'trigger_run', arguments: { ref: 'main', inputs: '{"branch":"dev"}' } }], 'gemini'));
     expect(turn.responses[0]).toMatchObject({ ok: true, content: '{"ran":{"ref":"main","inputs":{"branch":"dev"}}}' });
   });
 });

@@ -87,3 +87,24 @@ describe('ToolSession in discover mode', () => {
     expect(session.decode([{ id: 'c3', name: 'get_tool_schema', arguments: {} }])[0]).toMatchObject({ tool: 'get_tool_schema', meta: true });
   });
 });
+
+describe('decoding a call once', () => {
+  it('invoke_tool is still unwrapped after tools were found (the meta-tools are made again then)', () => {
+    const session = new ToolSession(catalog, { profile: 'coding', searchMode: 'discover' });
+    const invoke = () => session.decode([{ id: 'i', name: 'invoke_tool', arguments: { name: 'git_push', arguments: {} } }], 'openai')[0]!;
+    expect(invoke()).toMatchObject({ tool: 'git_push', via: 'invoke_tool' });
+    session.activate(['git_log']);
+    expect(invoke()).toMatchObject({ tool: 'git_push', via: 'invoke_tool', meta: false });
+  });
+
+  it('a call refused for its depth keeps the catalog name it was made under', () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 300; i++) deep = { a: deep };
+    const record = session().decode([{ id: 'd', name: 'read_file', arguments: { path: deep } }], 'openai')[0]!;
+    expect(record).toMatchObject({ tool: 'read_file', meta: false, refused: { kind: 'invalid_arguments' } });
+  });
+});
+
+function session() {
+  return new ToolSession(catalog, { profile: 'coding' });
+}

@@ -49,3 +49,20 @@ describe('compare statistics with too little data (issue 12: 2)', () => {
     expect(c.overall[0]!.precision.interval!.low).toBe(-1);
   });
 });
+
+describe('precision and recall are the same figures as a plain run reports (issue 17)', () => {
+  it("a side's figure covers all its runs, even where the other side has no value for a case", async () => {
+    const { summarizeRuns } = await import('../../src/testing/suite-report.js');
+    const suite = { name: 's', file: 's.yaml', cases: [{ name: 'c1', minPassRate: 0 }, { name: 'c2', minPassRate: 0 }] } as never;
+    // A: c1 called the wrong tool (precision 0), c2 the right one (1). B: c1 called nothing (no precision), c2 right.
+    const a = [run({ case: 'c1', expected_tools: ['x'], calls: [call('y')] }), run({ case: 'c2', expected_tools: ['z'], calls: [call('z')] })];
+    const b = [run({ case: 'c1', expected_tools: ['x'], calls: [] }), run({ case: 'c2', expected_tools: ['z'], calls: [call('z')] })];
+    const comparison = compareRuns(A, B, [{ suite: 's', results: a }], [{ suite: 's', results: b }]);
+    const plainA = summarizeRuns(suite, a).providers[0]!;
+    const plainB = summarizeRuns(suite, b).providers[0]!;
+    expect(comparison.overall[0]!.precision.a).toBe(plainA.precision);
+    expect(comparison.overall[0]!.precision.b).toBe(plainB.precision);
+    expect(comparison.overall[0]!.recall.a).toBe(plainA.recall);
+    expect(plainA.precision).toBe(0.5);
+  });
+});

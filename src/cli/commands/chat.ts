@@ -1,4 +1,5 @@
 import { dirname, join, relative, resolve } from 'node:path';
+import { ERROR_PREFIX } from '../output/error-prefix.js';
 import type { Conversation } from '../../conversation/conversation.js';
 import type { ConversationOptions, Recording } from '../../conversation/conversation-options.js';
 import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
@@ -62,6 +63,8 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
   if (options.provider === 'replay' && !recording) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
   // A recording is untrusted: the catalog it names is loaded only on the user's word (--recorded-catalog).
   const choice = chooseCatalogs(io.cwd, options.catalog, recording && options.replay ? { by: `the recording ${options.replay}`, files: recordedCatalogs(recording.header.catalog, resolve(io.cwd, options.replay)), flag: '--recorded-catalog', use: options.recordedCatalog === true } : undefined);
+  // A recording's profile is used unless --profile says otherwise: said, so nothing is chosen silently.
+  if (recording?.header.profile && options.profile === undefined) io.stderr.write(`replay: profile ${recording.header.profile} (from the recording; --profile chooses another)\n`);
   if (choice.notice) io.stderr.write(`${choice.notice}\n`);
   return withManager(
     io,
@@ -169,7 +172,11 @@ async function oneShotTurn(conversation: Conversation, prompt: string, options: 
       io.stdout.write(JSON.stringify(event) + '\n');
       return;
     }
-    if (options.json) return;
+    // --json: stdout is the one document at the end; warnings (a replay's differences, notices) still go to stderr.
+    if (options.json) {
+      if (event.type === 'warning') io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
+      return;
+    }
     switch (event.type) {
       case 'text':
         io.stdout.write(text(event.delta));
@@ -196,7 +203,7 @@ async function oneShotTurn(conversation: Conversation, prompt: string, options: 
         io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
         return;
       case 'error':
-        io.stderr.write(`${c.red('error:')} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
+        io.stderr.write(`${c.red(ERROR_PREFIX)} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
         return;
       case 'done':
         if (wroteText) io.stdout.write('\n');

@@ -19,7 +19,7 @@ export interface DiffOptions {
 /**
  * `toolman diff OLD NEW`: what changed between two versions of a catalog, as text, JSON or a
  * Markdown comment for a pull request. Exit 0; with --strict, exit 1 on a breaking change; with
- * --suite, exit 1 when some run could not be replayed (told on stderr).
+ * --suite, exit 2 when some run could not be replayed (told on stderr).
  */
 export async function diffCommand(options: DiffOptions, io: CliIO): Promise<ExitCode> {
   const format = options.json ? 'json' : (options.format ?? 'text');
@@ -53,7 +53,9 @@ export async function diffCommand(options: DiffOptions, io: CliIO): Promise<Exit
       const { renderDiff } = await import('../output/diff-report.js');
       io.stdout.write(renderDiff(diff, passRates, format === 'markdown'));
     }
-    return errored || (options.strict && diff.breaking) ? EXIT.FAILURE : EXIT.OK;
+    // Runs that could not run are no verdict, as in `test` and `test --compare`.
+    if (errored) return EXIT.USAGE;
+    return options.strict && diff.breaking ? EXIT.FAILURE : EXIT.OK;
   } finally {
     await Promise.all([before.close(), after.close()]);
   }

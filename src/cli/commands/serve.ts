@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { processSecrets } from '../../shared/secrets.js';
 import type { SearchMode } from '../../session/tool-session.js';
 import { isLoopbackHost } from '../../serve/http-guard.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
@@ -85,7 +86,10 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
     options.catalog,
     async (manager) => {
       // The token guards the endpoint: a tool or a client that echoes it never gets it into a log or a result.
-      if (http?.token) manager.secrets.add(http.token);
+      if (http?.token) {
+        manager.secrets.add(http.token);
+        processSecrets.add(http.token);
+      }
       const signal = options.signal ?? new AbortController().signal;
       const own = http || options.stdio ? undefined : processStdio();
       const streams = http ? undefined : (options.stdio ?? own);

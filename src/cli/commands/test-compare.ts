@@ -1,4 +1,5 @@
 import type { Comparison, MetricDelta } from '../../testing/compare-runs.js';
+import { ERROR_PREFIX } from '../output/error-prefix.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -55,7 +56,7 @@ export function reportErrors(comparison: Comparison, io: CliIO): boolean {
     const mine = comparison.errors.filter((e) => e.variant === side);
     if (!mine.length) continue;
     const total = comparison.runs[side];
-    io.stderr.write(`error: ${mine.length} of ${total} runs of ${side} (${plainText(side === 'A' ? comparison.a.spec : comparison.b.spec)}) could not run and are left out of the comparison:\n`);
+    io.stderr.write(`${ERROR_PREFIX} ${mine.length} of ${total} runs of ${side} (${plainText(side === 'A' ? comparison.a.spec : comparison.b.spec)}) could not run and are left out of the comparison:\n`);
     const reasons = new Map<string, string[]>();
     for (const e of mine) reasons.set(e.error, [...(reasons.get(e.error) ?? []), `${e.case} #${e.repeat} [${e.provider}]`]);
     for (const [reason, runs] of [...reasons].slice(0, 5)) io.stderr.write(`  ${runs.slice(0, 2).map(plainText).join(', ')}${runs.length > 2 ? ` and ${runs.length - 2} more` : ''}: ${plainText(reason)}\n`);

@@ -1,4 +1,5 @@
 import { statSync, writeFileSync } from 'node:fs';
+import { ERROR_PREFIX } from '../output/error-prefix.js';
 import { resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/is-record.js';
@@ -19,6 +20,8 @@ export interface TestOptions {
   catalog?: string[];
   /** --suite-catalog: load the catalog a suite names when none is given (only mock handlers answer). */
   suiteCatalog?: boolean;
+  /** --live-tools: honour a suite's `tools: live`. */
+  liveTools?: boolean;
   provider?: string[];
   baseUrl?: string;
   record?: string;
@@ -111,7 +114,7 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
 /** Runs that could not run, each reason once with the runs it stopped. */
 function printNotRun(report: SuiteReport, io: CliIO): void {
   if (report.not_run.runs === 0) return;
-  io.stderr.write(`error: ${report.not_run.runs} run${report.not_run.runs === 1 ? '' : 's'} of ${plainText(report.suite)} could not run (not counted as passed or failed):\n`);
+  io.stderr.write(`${ERROR_PREFIX} ${report.not_run.runs} run${report.not_run.runs === 1 ? '' : 's'} of ${plainText(report.suite)} could not run (not counted as passed or failed):\n`);
   for (const { reason, runs } of report.not_run.reasons.slice(0, 5)) io.stderr.write(`  ${runs.slice(0, 2).map(plainText).join(', ')}${runs.length > 2 ? ` and ${runs.length - 2} more` : ''}: ${plainText(reason)}\n`);
   if (report.not_run.reasons.length > 5) io.stderr.write(`  and ${report.not_run.reasons.length - 5} more reasons\n`);
 }
@@ -125,6 +128,7 @@ export async function suitesRequest(options: TestOptions, io: CliIO): Promise<Su
     suites: options.suites,
     ...(options.catalog?.length ? { catalog: options.catalog } : {}),
     suiteCatalogs: options.suiteCatalog === true,
+    liveTools: options.liveTools === true,
     ...(options.provider?.length ? { providers: options.provider.map(parseProvider) } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.record ? { record: options.record } : {}),
@@ -183,7 +187,8 @@ function progressBar(io: CliIO, label: string): { update: (result: RunResult, do
   return {
     update(result, done, total) {
       if (result.error === INTERRUPTED) return; // said once, at the end
-      if (!result.passed) failed++;
+      // A run that could not run is no failure: the report says so apart.
+      if (!result.passed && result.error === null) failed++;
       if (tty) {
         const width = 24;
         const filled = Math.round((done / total) * width);
