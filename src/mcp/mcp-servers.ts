@@ -80,7 +80,8 @@ export class McpServers {
         const cached = this.options.refresh ? undefined : this.cache?.get(state.launch);
         if (cached) {
           const ageMs = Date.now() - cached.listedAt;
-          state.listed = cached.tools;
+          // Redacted again: an entry written by an older toolman may hold what the server echoed.
+          state.listed = this.options.secrets.redactValue(cached.tools);
           state.status = { name: state.config.name, source: 'cache', ageMs, stale: ageMs > staleAfter, tools: 0 };
           if (ageMs > staleAfter) {
             this.report('TM0803', state.config, `tools from a cached list ${describeAge(ageMs)} old (the server was not started)`, 'run the command with --refresh to ask the server again');
