@@ -40,6 +40,8 @@ export interface HttpHandler {
   body?: unknown;
   timeout_ms?: number;
   max_response_bytes?: number;
+  /** Follow redirects to addresses more private than the URL's host (private networks, loopback, link-local and metadata). Default false. */
+  allow_private_redirects?: boolean;
 }
 
 /**
