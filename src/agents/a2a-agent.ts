@@ -1,6 +1,7 @@
 import { Role, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { A2aAgentConfig } from '../catalog/types.js';
+import { limitProgress } from '../execute/progress-limit.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
 import { agentFetch, type AgentFetchOptions } from './a2a-fetch.js';
 import { answerFromParts, isFinal, messageText, stateName, taskOutcome } from './a2a-answer.js';
@@ -62,6 +63,9 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
 
   const client = await clientFor(card, fetchOptions).catch((error) => failWith(fetchOptions, error, `${name}: no way to talk to the agent its card offers`));
 
+  // An agent decides how often it reports: bounded before it becomes events.
+  const limited = limitProgress(context.progress);
+  context = { ...context, progress: limited.progress };
   const request = sendRequest(task);
   let taskId: string | undefined;
   // The cancellation goes out after the call's signal fired: through a client not bound to it.
@@ -84,6 +88,7 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
     return failWith(fetchOptions, error, `${name} failed`);
   } finally {
     context.signal.removeEventListener('abort', onAbort);
+    limited.close();
   }
 }
 

@@ -103,7 +103,7 @@ async function redirectGuard(first: URL, context: RunContext): Promise<RedirectG
   const limit = await hostClass(first.hostname).catch((): AddressClass => 'public');
   // A CommonJS package: bundled, its exports are on `default`; under Node's loader, also named.
   const undici = await import('undici');
-  const { Agent, fetch: guardedFetch } = ((undici as { default?: typeof undici }).default ?? undici) as typeof undici;
+  const { Agent, fetch: guardedFetch } = ((undici as unknown as { default?: typeof undici }).default ?? undici);
   const agent = new Agent({ connect: { lookup: guardedLookup(limit) } });
   const refuse = (next: URL, address: string, found: AddressClass): never => {
     throw new ToolFailure(
