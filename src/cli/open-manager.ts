@@ -1,7 +1,7 @@
 import { ToolManager, type OpenOptions } from '../manager/tool-manager.js';
 import { catalogPaths } from './catalog-paths.js';
 import type { CliIO } from './io.js';
-import { reportMcpServers } from './output/mcp-notes.js';
+import { reportMcpServers, reportMcpToolsChange } from './output/mcp-notes.js';
 
 /**
  * Opens the catalog a command works on (--catalog files, else ./toolman.yaml) through the facade,
@@ -12,9 +12,12 @@ export async function withManager<T>(io: CliIO, catalogs: readonly string[] | un
   const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...options });
   // `validate` reports these as findings; every other command says them on stderr.
   if (options.requireValid !== false) reportMcpServers(io, manager);
+  // A server whose tools changed (a "rug pull") is said the first time toolman sees it, by every command.
+  const stopSaying = manager.onUnwatchedMcpChange((change) => reportMcpToolsChange(io, change));
   try {
     return await run(manager);
   } finally {
+    stopSaying();
     await manager.close();
   }
 }
