@@ -33,7 +33,7 @@ export type FromWorker =
   | { type: 'failed'; id: number; message: string }
   /** Something the module started threw, or rejected with nobody listening, outside a result; `id`: the call whose code it was, when known. */
   | { type: 'crashed'; how: 'threw' | 'rejected'; message: string; id?: number }
-  /** The module is ending its thread (`process.exit`); `id`: the call whose code did it, when known. */
+  /** The module is ending its thread (it called exit); `id`: the call whose code did it, when known. */
   | { type: 'exiting'; code: number; id?: number };
 
 /** What the host accepts from a worker: the module runs in there too, so nothing is trusted. */
