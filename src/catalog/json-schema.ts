@@ -187,3 +187,48 @@ export function schemaReferences(schema: JsonSchema): SchemaReferences {
   visit(schema, null, 0);
   return out;
 }
+
+/**
+ * How many schema nodes a validator may apply to one value at one place, at most: `anyOf`,
+ * `oneOf`, `allOf`, `not`, `if`/`then`/`else`, `dependentSchemas` and `$ref` all apply their
+ * schemas to the same value, so unions of references to the same definitions multiply (each of N
+ * definitions a union of two references to the next: 2^N schemas for one value, which ajv tries
+ * one by one). Past this, toolman does not compile the schema (`createAjv`).
+ */
+export const MAX_IN_PLACE_SCHEMAS = 10_000;
+
+const IN_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'] as const;
+const IN_PLACE_SINGLES = ['not', 'if', 'then', 'else'] as const;
+
+/**
+ * The most schema nodes applied to one value at one place anywhere in `root` (Infinity when
+ * references loop without the value getting any deeper, which a validator would follow for ever),
+ * and where. Each node is counted once (memoised), so this takes linear time whatever it finds.
+ */
+export function inPlaceSchemas(root: unknown): { count: number; path: string[] } {
+  const memo = new Map<object, number>();
+  const active = new Set<object>();
+  const cost = (node: unknown, depth: number): number => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return 1;
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    if (active.has(node) || depth > MAX_REFERENCE_DEPTH) return Infinity;
+    active.add(node);
+    const schema = node as Record<string, unknown>;
+    let total = 1;
+    if (typeof schema.$ref === 'string') total += cost(resolveLocalRef(root, schema.$ref), depth + 1);
+    for (const key of IN_PLACE_LISTS) if (Array.isArray(schema[key])) for (const child of schema[key] as unknown[]) total += cost(child, depth + 1);
+    for (const key of IN_PLACE_SINGLES) if (key in schema) total += cost(schema[key], depth + 1);
+    const dependent = schema.dependentSchemas;
+    if (dependent !== null && typeof dependent === 'object' && !Array.isArray(dependent)) for (const child of Object.values(dependent)) total += cost(child, depth + 1);
+    active.delete(node);
+    memo.set(node, total);
+    return total;
+  };
+  let most = { count: cost(root, 0), path: [] as string[] };
+  walkSchema(root, ({ node, path }) => {
+    const count = cost(node, 0);
+    if (count > most.count) most = { count, path };
+  });
+  return most;
+}

@@ -73,4 +73,20 @@ describe('a $ref fan-out bomb', () => {
     // One start: every later command used the cached list.
     expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(1);
   });
+
+  it('a union bomb with an example: validate reports it as an error at once, and call refuses the catalog', async () => {
+    const unions = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`d${i}`, i === 29 ? { type: 'object', properties: { fine: { type: 'string', description: 'fine' } }, additionalProperties: false } : { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}`, description: 'again' }] }]),
+    );
+    const file = join(dir, 'unions.yaml');
+    writeFileSync(file, `toolman: 1\nname: unions\ntools:\n  - name: boom\n    description: Takes a value whose schema is a union of unions many times over.\n    parameters: ${JSON.stringify({ type: 'object', properties: { x: { $ref: '#/$defs/d0', description: 'the value' } }, $defs: unions })}\n    examples: [{ x: { stray: 1 } }]\n    handler: { mock: [ { result: ok } ] }\n`);
+    const validate = await timedRun(['validate', file], { bin: true });
+    expect(validate.ms).toBeLessThan(FAST_MS);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toMatch(/error TM0301 tools\[0\] "boom": parameters\.properties\.x: \d+ subschemas applied to one value .* exponential time/);
+    const call = await timedRun(['-c', file, 'call', 'boom', '--args', '{"x": {"stray": 1}}']);
+    expect(call.ms).toBeLessThan(FAST_MS);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain('exponential time');
+  });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INLINED_NODES, MAX_REFERENCE_DEPTH, schemaReferences } from '../../src/catalog/json-schema.js';
+import { createAjv } from '../../src/catalog/create-ajv.js';
+import { inPlaceSchemas, MAX_IN_PLACE_SCHEMAS, MAX_INLINED_NODES, MAX_REFERENCE_DEPTH, schemaReferences } from '../../src/catalog/json-schema.js';
+import { validateArguments } from '../../src/execute/argument-validator.js';
 import type { JsonSchema, Tool } from '../../src/catalog/types.js';
 import { fitsClosedObjects, toAnthropicStrict } from '../../src/providers/anthropic/anthropic-strict-schema.js';
 import { decodeArguments } from '../../src/providers/decode-arguments.js';
@@ -95,5 +97,28 @@ describe('a $ref fan-out bomb (30 definitions, each referring to the next twice)
     expect(toGeminiSchema(schema)).toMatchObject({ ok: false, reason: expect.stringMatching(/points at nothing/) });
     expect(() => schemaReferences(schema)).not.toThrow();
     expect(() => toOpenAiStrict(schema)).not.toThrow();
+  });
+
+  it('a union bomb (unions of references to the same definitions) is never compiled: ajv would try 2^N schemas on one value', () => {
+    const unions = fanOut(40, 'anyOf');
+    let found!: ReturnType<typeof inPlaceSchemas>;
+    expect(timed(() => (found = inPlaceSchemas(unions)))).toBeLessThan(500);
+    expect(found.count).toBeGreaterThan(MAX_IN_PLACE_SCHEMAS);
+    expect(found.path).toEqual(['properties', 'x']);
+    expect(() => createAjv().compile(unions)).toThrow(/subschemas applied to one value .* at "#\/properties\/x": checking a value could take exponential time/);
+    // A call's arguments against it: refused at once, not checked for ever.
+    const tool = { name: 'boom', parameters: unions } as unknown as Tool;
+    let result!: ReturnType<typeof validateArguments>;
+    expect(timed(() => (result = validateArguments(tool, { x: { stray: 1 } })))).toBeLessThan(1000);
+    expect(result).toMatchObject({ valid: false, message: expect.stringMatching(/does not compile .*exponential time/) });
+  });
+
+  it('references that loop back to the same value without going deeper are refused; recursion through properties is not', () => {
+    const loop: JsonSchema = { type: 'object', properties: { x: { $ref: '#/$defs/a' } }, $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { type: 'string' }] }, b: { allOf: [{ $ref: '#/$defs/a' }] } } };
+    expect(inPlaceSchemas(loop).count).toBe(Infinity);
+    expect(() => createAjv().compile(loop)).toThrow(/references that loop back to the same value/);
+    const tree: JsonSchema = { type: 'object', properties: { node: { $ref: '#/$defs/node' } }, $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } } };
+    expect(inPlaceSchemas(tree).count).toBeLessThan(10);
+    expect(() => createAjv().compile(tree)).not.toThrow();
   });
 });
