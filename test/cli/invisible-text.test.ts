@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { runMain } from '../helpers/cli.js';
 import { catalogDir, scripted } from '../mcp/helpers.js';
 
 /**
@@ -12,7 +12,9 @@ import { catalogDir, scripted } from '../mcp/helpers.js';
  */
 const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
 const INVISIBLE = /[\u200b-\u200f\u2060-\u2064\ufeff\u061c\u180e]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
-const env = { TOOLMAN_CACHE_DIR: 'off' };
+const env = { TOOLMAN_CACHE_DIR: 'off', PATH: process.env.PATH ?? '' };
+/** In this process: what is tested is what the commands print and write, not the process. */
+const runBin = runMain;
 
 describe('invisible characters', () => {
   it('from an MCP server: removed from names, descriptions and schemas before anything uses them, and said', async () => {

@@ -61,11 +61,11 @@ describe('a $ref fan-out bomb', () => {
     const starts = join(served, 'starts');
     writeFileSync(join(served, 'toolman.yaml'), `toolman: 1\nname: bomb\nmcp_servers:\n  bombs:\n${scripted('bomb', `    env: { STARTS_FILE: ${JSON.stringify(starts)} }\n`)}`);
     const env = { TOOLMAN_CACHE_DIR: join(served, 'cache') };
-    const live = await timedRun(['list'], { cwd: served, env, bin: true });
+    const live = await timedRun(['list'], { cwd: served, env, bin: false });
     expect(live.ms).toBeLessThan(FAST_MS);
     expect(live.stdout).toContain('boom');
     for (const args of [['validate'], ['format', '--provider', 'gemini'], ['budget', '--provider', 'gemini']]) {
-      const run = await timedRun(args, { cwd: served, env, bin: true });
+      const run = await timedRun(args, { cwd: served, env, bin: false });
       expect(run.ms, args.join(' ')).toBeLessThan(FAST_MS);
       expect(run.stdout + run.stderr, args.join(' ')).not.toContain('internal error');
       if (args[0] === 'validate') expect(run.stdout).toMatch(/TM0403 .*"boom".*inlining its \$refs/);

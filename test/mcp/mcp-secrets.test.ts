@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { runBin, runMain } from '../helpers/cli.js';
 import { catalogDir, NODE, scripted, SERVERS } from './helpers.js';
 
 /**
@@ -17,7 +17,7 @@ describe('an MCP server that echoes a secret into its tool list', () => {
 
   it('show, list, format and the cache never hold it', async () => {
     for (const args of [['show', 'leaky'], ['list', '--json'], ['format', '--provider', 'openai'], ['format', '--provider', 'gemini'], ['show', 'leaky', '--json']]) {
-      const run = await runBin(args, { cwd: dir, env });
+      const run = await runMain(args, { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
       expect(run.stdout + run.stderr, args.join(' ')).not.toContain(SECRET);
       expect(run.stdout + run.stderr, args.join(' ')).toContain('[redacted]');
@@ -32,7 +32,7 @@ describe('an MCP server that echoes a secret into its tool list', () => {
 
   it('toolman mcp tools and import --mcp (a server named on the command line) redact it too', async () => {
     const server = ['--', NODE, join(SERVERS, 'scripted-server.mjs'), 'echo-secret'];
-    const tools = await runBin(['mcp', 'tools', '--env', 'API_KEY', '--json', ...server], { cwd: dir, env: { API_KEY: SECRET } });
+    const tools = await runMain(['mcp', 'tools', '--env', 'API_KEY', '--json', ...server], { cwd: dir, env: { PATH: process.env.PATH ?? '', API_KEY: SECRET } });
     expect(tools.code, tools.stderr).toBe(0);
     expect(tools.stdout).toContain('[redacted]');
     expect(tools.stdout + tools.stderr).not.toContain(SECRET);
