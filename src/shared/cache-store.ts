@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
 import { writePrivateFile } from './output-file.js';
@@ -69,9 +69,16 @@ export class CacheStore {
     }
   }
 
-  /** Whether the root and this folder are the user's own (checked once per process, and again once the folder is made). */
+  /**
+   * Whether the root and this folder are the user's own (checked once per process, and again once
+   * the folder is made). Being toolman's own, they are made private if an older toolman left them
+   * readable by others (0755), which also hides the older entries inside.
+   */
   private trusted(): boolean {
-    this.trust ??= folderTrusted(this.root, this.root) && (!exists(this.dir) || folderTrusted(this.dir, this.root));
+    if (this.trust === undefined) {
+      this.trust = folderTrusted(this.root, this.root) && (!exists(this.dir) || folderTrusted(this.dir, this.root));
+      if (this.trust) for (const folder of [this.root, this.dir]) tighten(folder);
+    }
     return this.trust;
   }
 
@@ -100,13 +107,15 @@ function cacheKey(env: Record<string, string | undefined>, root: string): Buffer
   try {
     makePrivateFolders(scopeRoot);
     if (!folderTrusted(scopeRoot, scopeRoot)) throw new Error('untrusted key folder');
-    const text = exists(file) ? readPrivate(file, 200, true) : undefined;
-    if (text !== undefined && /^[0-9a-f]{64}\n?$/.test(text)) key = Buffer.from(text.slice(0, 64), 'hex');
-    else if (!exists(file)) {
-      const fresh = randomBytes(32).toString('hex');
-      writePrivateFile(file, `${fresh}\n`, { label: 'cache key', mode: 'new', scope: { root: scopeRoot } });
-      key = Buffer.from(fresh, 'hex');
+    if (!exists(file)) {
+      try {
+        writePrivateFile(file, `${randomBytes(32).toString('hex')}\n`, { label: 'cache key', mode: 'new', scope: { root: scopeRoot } });
+      } catch {
+        // another toolman made it at the same moment: read theirs
+      }
     }
+    const text = readPrivate(file, 200, true);
+    if (text !== undefined && /^[0-9a-f]{64}\n?$/.test(text)) key = Buffer.from(text.slice(0, 64), 'hex');
   } catch {
     key = undefined; // no trustworthy key: no cache
   }
@@ -124,6 +133,15 @@ function folderTrusted(dir: string, root: string): boolean {
     return false;
   }
   return stats.isDirectory() && notPrivate(stats, dir) === undefined;
+}
+
+/** A folder of toolman's own made 0700 when it is more open (nothing happens when it cannot be). */
+function tighten(folder: string): void {
+  try {
+    if (process.platform !== 'win32' && (lstatSync(folder).mode & 0o077) !== 0) chmodSync(folder, 0o700);
+  } catch {
+    // gone, or not ours to change: the checks above already decided whether it is used
+  }
 }
 
 function exists(path: string): boolean {

@@ -29,6 +29,16 @@ describe('CacheStore: a cache folder is never taken on trust', () => {
     expect(readdirSync(root)).toEqual(['things']);
   });
 
+  it('a cache folder an older toolman left readable by others (0755) is made private', () => {
+    const { env, root } = fresh();
+    mkdirSync(join(root, 'things'), { recursive: true, mode: 0o755 });
+    chmodSync(root, 0o755);
+    chmodSync(join(root, 'things'), 0o755);
+    CacheStore.open(env, 'things')!.read('old.json', 100);
+    expect(mode(root)).toBe('700');
+    expect(mode(join(root, 'things'))).toBe('700');
+  });
+
   it('an entry whose payload was changed, or that another key signed, is a miss', () => {
     const { env, root } = fresh();
     CacheStore.open(env, 'things')!.write('a.json', '{"argv":["honest"]}');
