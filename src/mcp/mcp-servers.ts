@@ -157,7 +157,7 @@ export class McpServers {
       }
       // A list taken from the cache is checked against the live one before the first call goes
       // out, so a changed tool (a "rug pull") is said before the call runs, not after.
-      await state.refreshing;
+      if (state.refreshing) await untilAborted(state.refreshing, signal);
       return connection;
     });
   }
@@ -298,6 +298,17 @@ export class McpServers {
     const absolute = this.loaded.sources.get(config.file)?.absolutePath;
     return absolute ? dirname(absolute) : this.options.cwd;
   }
+}
+
+/** `work`, or the signal's reason as soon as it aborts (the work goes on, unwaited). */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function byName(tools: readonly Tool[]): Map<string, Tool> {
