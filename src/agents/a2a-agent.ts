@@ -1,6 +1,7 @@
 import { Role, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { A2aAgentConfig } from '../catalog/types.js';
+import { limitProgress } from '../execute/progress-limit.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
 import { agentFetch, type AgentFetchOptions } from './a2a-fetch.js';
 import { answerFromParts, isFinal, messageText, stateName, taskOutcome } from './a2a-answer.js';
@@ -16,8 +17,14 @@ const POLL_MAX_MS = 2_000;
 
 /** What the runner keeps between calls: each agent's card, and cancellations still on their way. */
 export interface A2aState {
-  cards: Map<string, Promise<AgentCard>>;
+  cards: Map<string, Promise<FetchedCard>>;
   pending: Set<Promise<unknown>>;
+}
+
+/** A card, and whether every hop of its fetch stayed on origins the catalog trusts. */
+interface FetchedCard {
+  card: AgentCard;
+  fromTrusted: boolean;
 }
 
 /** What a task is sent as: its text, and the other arguments as a data part when the agent takes more than `task`. */
@@ -39,15 +46,26 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
   const headers = Object.fromEntries(Object.entries(config.headers ?? {}).map(([header, value]) => [header, fillEnv(value, context, `${name}'s a2a.headers.${header}`)]));
   const base = URL.canParse(url) ? new URL(url) : undefined;
   if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) throw new ToolFailure(`${name}'s a2a.url must be an http(s) URL; it is ${JSON.stringify(progressLine(url, 100))}`);
-  const fetchOptions: AgentFetchOptions = { agent: name, headers, trusted: new Set([base.origin]), maxBytes: config.max_response_bytes ?? DEFAULT_A2A_MAX_RESPONSE_BYTES, signal: context.signal };
+  const trusted = new Set([base.origin]);
+  for (const origin of config.origins ?? []) {
+    const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new ToolFailure(`${name}'s a2a.origins must hold http(s) origins; one is ${JSON.stringify(progressLine(origin, 100))}`);
+    trusted.add(parsed.origin);
+  }
+  const fetchOptions: AgentFetchOptions = { agent: name, headers, trusted, maxBytes: config.max_response_bytes ?? DEFAULT_A2A_MAX_RESPONSE_BYTES, signal: context.signal };
 
-  const card = await agentCard(name, url, fetchOptions, state).catch((error) => failWith(fetchOptions, error, `${name}: cannot read the agent card at ${cardUrl(url)}`));
-  for (const face of card.supportedInterfaces ?? []) if (URL.canParse(face.url) && /^https?:$/.test(new URL(face.url).protocol)) fetchOptions.trusted.add(new URL(face.url).origin);
+  const { card, fromTrusted } = await agentCard(name, url, fetchOptions, state).catch((error) => failWith(fetchOptions, error, `${name}: cannot read the agent card at ${cardUrl(url)}`));
+  // The card decides where the catalog's headers may go only when it came from the agent itself:
+  // one reached through a redirect to another origin was written by whoever that origin is.
+  if (fromTrusted) for (const face of card.supportedInterfaces ?? []) if (URL.canParse(face.url) && /^https?:$/.test(new URL(face.url).protocol)) fetchOptions.trusted.add(new URL(face.url).origin);
   const skills = (card.skills ?? []).map((s) => s.name || s.id).filter(Boolean);
   context.progress(progressLine(`connected to ${card.name || 'an agent'}${card.version ? ` ${card.version}` : ''}${skills.length ? ` (skills: ${skills.join(', ')})` : ''}`));
 
   const client = await clientFor(card, fetchOptions).catch((error) => failWith(fetchOptions, error, `${name}: no way to talk to the agent its card offers`));
 
+  // An agent decides how often it reports: bounded before it becomes events.
+  const limited = limitProgress(context.progress);
+  context = { ...context, progress: limited.progress };
   const request = sendRequest(task);
   let taskId: string | undefined;
   // The cancellation goes out after the call's signal fired: through a client not bound to it.
@@ -70,6 +88,7 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
     return failWith(fetchOptions, error, `${name} failed`);
   } finally {
     context.signal.removeEventListener('abort', onAbort);
+    limited.close();
   }
 }
 
@@ -164,13 +183,21 @@ function sendRequest(task: AgentTask): SendMessageRequest {
   return { tenant: '', message, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false }, metadata: undefined };
 }
 
-/** The card, fetched once per agent and kept; a failed fetch is forgotten so the next call tries again. */
-function agentCard(name: string, url: string, fetchOptions: AgentFetchOptions, state: A2aState): Promise<AgentCard> {
+/**
+ * The card, fetched once per agent and kept, with whether every origin its fetch went to
+ * (redirects included) is one the catalog trusts; a failed fetch is forgotten so the next call
+ * tries again.
+ */
+function agentCard(name: string, url: string, fetchOptions: AgentFetchOptions, state: A2aState): Promise<FetchedCard> {
   let card = state.cards.get(name);
   if (!card) {
+    const visited = new Set<string>();
+    // The same options (a failure the fetch records is the one reported), now noting where it went.
+    fetchOptions.visited = visited;
     const resolver = new DefaultAgentCardResolver({ fetchImpl: agentFetch(fetchOptions) });
     // A URL that names a .json file is the card itself; otherwise the card is at the well-known path.
-    card = (url.endsWith('.json') ? resolver.resolve(url, '') : resolver.resolve(url)).then(checkCard);
+    const trusted = new Set(fetchOptions.trusted);
+    card = (url.endsWith('.json') ? resolver.resolve(url, '') : resolver.resolve(url)).then((fetched) => ({ card: checkCard(fetched), fromTrusted: [...visited].every((origin) => trusted.has(origin)) }));
     state.cards.set(name, card);
     card.catch(() => state.cards.delete(name));
   }

@@ -13,6 +13,8 @@ export interface AgentFetchOptions {
   maxBytes: number;
   /** The call's signal: every request stops with the call (the card resolver passes none of its own). */
   signal?: AbortSignal;
+  /** Every origin a request went to, redirects included (the card's fetch: was it all on trusted origins?). */
+  visited?: Set<string>;
   /**
    * The first failure this fetch raised: the SDK wraps what fetch throws in its own errors, and
    * the runner reports this one instead, with its clearer message.
@@ -34,6 +36,7 @@ export function agentFetch(options: AgentFetchOptions): typeof fetch {
     const signals = [init.signal, options.signal].filter((s): s is AbortSignal => !!s);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     for (let hop = 0; ; hop++) {
+      options.visited?.add(url.origin);
       const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
       if (options.trusted.has(url.origin)) for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
       let response: Response;

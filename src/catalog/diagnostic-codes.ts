@@ -49,7 +49,7 @@ export const DIAGNOSTIC_CODES = {
   // 04xx: provider compatibility
   TM0401: { severity: 'info', name: 'openai-strict-lossy', summary: 'OpenAI strict mode cannot express part of the schema; the formatter will drop or restate it.' },
   TM0402: { severity: 'info', name: 'openai-strict-impossible', summary: 'The tool cannot be sent in OpenAI strict mode; it will be sent non-strict.' },
-  TM0403: { severity: 'warning', name: 'gemini-recursive-schema', summary: 'Gemini cannot express recursive schemas.' },
+  TM0403: { severity: 'warning', name: 'gemini-recursive-schema', summary: 'Gemini cannot be sent this schema: its references are recursive, or too many to inline.' },
   TM0404: { severity: 'warning', name: 'gemini-mixed-enum', summary: 'Gemini enums are strings only; mixed or non-string enums must be converted.' },
   TM0405: { severity: 'warning', name: 'tool-count-over-limit', summary: 'More tools are sent up front than a provider accepts in one request.' },
   // 05xx: flag conflicts

@@ -40,6 +40,8 @@ export interface HttpHandler {
   body?: unknown;
   timeout_ms?: number;
   max_response_bytes?: number;
+  /** Follow redirects to addresses more private than the URL's host (private networks, loopback, link-local and metadata). Default false. */
+  allow_private_redirects?: boolean;
 }
 
 /**
@@ -190,6 +192,12 @@ export interface A2aAgentConfig {
   url: string;
   /** Sent to the agent's origins only; `${env:NAME}` values are secrets. */
   headers?: Record<string, string>;
+  /**
+   * More origins the headers may go to besides `url`'s: where a card fetched through a redirect
+   * to another origin lives, and the interfaces such a card names (a card reached that way is not
+   * believed about where headers go, unless every hop was to an origin listed here).
+   */
+  origins?: string[];
   /** Where reading the agent's answers stops (card, answers, a whole stream); default 4 MiB. */
   max_response_bytes?: number;
 }

@@ -205,6 +205,11 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('-y, --yes', 'approve calls that need confirmation (otherwise the client\'s user is asked through elicitation, or they are declined)')
     .addOption(new Option('--search-mode <mode>', 'how deferred tools are found').choices(['tool_search', 'discover']))
     .option('-v, --verbose', 'log each call on stderr')
+    .option('--max-calls <n>', 'calls run at once over all clients (default 32); more wait their turn')
+    .option('--max-session-calls <n>', 'calls run at once for one client session (default 8)')
+    .option('--max-sessions <n>', 'with --port: client sessions kept (default 64); at the limit only an idle one is closed to make room')
+    .option('--body-timeout <ms>', 'with --port: how long a client may take to send a whole request (default 30000)')
+    .option('--idle-timeout <ms>', 'with --port: a session with no request and no call running for this long is closed (default 1800000)')
     .addHelpText('after', '\nStandard output carries only MCP messages; logs go to standard error. Stops when the client closes\nstandard input (exit 0) or on Ctrl-C / SIGTERM (exit 130). See docs/serve.md for client setup.\n')
     .action(async (opts, command: Command) => {
       const { serveCommand } = await import('./commands/serve.js');

@@ -1,6 +1,7 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isRecord } from '../shared/is-record.js';
 import { setOwn } from '../shared/own.js';
+import { plainValue } from '../shared/plain-text.js';
 
 /**
  * Tool definitions in the wild use several JSON Schema dialects: BFCL's Python, Java and
@@ -49,7 +50,11 @@ export function normalizeParameters(input: unknown, changes: Set<string>): Schem
     if (input !== undefined) changes.add('parameters were not an object; replaced with an empty object schema');
     return { type: 'object', properties: {} };
   }
-  const schema = normalizeNode(input, changes);
+  // Text from the file reaches the model: control and invisible characters (zero-width, directional
+  // marks, Unicode tags) in descriptions, names and values would carry what nobody sees.
+  const plain = plainValue(input);
+  if (plain.changed) changes.add('invisible or control characters (zero-width, directional marks, Unicode tags, escapes) removed from the schema\'s text');
+  const schema = normalizeNode(plain.value, changes);
   if (schema.type === undefined && (isRecord(schema.properties) || Object.keys(schema).length === 0)) {
     schema.type = 'object';
     if (!isRecord(schema.properties)) schema.properties = {};

@@ -1,5 +1,6 @@
 import { dump } from 'js-yaml';
 import type { ImportResult } from './import-tools.js';
+import { plainValue } from '../shared/plain-text.js';
 
 export interface CatalogTextOptions {
   name: string;
@@ -13,14 +14,17 @@ export interface CatalogTextOptions {
  * right above it, so the record stays with the catalog.
  */
 export function catalogText(result: ImportResult, options: CatalogTextOptions): string {
+  // What the file said reaches the model once it is a catalog: nothing invisible is written into it.
+  const tools = result.tools.map((t) => ({ ...t, clean: plainValue(t.entry) }));
   const document = {
     toolman: 1,
     name: options.name,
     description: `Imported from ${options.source} (${result.format})`,
-    tools: result.tools.map((t) => t.entry),
+    tools: tools.map((t) => t.clean.value),
   };
   const yaml = dump(document, { lineWidth: 120, noRefs: true });
-  const notes = new Map(result.tools.map((t) => [t.entry.name as string, t.changes]));
+  const removed = 'invisible or control characters (zero-width, directional marks, Unicode tags, escapes) removed from its text';
+  const notes = new Map(tools.map((t) => [t.clean.value.name as string, t.clean.changed && !t.changes.some((c) => c.startsWith('invisible')) ? [...t.changes, removed] : t.changes]));
   const lines: string[] = [`# yaml-language-server: $schema=${comment(options.schemaPath)}`, `# Imported by toolman from ${comment(options.source)} (${result.format}).`];
   for (const line of yaml.split('\n')) {
     const match = /^ {2}- name: (?:"([^"]+)"|(\S+))$/.exec(line);

@@ -1,11 +1,10 @@
-import { appendFileSync } from 'node:fs';
 import { ModelCallError } from '../providers/model-errors.js';
 import type { ProviderName } from '../providers/types.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { parseJsonText } from '../shared/json-text.js';
-import { prepareOutputFile } from '../shared/output-file.js';
+import { appendToOutputFile, prepareOutputFile } from '../shared/output-file.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { describeDifferences, requestDifferences, toolOfResult } from './request-diff.js';
 
@@ -49,7 +48,7 @@ const KEPT_HEADERS = ['content-type', 'retry-after', 'request-id', 'x-request-id
  */
 export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type' | 'version' | 'created'>, secrets: SecretSet, inner: typeof fetch = fetch, options: { replace?: boolean } = {}): typeof fetch {
   prepareOutputFile(file, '--record', options.replace ? 'replace' : 'new');
-  appendFileSync(file, JSON.stringify({ type: 'recording', version: 1, ...header, created: new Date().toISOString() } satisfies RecordingHeader) + '\n');
+  appendToOutputFile(file, JSON.stringify({ type: 'recording', version: 1, ...header, created: new Date().toISOString() } satisfies RecordingHeader) + '\n');
   return async (input, init) => {
     const response = await inner(input, init);
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -61,7 +60,7 @@ export function recordingFetch(file: string, header: Omit<RecordingHeader, 'type
     }
     const write = (body: string) => {
       const exchange: RecordedExchange = { type: 'exchange', request: { method: init?.method ?? 'GET', path: url.pathname, body: requestBody }, response: { status: response.status, headers, body: redactStream(body, secrets) } };
-      appendFileSync(file, secrets.redact(JSON.stringify(exchange)) + '\n');
+      appendToOutputFile(file, secrets.redact(JSON.stringify(exchange)) + '\n');
     };
     if (!response.body) {
       write('');
@@ -121,7 +120,7 @@ export function redactStream(body: string, secrets: SecretSet): string {
 
 /** Notes a user message in a recording (before the requests it leads to). */
 export function recordPrompt(file: string, text: string, secrets: SecretSet): void {
-  appendFileSync(file, secrets.redact(JSON.stringify({ type: 'prompt', text } satisfies RecordedPrompt)) + '\n');
+  appendToOutputFile(file, secrets.redact(JSON.stringify({ type: 'prompt', text } satisfies RecordedPrompt)) + '\n');
 }
 
 /** A recording read back: its header, the user's messages and the exchanges. */

@@ -1,6 +1,5 @@
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareOutputFile } from '../shared/output-file.js';
+import { appendToOutputFile, prepareOutputFile } from '../shared/output-file.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { LoopEvent } from './loop-events.js';
 
@@ -46,7 +45,7 @@ export class TranscriptWriter {
   }
 
   private line(value: unknown): void {
-    appendFileSync(this.file, this.secrets.redact(JSON.stringify({ at: Date.now(), ...(value as object) })) + '\n');
+    appendToOutputFile(this.file, this.secrets.redact(JSON.stringify({ at: Date.now(), ...(value as object) })) + '\n');
   }
 }
 

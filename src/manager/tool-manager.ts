@@ -185,10 +185,27 @@ export class ToolManager {
     this.mcp = new McpServers(this.loaded, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh });
     await this.mcp.load();
     // Tools changed under a running chat: what was built over the old list is rebuilt on next use.
-    this.mcp.onToolsChanged(() => {
+    this.mcp.onToolsChanged((change) => {
       this.searches.clear();
       this.checked = undefined;
+      // Said by the driver that watches (the REPL), else by whoever listens for the rest (the CLI).
+      if (this.watchers === 0) for (const listener of this.unwatched) listener(change);
     });
+  }
+
+  private watchers = 0;
+  private readonly unwatched = new Set<(change: McpToolsChange) => void>();
+
+  /**
+   * Every change of an MCP server's tools that no `watchMcpServers` listener shows (a command
+   * that is not the REPL: `call`, `list`, `serve`...): the ones found while loading (a refreshed
+   * list that differs from the cached one) at once, later ones (a cached list checked when its
+   * server starts, `list_changed`) as they come. Each change is said once. Returns the unsubscribe.
+   */
+  onUnwatchedMcpChange(listener: (change: McpToolsChange) => void): () => void {
+    for (const change of this.mcp?.takeChanges() ?? []) listener(change);
+    this.unwatched.add(listener);
+    return () => this.unwatched.delete(listener);
   }
 
   /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
@@ -205,9 +222,17 @@ export class ToolManager {
    */
   watchMcpServers(listener: (change: McpToolsChange) => void): () => void {
     if (!this.mcp) return () => undefined;
+    for (const change of this.mcp.takeChanges()) listener(change);
     const unsubscribe = this.mcp.onToolsChanged(listener);
+    this.watchers++;
     this.mcp.watch();
-    return unsubscribe;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.watchers--;
+      unsubscribe();
+    };
   }
 
   /**

@@ -1,51 +1,46 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
-import { cacheDir } from '../shared/cache-dir.js';
+import { CacheStore } from '../shared/cache-store.js';
+
+/** The largest parsed file or schema-check result read back (the 10,000-tool catalog parses to about 12 MB of JSON). */
+const MAX_CONTENT_BYTES = 256 << 20;
 
 /**
  * Catalogs known to validate with no errors, remembered by content, as linters cache clean files:
  * commands that refuse a catalog with errors (`call`, `format`, `budget`, the loop) would otherwise
  * run every check on every start. A catalog's key is the hash of its files' paths and text and of
- * this toolman build; only "no errors" is stored (an empty file), so the cache can make a command
- * faster, never different. Lives in TOOLMAN_CACHE_DIR, else $XDG_CACHE_HOME/toolman, else
+ * this toolman build; only "no errors" is stored (an entry with no payload), so the cache can make
+ * a command faster, never different. Lives in TOOLMAN_CACHE_DIR, else $XDG_CACHE_HOME/toolman, else
  * $HOME/.cache/toolman, from the environment the command was given; `TOOLMAN_CACHE_DIR=off` (or
- * none of these) turns it off, and a folder that cannot be written is simply not used.
+ * none of these) turns it off, and a folder that cannot be written or trusted is simply not used
+ * (`CacheStore`: private folders and files, entries authenticated with the user's cache key).
  */
 export class ValidationCache {
-  private constructor(private readonly dir: string) {}
+  private constructor(private readonly store: CacheStore) {}
 
   static from(env: Record<string, string | undefined>): ValidationCache | undefined {
-    const base = cacheDir(env);
-    return base ? new ValidationCache(join(base, 'validated')) : undefined;
+    const store = CacheStore.open(env, 'validated');
+    return store ? new ValidationCache(store) : undefined;
   }
 
   /** `extra`: what else the verdict depends on (the MCP servers' tool lists). */
   knownValid(loaded: LoadedCatalog, extra?: string): boolean {
-    try {
-      return statSync(join(this.dir, key(loaded, extra))).isFile();
-    } catch {
-      return false;
-    }
+    return this.store.read(key(loaded, extra), 0) === '';
   }
 
   rememberValid(loaded: LoadedCatalog, extra?: string): void {
-    try {
-      mkdirSync(this.dir, { recursive: true });
-      writeFileSync(join(this.dir, key(loaded, extra)), '');
-    } catch {
-      // a read-only home or a full disk: run without the cache
-    }
+    this.store.write(key(loaded, extra), '');
   }
 }
 
 /**
- * Parsed catalog files on disk, next to the verdicts: one JSON file per file text (and toolman
+ * Parsed catalog files in the cache, next to the verdicts: one entry per file text (and toolman
  * build), so what is read back is exactly what this build parsed from that text. A missing,
- * unreadable or damaged entry is a miss.
+ * unreadable, damaged or unauthenticated entry is a miss: an entry someone else wrote can never
+ * change a catalog (its handlers, its tools) from what its text says.
  */
 export function parseCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
   return contentStore(env, 'parsed');
@@ -60,29 +55,23 @@ export function schemaCheckCacheFrom(env: Record<string, string | undefined>): P
   return contentStore(env, 'schema-checks');
 }
 
-/** JSON values on disk in `folder` of the cache, one file per key text and toolman build. */
+/** JSON values in `folder` of the cache, one entry per key text and toolman build. */
 function contentStore(env: Record<string, string | undefined>, folder: string): ParseCache | undefined {
-  const base = cacheDir(env);
-  if (!base) return undefined;
-  const dir = join(base, folder);
-  const file = (text: string) => join(dir, `${createHash('sha256').update(buildId()).update('\u0000').update(text).digest('hex')}.json`);
-  let made = false;
+  const store = CacheStore.open(env, folder);
+  if (!store) return undefined;
+  const name = (text: string) => `${createHash('sha256').update(buildId()).update('\u0000').update(text).digest('hex')}.json`;
   return {
     get(text) {
+      const payload = store.read(name(text), MAX_CONTENT_BYTES);
+      if (payload === undefined) return undefined;
       try {
-        return JSON.parse(readFileSync(file(text), 'utf8')) as unknown;
+        return JSON.parse(payload) as unknown;
       } catch {
         return undefined;
       }
     },
     set(text, data) {
-      try {
-        if (!made) mkdirSync(dir, { recursive: true });
-        made = true;
-        writeFileSync(file(text), JSON.stringify(data));
-      } catch {
-        // a read-only home or a full disk: run without the cache
-      }
+      store.write(name(text), JSON.stringify(data));
     },
   };
 }

@@ -93,7 +93,7 @@ export class McpConnection {
   /** Why the last tool list was cut short (too many tools or pages, a repeated page), if it was. */
   listCut: string | undefined;
 
-  /** Every tool, following `nextCursor`, within bounds a hostile server cannot stretch. */
+  /** Every tool, following `nextCursor`, within bounds a hostile server cannot stretch, with secrets redacted. */
   async listTools(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     const tools: Record<string, unknown>[] = [];
     let cursor: string | undefined;
@@ -127,7 +127,10 @@ export class McpConnection {
     const names = new Set<unknown>();
     const unique = tools.filter((tool) => typeof tool.name !== 'string' || (!names.has(tool.name) && names.add(tool.name)));
     if (unique.length < tools.length && !this.listCut) this.listCut = `it lists ${tools.length - unique.length} tool name(s) twice; the first of each is used`;
-    return unique.slice(0, MAX_TOOLS_PER_SERVER);
+    // A server may echo what it was given (an API key in its environment, a token in a header)
+    // into a title, a description, an enum or a default: every list is redacted as it arrives,
+    // before anything shows, sends, serves or caches it.
+    return this.secrets.redactValue(unique.slice(0, MAX_TOOLS_PER_SERVER));
   }
 
   /**

@@ -1,5 +1,7 @@
 import { isToolmanError } from '../shared/errors.js';
+import { limitProgress } from '../execute/progress-limit.js';
 import { ToolFailure, type ToolRunner } from '../execute/runner.js';
+import { plainText } from '../shared/plain-text.js';
 import { errorText, renderCallResult } from './call-result.js';
 import type { McpServers } from './mcp-servers.js';
 
@@ -14,18 +16,25 @@ export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
     kind: 'mcp',
     async run(handler, args, context) {
       let result;
+      // A server decides how often and how much it reports: bounded before it becomes events.
+      const limited = limitProgress(context.progress);
       try {
         const connection = await servers.connection(handler.server, context.signal);
         result = await connection.callTool(handler.tool, args, {
           signal: context.signal,
           timeoutMs: context.tool.timeoutMs,
           onProgress: ({ progress, total, message }) =>
-            context.progress(message ?? (total !== undefined ? `${progress}/${total}` : String(progress)), { progress, ...(total !== undefined ? { total } : {}) }),
+            limited.progress(plainText(typeof message === 'string' ? message : total !== undefined ? `${progress}/${total}` : String(progress)), {
+              ...(typeof progress === 'number' && Number.isFinite(progress) ? { progress } : {}),
+              ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+            }),
         });
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
         if (isToolmanError(error) || error instanceof Error) throw new ToolFailure(`${context.tool.name} failed: ${error.message}`);
         throw error;
+      } finally {
+        limited.close();
       }
       if (result.isError) throw new ToolFailure(errorText(result));
       return renderCallResult(result);

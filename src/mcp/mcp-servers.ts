@@ -8,7 +8,7 @@ import type { McpConnection } from './mcp-connection.js';
 import { serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
-import type { McpToolsChange } from './tools-change.js';
+import { isChange, toolsChange, type McpToolsChange } from './tools-change.js';
 
 export type { McpToolsChange } from './tools-change.js';
 
@@ -43,6 +43,8 @@ interface ServerState {
   connection?: Promise<McpConnection>;
   /** Serializes refreshes of this server's tools. */
   refreshing?: Promise<void>;
+  /** The cached list a refreshed one replaced, until the difference has been said. */
+  previous?: unknown[];
 }
 
 /**
@@ -56,6 +58,8 @@ export class McpServers {
   private readonly servers = new Map<string, ServerState>();
   private readonly cache: ToolListCache | undefined;
   private readonly listeners = new Set<(change: McpToolsChange) => void>();
+  /** Changes found while loading, until a driver takes them. */
+  private readonly seen: McpToolsChange[] = [];
   private closed = false;
 
   constructor(
@@ -77,10 +81,12 @@ export class McpServers {
           this.unavailable(state, error);
           return;
         }
-        const cached = this.options.refresh ? undefined : this.cache?.get(state.launch);
+        const stored = this.cache?.get(state.launch);
+        const cached = this.options.refresh ? undefined : stored;
         if (cached) {
           const ageMs = Date.now() - cached.listedAt;
-          state.listed = cached.tools;
+          // Redacted again: an entry written by an older toolman may hold what the server echoed.
+          state.listed = this.options.secrets.redactValue(cached.tools);
           state.status = { name: state.config.name, source: 'cache', ageMs, stale: ageMs > staleAfter, tools: 0 };
           if (ageMs > staleAfter) {
             this.report('TM0803', state.config, `tools from a cached list ${describeAge(ageMs)} old (the server was not started)`, 'run the command with --refresh to ask the server again');
@@ -91,6 +97,8 @@ export class McpServers {
           const connection = await this.connect(state);
           state.listed = await connection.listTools();
           if (connection.listCut) this.report('TM0804', state.config, `the tool list was cut: ${connection.listCut}`);
+          // Asked again (--refresh): what differs from the list the cache held is said before the cache forgets it.
+          if (stored) state.previous = this.options.secrets.redactValue(stored.tools);
           this.cache?.set(state.launch, state.listed);
           state.status = { name: state.config.name, source: 'live', tools: 0 };
         } catch (error) {
@@ -103,10 +111,24 @@ export class McpServers {
     for (const state of this.servers.values()) {
       if (!state.listed) continue;
       const added = this.build(state, tools, true);
+      if (state.previous) {
+        const before = this.build({ ...state, listed: state.previous }, tools, false);
+        const change = toolsChange(state.config.name, byName(before), byName(added));
+        if (isChange(change)) this.seen.push(change);
+        state.previous = undefined;
+      }
       tools.push(...added);
       state.status.tools = added.length;
     }
     this.loaded.catalog.tools = tools;
+  }
+
+  /**
+   * Changes found while loading (a refreshed list that differs from the cached one), each said
+   * once: later changes go to `onToolsChanged` listeners as they happen.
+   */
+  takeChanges(): McpToolsChange[] {
+    return this.seen.splice(0);
   }
 
   /** Where each server's tools came from, for `toolman list` and notes. */
@@ -133,6 +155,9 @@ export class McpServers {
         await connection.close();
         return this.connect(state, signal);
       }
+      // A list taken from the cache is checked against the live one before the first call goes
+      // out, so a changed tool (a "rug pull") is said before the call runs, not after.
+      if (state.refreshing) await untilAborted(state.refreshing, signal);
       return connection;
     });
   }
@@ -202,15 +227,8 @@ export class McpServers {
       state.status.tools = next.length;
       // A new array: indexes and searches built over the old list are rebuilt, sessions keep theirs.
       this.loaded.catalog.tools = [...others, ...next];
-      const after = new Map(next.map((t) => [t.name, t]));
-      const change: McpToolsChange = {
-        server: state.config.name,
-        added: [...after.keys()].filter((n) => !before.has(n)),
-        removed: [...before.keys()].filter((n) => !after.has(n)),
-        changed: [...after.keys()].filter((n) => before.has(n) && definition(before.get(n)!) !== definition(after.get(n)!)),
-        problems,
-      };
-      if (change.added.length + change.removed.length + change.changed.length + problems.length === 0) return;
+      const change = toolsChange(state.config.name, before, byName(next), problems);
+      if (!isChange(change)) return;
       for (const listener of this.listeners) {
         try {
           listener(change);
@@ -282,6 +300,17 @@ export class McpServers {
   }
 }
 
-function definition(tool: Tool): string {
-  return JSON.stringify([tool.title, tool.description, tool.parameters, tool.effect, tool.tags]);
+/** `work`, or the signal's reason as soon as it aborts (the work goes on, unwaited). */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function byName(tools: readonly Tool[]): Map<string, Tool> {
+  return new Map(tools.map((t) => [t.name, t]));
 }

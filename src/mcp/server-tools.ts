@@ -3,7 +3,7 @@ import { matchesPattern, parsePattern, type ParsedPattern } from '../catalog/too
 import type { McpServerConfig, Tool } from '../catalog/types.js';
 import { importTools } from '../import/import-tools.js';
 import { isRecord } from '../shared/is-record.js';
-import { plainText } from '../shared/plain-text.js';
+import { plainText, plainValue } from '../shared/plain-text.js';
 
 /** Longer descriptions are cut: a server must not make every request pay for a novel. */
 export const MAX_MCP_DESCRIPTION_CHARS = 8_000;
@@ -75,17 +75,28 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
 
 /**
  * One `tools/list` entry with its text made safe: name, titles and description without control
- * sequences, the description cut to MAX_MCP_DESCRIPTION_CHARS (`note` says so), and only the
- * fields toolman reads (name, title, description, inputSchema, annotations).
+ * sequences or invisible characters (zero-width, directional marks, Unicode tags: text the model
+ * reads and the user cannot see), and the same for every string of its schema and annotations;
+ * the description cut to MAX_MCP_DESCRIPTION_CHARS. `note` says what was removed or cut. Only the
+ * fields toolman reads are kept (name, title, description, inputSchema, annotations).
  */
 export function cleanListedTool(raw: Record<string, unknown> & { name: string }): { entry: Record<string, unknown>; note?: string } {
-  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: raw.inputSchema };
+  const notes: string[] = [];
+  const texts = [raw.name, raw.title, raw.description, isRecord(raw.annotations) ? raw.annotations.title : undefined];
+  const schema = plainValue(raw.inputSchema);
+  const annotations = isRecord(raw.annotations) ? plainValue(raw.annotations) : undefined;
+  if (texts.some((t) => typeof t === 'string' && plainText(t) !== t) || schema.changed || annotations?.changed) {
+    notes.push('invisible or control characters (zero-width, directional marks, Unicode tags, escapes) removed from its text');
+  }
+  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: schema.value };
   if (typeof raw.title === 'string') entry.title = plainText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
-  if (isRecord(raw.annotations)) entry.annotations = typeof raw.annotations.title === 'string' ? { ...raw.annotations, title: plainText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) } : raw.annotations;
-  if (typeof raw.description !== 'string') return { entry };
-  const description = plainText(raw.description);
-  if (description.length <= MAX_MCP_DESCRIPTION_CHARS) return { entry: { ...entry, description } };
-  return { entry: { ...entry, description: description.slice(0, MAX_MCP_DESCRIPTION_CHARS) }, note: `its description has ${description.length} characters; cut to ${MAX_MCP_DESCRIPTION_CHARS}` };
+  if (annotations) entry.annotations = typeof annotations.value.title === 'string' ? { ...annotations.value, title: annotations.value.title.slice(0, MAX_MCP_TITLE_CHARS) } : annotations.value;
+  if (typeof raw.description === 'string') {
+    const description = plainText(raw.description);
+    entry.description = description.slice(0, MAX_MCP_DESCRIPTION_CHARS);
+    if (description.length > MAX_MCP_DESCRIPTION_CHARS) notes.push(`its description has ${description.length} characters; cut to ${MAX_MCP_DESCRIPTION_CHARS}`);
+  }
+  return notes.length ? { entry, note: notes.join('; ') } : { entry };
 }
 
 function patterns(texts: readonly string[]): ParsedPattern[] {

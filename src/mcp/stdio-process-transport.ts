@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { killProcessTree } from '../execute/runners/process-tree.js';
+import { killMarkedProcesses, killProcessTree, runMarker } from '../execute/runners/process-tree.js';
 
 /** How much of a server's stderr is kept for error messages (its end, where the reason usually is). */
 const STDERR_TAIL_BYTES = 4096;
@@ -28,6 +28,8 @@ export interface StdioProcessOptions {
 
 /** Every server process still running, so an exiting toolman can stop them (see `stopAllServers`). */
 const running = new Set<StdioProcessTransport>();
+/** Every server started and not yet closed by toolman: what they left behind is scanned for on exit. */
+const started = new Set<StdioProcessTransport>();
 let exitHookInstalled = false;
 
 /**
@@ -57,7 +59,15 @@ export class StdioProcessTransport implements Transport {
   private readonly processGone: Promise<void>;
   private markGone!: () => void;
 
+  /**
+   * Put in the server's environment (`TOOLMAN_RUN`, as exec programs get): what it starts carries
+   * it, so a daemon it detached into a session of its own is still found and stopped.
+   */
+  readonly marker: string;
+
   constructor(private readonly options: StdioProcessOptions) {
+    const [name, value] = runMarker();
+    this.marker = `${name}=${value}`;
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.processGone = new Promise((resolve) => (this.markGone = resolve));
   }
@@ -79,9 +89,11 @@ export class StdioProcessTransport implements Transport {
   start(): Promise<void> {
     installExitHook();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, [...this.options.args], { cwd: this.options.cwd, env: this.options.env, shell: false, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+      const [markName, markValue] = this.marker.split('=') as [string, string];
+      const child = spawn(this.options.command, [...this.options.args], { cwd: this.options.cwd, env: { ...this.options.env, [markName]: markValue }, shell: false, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
       this.child = child;
       running.add(this);
+      started.add(this);
       child.once('spawn', () => resolve());
       child.once('error', (error: NodeJS.ErrnoException) => {
         const message = error.code === 'ENOENT' ? `program not found: ${this.options.command}` : error.code === 'EACCES' ? `not allowed to run ${this.options.command}` : error.message;
@@ -168,6 +180,9 @@ export class StdioProcessTransport implements Transport {
     this.kill();
     // Waits for the kill to land, so nothing is left running (or unreaped) once close returns.
     if (child?.pid !== undefined) await Promise.race([this.processGone, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
+    // What detached from the tree (a daemon in a session of its own) is found by the marker.
+    if (child?.pid !== undefined) killMarkedProcesses(this.marker);
+    started.delete(this);
     this.finish(this.exitInfo ?? { code: null, signal: 'SIGKILL' });
   }
 
@@ -192,10 +207,12 @@ export class StdioProcessTransport implements Transport {
   }
 }
 
-/** Kills every server process toolman still runs: called on exit, synchronously. */
+/** Kills every server process toolman still runs, and what they started (by marker): called on exit, synchronously. */
 export function stopAllServers(): void {
   for (const transport of running) transport.kill();
+  killMarkedProcesses([...started].map((t) => t.marker));
   running.clear();
+  started.clear();
 }
 
 function installExitHook(): void {

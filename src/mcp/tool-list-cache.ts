@@ -1,7 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cacheDir } from '../shared/cache-dir.js';
+import { createHash } from 'node:crypto';
+import { CacheStore } from '../shared/cache-store.js';
 import { isRecord } from '../shared/is-record.js';
 import { launchKey, type ServerLaunch } from './server-launch.js';
 
@@ -20,23 +18,25 @@ export interface CachedToolList {
  * Each server's last tool list, so commands that only look at tools (`validate`, `list`, `show`,
  * `search`, `budget`, `format`) run without starting servers. Keyed by what identifies a server
  * (command, arguments, working folder and the entry's environment, or URL and headers), by a hash
- * only, so no secret is written; stored as one JSON file per
- * key under `mcp-tools/` in toolman's cache folder (TOOLMAN_CACHE_DIR, else
- * $XDG_CACHE_HOME/toolman, else ~/.cache/toolman; `off` turns it off). A broken or unreadable
- * entry is a miss; a folder that cannot be written is simply not used.
+ * only, so no secret is written; stored as one entry per key under `mcp-tools/` in toolman's cache
+ * folder (TOOLMAN_CACHE_DIR, else $XDG_CACHE_HOME/toolman, else ~/.cache/toolman; `off` turns it
+ * off), through `CacheStore`: private, and authenticated with the user's cache key, so a list
+ * another user or a restored cache put there is a miss. A list read back is as untrusted as one
+ * from the server: it goes through the same cleaning and bounds. A broken entry is a miss; a
+ * folder that cannot be written is simply not used.
  */
 export class ToolListCache {
-  private constructor(private readonly dir: string) {}
+  private constructor(private readonly store: CacheStore) {}
 
   static from(env: Record<string, string | undefined>): ToolListCache | undefined {
-    const base = cacheDir(env);
-    return base ? new ToolListCache(join(base, 'mcp-tools')) : undefined;
+    const store = CacheStore.open(env, 'mcp-tools');
+    return store ? new ToolListCache(store) : undefined;
   }
 
   get(launch: ServerLaunch): CachedToolList | undefined {
+    const text = this.store.read(this.name(launch), MAX_ENTRY_BYTES);
+    if (text === undefined) return undefined;
     try {
-      const text = readFileSync(this.file(launch), 'utf8');
-      if (text.length > MAX_ENTRY_BYTES) return undefined;
       const data = JSON.parse(text) as unknown;
       if (!isRecord(data) || !Array.isArray(data.tools) || typeof data.listed_at !== 'number') return undefined;
       return { tools: data.tools, listedAt: data.listed_at };
@@ -46,20 +46,11 @@ export class ToolListCache {
   }
 
   set(launch: ServerLaunch, tools: readonly unknown[], listedAt = Date.now()): void {
-    try {
-      mkdirSync(this.dir, { recursive: true });
-      const file = this.file(launch);
-      // Written aside and renamed, so a reader never sees half a file.
-      const temporary = `${file}.${randomUUID()}.tmp`;
-      writeFileSync(temporary, JSON.stringify({ listed_at: listedAt, tools }));
-      renameSync(temporary, file);
-    } catch {
-      // a read-only home or a full disk: run without the cache
-    }
+    this.store.write(this.name(launch), JSON.stringify({ listed_at: listedAt, tools }));
   }
 
-  private file(launch: ServerLaunch): string {
-    return join(this.dir, `${createHash('sha256').update(JSON.stringify(launchKey(launch))).digest('hex')}.json`);
+  private name(launch: ServerLaunch): string {
+    return `${createHash('sha256').update(JSON.stringify(launchKey(launch))).digest('hex')}.json`;
   }
 }
 

@@ -134,13 +134,17 @@ function untyped(node: JsonSchema): boolean {
   return node.type === undefined && !isRecord(node.properties) && node.items === undefined && !Array.isArray(node.enum) && !('const' in node) && !Array.isArray(node.anyOf) && !Array.isArray(node.oneOf);
 }
 
-function acceptsNull(schema: unknown, root: JsonSchema): boolean {
+function acceptsNull(schema: unknown, root: JsonSchema, seen = new Set<unknown>()): boolean {
   const node = isRecord(schema) && typeof schema.$ref === 'string' ? resolveLocalRef(root, schema.$ref) : schema;
   if (!isRecord(node)) return true;
+  // Each node is asked once: a recursive union would otherwise never end, and unions of the same
+  // references would be asked again on every path.
+  if (seen.has(node)) return false;
+  seen.add(node);
   if (node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null'))) return true;
   if (Array.isArray(node.enum) && node.enum.includes(null)) return true;
   if ('const' in node && node.const === null) return true;
-  for (const list of ['anyOf', 'oneOf'] as const) if (Array.isArray(node[list]) && (node[list] as unknown[]).some((b) => acceptsNull(b, root))) return true;
+  for (const list of ['anyOf', 'oneOf'] as const) if (Array.isArray(node[list]) && (node[list] as unknown[]).some((b) => acceptsNull(b, root, seen))) return true;
   // No type at all accepts null too.
   return node.type === undefined && !Array.isArray(node.enum) && !('const' in node) && !Array.isArray(node.anyOf) && !Array.isArray(node.oneOf);
 }

@@ -4,18 +4,18 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import type { ServeLimits } from './call-slots.js';
 import { HttpGuard } from './http-guard.js';
 
 export const MCP_PATH = '/mcp';
 /** The spec's own limit for the SDK transport; a call's arguments are far smaller. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Live MCP sessions; at the limit, the one idle longest makes room (clients that vanished never say goodbye). */
-const MAX_SESSIONS = 64;
 
-/** One MCP session: its server (over its own toolman session) and what to close. */
+/** One MCP session: its server (over its own toolman session), what to close, and whether a call of it is running or waiting. */
 export interface OpenedSession {
   server: Server;
   close(): void;
+  busy(): boolean;
 }
 
 export interface HttpHostOptions {
@@ -24,6 +24,8 @@ export interface HttpHostOptions {
   token?: string;
   openSession(): Promise<OpenedSession>;
   log(line: string): void;
+  /** Sessions kept (at the limit only an idle one makes room), body and idle timeouts. */
+  limits: Pick<ServeLimits, 'maxSessions' | 'bodyTimeoutMs' | 'idleTimeoutMs'>;
 }
 
 export interface HttpHost {
@@ -45,6 +47,7 @@ interface Live {
  * Host and Origin) before anything reads them.
  */
 export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
+  const { limits } = options;
   const guard = new HttpGuard(options.host, options.token);
   const sessions = new Map<string, Live>();
 
@@ -81,15 +84,20 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       const live = sessions.get(id);
       if (!live) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
       live.lastSeen = Date.now();
-      return live.transport.handleRequest(req, res, body);
+      await live.transport.handleRequest(req, res, body);
+      live.lastSeen = Date.now();
+      return;
     }
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (req.method !== 'POST' || !initializes) return reply(res, 400, 'Bad request: no Mcp-Session-Id; send initialize first');
 
-    if (sessions.size >= MAX_SESSIONS) {
-      const [oldestId, oldest] = [...sessions].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0]!;
-      options.log(`closing the session idle longest (${oldestId}): ${MAX_SESSIONS} sessions are open`);
-      end(oldest, oldestId);
+    if (sessions.size >= limits.maxSessions) {
+      // Clients that vanished never say goodbye: the session idle longest makes room, but never
+      // one with a call running or waiting (another client's work is not thrown away for a newcomer).
+      const idle = [...sessions].filter(([, live]) => !live.opened.busy()).sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
+      if (!idle) return reply(res, 503, `Service unavailable: ${sessions.size} sessions are open and each has a call in flight; try again later`, { 'Retry-After': '5' });
+      options.log(`closing the session idle longest (${idle[0]}): ${limits.maxSessions} sessions are open`);
+      end(idle[1], idle[0]);
     }
     const opened = await options.openSession();
     const live: Live = { transport: undefined as never, opened, lastSeen: Date.now(), closed: false };
@@ -105,16 +113,33 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
     if (live.transport.sessionId === undefined) end(live, undefined);
   };
 
-  const http = createServer((req, res) => {
+  // Node checks the request timeouts this often: often enough for the body timeout to mean what it says.
+  const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(limits.bodyTimeoutMs / 4)));
+  const http = createServer({ connectionsCheckingInterval }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log(`HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) reply(res, 500, 'Internal server error', undefined, -32603);
       else res.end();
     });
   });
-  // Slow or stuck clients must not hold sockets for ever; SSE streams are kept alive by the transport.
-  http.headersTimeout = 30_000;
-  http.requestTimeout = 0;
+  // Slow or stuck clients must not hold sockets for ever: a request (headers and body) must arrive
+  // within the body timeout, or Node answers 408 and closes the connection. Responses are not
+  // bounded by it (an SSE stream of a call lasts as long as the call).
+  http.requestTimeout = limits.bodyTimeoutMs;
+  http.headersTimeout = Math.min(30_000, limits.bodyTimeoutMs);
+  // Sessions nobody has used for the idle timeout, with nothing running, are closed.
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, live] of [...sessions]) {
+        if (now - live.lastSeen < limits.idleTimeoutMs || live.opened.busy()) continue;
+        options.log(`closing session ${id}: idle for ${Math.round((now - live.lastSeen) / 1000)} s`);
+        end(live, id);
+      }
+    },
+    Math.min(60_000, Math.max(50, Math.floor(limits.idleTimeoutMs / 4))),
+  );
+  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.host, options.port)));
@@ -128,6 +153,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     close: async () => {
+      clearInterval(sweep);
       for (const [id, live] of [...sessions]) end(live, id);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ToolManager } from '../manager/tool-manager.js';
 import { promptContributions } from '../manager/facts.js';
 import type { SearchMode } from '../session/tool-session.js';
+import { CallSlots, DEFAULT_SERVE_LIMITS, type ServeLimits } from './call-slots.js';
 import { createSessionServer } from './session-server.js';
 import type { OpenedSession } from './http-host.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -22,6 +23,8 @@ export interface ServeOptions {
   http?: { host: string; port: number; token?: string };
   /** The protocol's streams for stdio: nothing else may write to `output`. */
   stdio?: { input: Readable; output: Writable };
+  /** Calls at once, sessions, body and idle timeouts; DEFAULT_SERVE_LIMITS for what is not given. */
+  limits?: Partial<ServeLimits>;
 }
 
 /** Why the server stopped: the client closed standard input, or the process was told to stop. */
@@ -56,8 +59,11 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     discover: 'Some tools of this catalog are not listed: discover_tools finds them, get_tool_schema shows one, invoke_tool calls it.',
   };
 
+  const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
+  const total = new CallSlots(limits.maxCalls, 'over all sessions');
   const openSession = async (): Promise<OpenedSession> => {
     const session = await manager.session(request);
+    const slots = { session: new CallSlots(limits.maxCallsPerSession, 'for this session'), total };
     const deferred = session.selection.deferred.length > 0;
     // The listed tools' prompt contributions (what `chat` puts in the system prompt) go to the
     // client as the server's instructions, each once: MCP has no per-turn place for reminders.
@@ -74,8 +80,9 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
       log: options.log,
       verbose: options.verbose,
       stop: stop.signal,
+      slots,
     });
-    return { server, close: () => session.close() };
+    return { server, close: () => session.close(), busy: () => slots.session.busy };
   };
 
   let finish: (reason: StopReason) => void = () => undefined;
@@ -91,7 +98,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
 
   if (options.http) {
     const { listenHttp } = await import('./http-host.js');
-    const host = await listenHttp({ ...options.http, openSession, log: options.log });
+    const host = await listenHttp({ ...options.http, openSession, log: options.log, limits });
     return { url: host.url, tools, done, close: () => shutdown(host.close) };
   }
 

@@ -14,6 +14,7 @@ import type { Approver, CallEvent } from '../execute/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { nearest } from '../shared/did-you-mean.js';
 import type { SecretSet } from '../shared/secrets.js';
+import { SlotsFull, type CallSlots } from './call-slots.js';
 import { elicitApproval } from './elicit-approval.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
@@ -48,6 +49,8 @@ export interface SessionServerOptions {
   verbose: boolean;
   /** Aborts every call still running: the server is shutting down. */
   stop: AbortSignal;
+  /** Slots for this session's calls, and (shared by every session) for all calls: a call waits for one of each. */
+  slots?: { session: CallSlots; total: CallSlots };
 }
 
 /** What the client is offered now, rebuilt only when search finds more tools. */
@@ -113,10 +116,26 @@ export function createSessionServer(options: SessionServerOptions): Server {
     // Progress sent for this call: the result waits for them, or a client that drops progress
     // once the result is in would lose the last ones.
     const sent: Promise<unknown>[] = [];
+    const signal = AbortSignal.any([extra.signal, options.stop]);
     running++;
+    const releases: (() => void)[] = [];
     try {
+      // One slot of this session's and one of the server's: a client cannot make toolman run more
+      // calls at once than it was told to, whatever it sends.
+      if (options.slots) {
+        try {
+          releases.push(await options.slots.session.acquire(signal));
+          releases.push(await options.slots.total.acquire(signal));
+        } catch (error) {
+          if (error instanceof SlotsFull) {
+            log(error.message);
+            return { isError: true, content: [{ type: 'text', text: error.message }], _meta: { 'toolman/error_kind': 'busy' } };
+          }
+          throw error;
+        }
+      }
       const turn = await session.runTurn([{ id, name: tool.name, arguments: request.params.arguments ?? {} }], {
-        signal: AbortSignal.any([extra.signal, options.stop]),
+        signal,
         approve,
         onEvent: onEvent(extra, request.params._meta?.progressToken, sent),
       });
@@ -128,6 +147,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
         : undefined;
       return toCallToolResult(response, text);
     } finally {
+      for (const release of releases.reverse()) release();
       running--;
       if (changed) {
         changed = false;

@@ -39,6 +39,35 @@ export class SecretSet {
     return text.replace(this.regExp(), '[redacted]');
   }
 
+  /**
+   * A JSON value (a server's tool list, a parsed document) with every secret removed from every
+   * string in it, keys included; parts with nothing to redact are returned as they were. Below
+   * `maxDepth` levels a value is replaced by "[too deep]" rather than walked.
+   */
+  redactValue<T>(value: T, maxDepth = 256): T {
+    if (this.forms.size === 0) return value;
+    const walk = (item: unknown, depth: number): unknown => {
+      if (typeof item === 'string') return this.redact(item);
+      if (item === null || typeof item !== 'object') return item;
+      if (depth >= maxDepth) return '[too deep]';
+      if (Array.isArray(item)) {
+        const out = item.map((v) => walk(v, depth + 1));
+        return out.some((v, i) => v !== item[i]) ? out : item;
+      }
+      let changed = false;
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(item)) {
+        const name = this.redact(key);
+        const next = walk(v, depth + 1);
+        if (name !== key || next !== v) changed = true;
+        // Defined, not assigned: a key "__proto__" from the server stays an ordinary key.
+        Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+      }
+      return changed ? out : item;
+    };
+    return walk(value, 0) as T;
+  }
+
   /** Where secrets occur in `text`: [start, end) of each, in order. */
   spans(text: string): [number, number][] {
     if (this.forms.size === 0 || text === '') return [];

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ConversationOptions } from '../conversation/conversation-options.js';
 import { NOT_RUN_KINDS, REFUSED_KINDS } from '../manager/facts.js';
 import type { LoopEvent, TurnCall, TurnSummary } from '../loop/loop-events.js';
@@ -162,7 +161,6 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
     } else if (options.record) {
       const file = recordingPath(options.record, suite, testCase, target, repeat);
       result.recording = file;
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       connection = { mode: 'record', file, replace: true };
     } else connection = { mode: 'live' };
   } catch (error) {

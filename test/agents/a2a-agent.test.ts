@@ -172,6 +172,38 @@ describe('a2a agents', () => {
     expect(blocking.headers.every((h) => h.authorization === undefined)).toBe(true);
   });
 
+  it('a card reached through a redirect to another origin does not decide where the headers go', async () => {
+    // The catalog names an origin that answers the card request with a redirect to another one,
+    // whose card names itself as the interface: the task goes there, the token does not.
+    const { createServer: createHttpServer } = await import('node:http');
+    const redirector = createHttpServer((req, res) => void res.writeHead(302, { location: `${streaming.url}${req.url}` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    const hop = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+    const file = catalogFile(`  hopped:
+    description: An agent whose card is served, through a redirect, by another origin.
+    a2a: { url: "${hop}", headers: { Authorization: "Bearer \${env:A2A_TOKEN}" } }
+  listed:
+    description: The same, with that other origin listed by the catalog.
+    a2a: { url: "${hop}", headers: { Authorization: "Bearer \${env:A2A_TOKEN}" }, origins: ["${streaming.url}"] }
+`);
+    const hopping = await ToolManager.open({ catalogs: [file], cwd: dir, env: { A2A_TOKEN: TOKEN }, requireValid: 'all' });
+    try {
+      const session = await hopping.session();
+      streaming.headers.length = 0;
+      const hopped = await session.runTurn([{ id: 'c1', name: 'hopped', arguments: { task: 'echo hi' } }]);
+      expect(hopped.responses[0]).toMatchObject({ ok: true, content: 'You said: hi' });
+      expect(streaming.headers.length).toBeGreaterThan(1);
+      expect(streaming.headers.every((h) => h.authorization === undefined)).toBe(true);
+      streaming.headers.length = 0;
+      const listed = await session.runTurn([{ id: 'c2', name: 'listed', arguments: { task: 'echo hi' } }]);
+      expect(listed.responses[0]).toMatchObject({ ok: true });
+      expect(streaming.headers.some((h) => h.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    } finally {
+      await hopping.close();
+      await new Promise((resolve) => redirector.close(resolve));
+    }
+  });
+
   it('says which variable is missing when a header needs one', async () => {
     const bare = await ToolManager.open({ catalogs: [catalogFile()], cwd: dir, env: {} });
     try {

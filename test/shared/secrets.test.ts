@@ -40,3 +40,21 @@ describe('SecretSet redacts every value in every encoding [fuzz]', () => {
     expect(set.maxLength).toBeGreaterThanOrEqual(4); // base64 "YWJj" is as long as the secret plus one
   });
 });
+
+describe('SecretSet.redactValue (a tool list from a server)', () => {
+  it('redacts every string and key at any depth, keeps untouched parts as they were, keeps __proto__ a plain key', () => {
+    const secrets = new SecretSet();
+    secrets.add('hunter2');
+    const clean = { type: 'string' };
+    const value = JSON.parse('{"title":"key hunter2","schema":{"properties":{"hunter2":{"enum":["a","hunter2"],"default":"aHVudGVyMg=="}},"__proto__":{"x":"hunter2"},"clean":{"type":"string"}}}');
+    value.schema.clean = clean;
+    const out = secrets.redactValue(value);
+    expect(JSON.stringify(out)).not.toMatch(/hunter2|aHVudGVyMg/);
+    expect(out.schema.properties['[redacted]'].enum).toEqual(['a', '[redacted]']);
+    expect(out.schema.clean).toBe(clean);
+    expect(Object.getPrototypeOf(out.schema)).toBe(Object.prototype);
+    expect(Object.keys(out.schema)).toContain('__proto__');
+    const untouched = { a: [1, 'b', { c: null }] };
+    expect(secrets.redactValue(untouched)).toBe(untouched);
+  });
+});

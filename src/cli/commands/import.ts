@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { DEFAULT_MAX_BYTES, FileReadError, formatBytes, readBoundedStream, readRegularFile } from '../../shared/read-file.js';
@@ -11,6 +11,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { writePrivateFile } from '../../shared/output-file.js';
 import { parseJsonText } from '../../shared/json-text.js';
 import { jsonDocument } from '../output/json-document.js';
 import { plainText } from '../output/terminal-text.js';
@@ -84,11 +85,11 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
     source,
     schemaPath: relative(dirname(output ?? join(io.cwd, 'catalog.yaml')), schemaFile).split('\\').join('/'),
   });
-  if (output) writeFileSync(output, yaml);
+  if (output) writePrivateFile(output, yaml, { label: '-o', mode: options.force ? 'replace' : 'new', scope: { cwd: io.cwd } });
 
   // Check what was written, as `validate` would (for standard output, a copy in a temporary folder).
   const checked = output ?? join(mkdtempSync(join(tmpdir(), 'toolman-import-')), 'catalog.yaml');
-  if (!output) writeFileSync(checked, yaml);
+  if (!output) writePrivateFile(checked, yaml, { label: 'a copy to check', mode: 'new' });
   let diagnostics: Diagnostic[];
   try {
     diagnostics = await withManager(io, [checked], (manager) => manager.validate(), { requireValid: false });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
@@ -11,6 +11,7 @@ import type { ProviderName } from '../../providers/types.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { writePrivateFile } from '../../shared/output-file.js';
 import { plainText } from '../output/terminal-text.js';
 import { jsonDocument } from '../output/json-document.js';
 import { createTable } from '../output/table.js';
@@ -54,7 +55,7 @@ function serverOf(options: McpServerOptions): AdHocServer {
 async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
   const file = join(dir, 'server.yaml');
-  writeFileSync(file, adHocCatalogText(server, io.cwd));
+  writePrivateFile(file, adHocCatalogText(server, io.cwd), { label: 'the server\'s catalog', mode: 'new' });
   const serverIO: CliIO = { ...io, env: { ...io.env, TOOLMAN_CACHE_DIR: 'off' } };
   try {
     return await withManager(

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { processSecrets } from '../../shared/secrets.js';
+import type { ServeLimits } from '../../serve/call-slots.js';
 import type { SearchMode } from '../../session/tool-session.js';
 import { isLoopbackHost } from '../../serve/http-guard.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
@@ -22,6 +23,35 @@ export interface ServeCommandOptions {
   stdio?: { input: Readable; output: Writable };
   /** Standard input is a terminal (a person, not an MCP client, started it). */
   interactive?: boolean;
+  maxCalls?: string;
+  maxSessionCalls?: string;
+  maxSessions?: string;
+  bodyTimeout?: string;
+  idleTimeout?: string;
+}
+
+/** The limits the options set, checked (positive whole numbers; the HTTP ones need --port). */
+function limitsFrom(options: ServeCommandOptions): Partial<ServeLimits> {
+  const number = (value: string | undefined, flag: string, max = 2_147_483_647): number | undefined => {
+    if (value === undefined) return undefined;
+    if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) throw new ToolmanError(ErrorCode.USAGE, `${flag} must be a whole number from 1 to ${max}, not ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  if (options.port === undefined) {
+    for (const [value, flag] of [[options.maxSessions, '--max-sessions'], [options.bodyTimeout, '--body-timeout'], [options.idleTimeout, '--idle-timeout']] as const) {
+      if (value !== undefined) throw new ToolmanError(ErrorCode.USAGE, `${flag} needs --port: it limits HTTP clients; stdio has one`);
+    }
+  }
+  const limits: Partial<ServeLimits> = {};
+  const set = <K extends keyof ServeLimits>(key: K, value: number | undefined) => {
+    if (value !== undefined) limits[key] = value;
+  };
+  set('maxCalls', number(options.maxCalls, '--max-calls', 10_000));
+  set('maxCallsPerSession', number(options.maxSessionCalls, '--max-session-calls', 10_000));
+  set('maxSessions', number(options.maxSessions, '--max-sessions', 100_000));
+  set('bodyTimeoutMs', number(options.bodyTimeout, '--body-timeout'));
+  set('idleTimeoutMs', number(options.idleTimeout, '--idle-timeout'));
+  return limits;
 }
 
 /** Below this a token can be guessed; it still works, with a warning. */
@@ -81,6 +111,7 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
   const c = palette(colorEnabled(io, io.stderr));
   const log = (line: string) => void io.stderr.write(`${c.dim('toolman serve:')} ${line}\n`);
   const http = transportFrom(options, io, (line) => log(`${c.yellow('warning:')} ${line}`));
+  const limits = limitsFrom(options);
   return withManager(
     io,
     options.catalog,
@@ -103,6 +134,7 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
           version: toolmanVersion(),
           log,
           signal,
+          limits,
           ...(http ? { http } : { stdio: streams! }),
         });
         const { active, deferred } = running.tools;

@@ -1,3 +1,4 @@
+import { escapeInvisibleInJson, showInvisible } from '../../shared/plain-text.js';
 import { colorEnabled, palette } from '../color.js';
 import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -21,7 +22,7 @@ export async function showCommand(options: ShowOptions, io: CliIO): Promise<Exit
 function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrides: OverrideLocation[], options: ShowOptions, io: CliIO): ExitCode {
   if (options.json) {
     const { overriddenBy: _o, ...fields } = tool;
-    io.stdout.write(JSON.stringify({ ...fields, flags: toolFlags(tool), location: where ?? null, overrides }, null, 2) + '\n');
+    io.stdout.write(escapeInvisibleInJson(JSON.stringify({ ...fields, flags: toolFlags(tool), location: where ?? null, overrides }, null, 2)) + '\n');
     return EXIT.OK;
   }
   const c = palette(colorEnabled(io, io.stdout));
@@ -62,6 +63,7 @@ function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrid
     for (const example of tool.examples) out.push(`  ${JSON.stringify(example)}`);
   }
   out.push('', c.bold('JSON Schema'), ...JSON.stringify(tool.parameters, null, 2).split('\n').map((l) => '  ' + l));
-  io.stdout.write(out.join('\n') + '\n');
+  // Characters a model reads but a terminal hides are shown, so the author sees what is there.
+  io.stdout.write(showInvisible(out.join('\n')) + '\n');
   return EXIT.OK;
 }

@@ -1,4 +1,5 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { writePrivateFile } from '../../shared/output-file.js';
 import { ERROR_PREFIX } from '../output/error-prefix.js';
 import { resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
@@ -70,8 +71,7 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
   const c = palette(colorEnabled(io, io.stdout));
   if (options.junit) {
     const { junitXml } = await import('../../testing/junit-report.js');
-    // TODO(harden merge): through the one symlink-refusing writer.
-    writeFileSync(resolve(io.cwd, options.junit), junitXml(outcomes.map((o) => ({ name: o.suite.name, results: o.results }))));
+    writePrivateFile(resolve(io.cwd, options.junit), junitXml(outcomes.map((o) => ({ name: o.suite.name, results: o.results }))), { label: '--junit', mode: 'replace', scope: { cwd: io.cwd } });
   }
   const ranRuns = outcomes.flatMap((o) => o.results.filter((r) => r.error === null));
   const notRun = outcomes.reduce((n, o) => n + o.report.not_run.runs, 0);

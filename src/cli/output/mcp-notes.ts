@@ -3,6 +3,8 @@ import { colorEnabled, palette } from '../color.js';
 import type { CliIO } from '../io.js';
 import { plainText } from './terminal-text.js';
 import { describeAge } from '../../manager/documents.js';
+import { describeToolsChange } from '../../manager/facts.js';
+import type { McpToolsChange } from '../../mcp/tools-change.js';
 
 /** One line per MCP server worth a word on stderr: unavailable (with why), or tools from a stale cache (with its age). */
 export function reportMcpServers(io: CliIO, manager: ToolManager): void {
@@ -21,3 +23,9 @@ export function reportMcpServers(io: CliIO, manager: ToolManager): void {
   }
 }
 
+
+/** A server's tools changed since toolman last saw them: which, and how (a "rug pull" is never silent). */
+export function reportMcpToolsChange(io: CliIO, change: McpToolsChange): void {
+  const c = palette(colorEnabled(io, io.stderr));
+  io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(describeToolsChange(change))}\n  ${c.dim('the new definitions are used from now on; check them with toolman show')}\n`);
+}

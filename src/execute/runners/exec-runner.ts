@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExecHandler } from '../../catalog/types.js';
 import { fillCatalogText, hasTemplate, templateParameters } from '../templates.js';
 import { ToolFailure, type RunContext, type ToolRunner } from '../runner.js';
-import { killMarkedProcesses, killProcessTree } from './process-tree.js';
+import { killMarkedProcesses, killProcessTree, runMarker } from './process-tree.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1 << 20;
 /** Passed through always, so programs can be found and behave; everything else only by `env`. */
@@ -22,7 +21,7 @@ const CLOSE_GRACE_MS = 200;
  */
 export function createExecRunner(): ToolRunner<'exec'> {
   // Put in every program's environment, so what they start can be found when toolman closes.
-  const marker = `TOOLMAN_RUN=${process.pid}-${randomUUID()}`;
+  const marker = runMarker().join('=');
   let started = false;
   // A process that ends without closing its runners (a closed pipe ends toolman at once) still
   // takes its programs with it: the scan is synchronous, as an exit handler must be.

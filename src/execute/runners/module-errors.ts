@@ -9,4 +9,16 @@ export class ModuleCallError extends Error {
  */
 export class ModuleWorkerEnded extends Error {
   override readonly name = 'ModuleWorkerEnded';
+
+  constructor(
+    message: string,
+    /**
+     * Set when this call did not end the worker: `other`, another call did (it threw outside its
+     * result, exited, or was cancelled and did not stop); `unknown`, the worker ended for a reason
+     * no call can be blamed for while several were running. Such a call may be run again.
+     */
+    readonly bystander?: 'other' | 'unknown',
+  ) {
+    super(message);
+  }
 }

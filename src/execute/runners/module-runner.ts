@@ -54,12 +54,28 @@ class WorkerModuleRunner implements ModuleRunner {
       await worker.cancelsSettled();
       worker = this.workerFor(handler, url);
     }
-    return worker.run({
+    const call = {
       request: { exportName: handler.exportName, args, scratchId: this.scratchId(context.scratch), cwd: context.cwd, tool: context.tool.name },
       signal: context.signal,
-      progress: (message) => context.progress(message),
+      progress: (message: string) => context.progress(message),
       name: `${context.callId} (${context.tool.name})`,
-    });
+    };
+    try {
+      return await worker.run(call);
+    } catch (error) {
+      // Another call in the same module ended the worker (it exited, or threw outside its result):
+      // this one is run once more, on a fresh worker, so only the call that did it fails. When no
+      // call could be blamed, each is run again on a worker of its own, so the guilty one cannot
+      // take the others down a second time.
+      if (!(error instanceof ModuleWorkerEnded) || !error.bystander || context.signal.aborted || this.closed) throw error;
+      if (error.bystander === 'other') return this.workerFor(handler, url).run(call);
+      const alone = new ModuleWorker(`module ${handler.spec.split('#')[0]}`, url, this.output, () => undefined);
+      try {
+        return await alone.run(call);
+      } finally {
+        void alone.stop('its one call is over');
+      }
+    }
   }
 
   async close(): Promise<void> {

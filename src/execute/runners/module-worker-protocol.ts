@@ -31,8 +31,10 @@ export type FromWorker =
   | { type: 'done'; id: number; json: string }
   /** The function threw, its result was not JSON, or the module could not be loaded. */
   | { type: 'failed'; id: number; message: string }
-  /** Something the module started threw, or rejected with nobody listening, outside any call. */
-  | { type: 'crashed'; how: 'threw' | 'rejected'; message: string };
+  /** Something the module started threw, or rejected with nobody listening, outside a result; `id`: the call whose code it was, when known. */
+  | { type: 'crashed'; how: 'threw' | 'rejected'; message: string; id?: number }
+  /** The module is ending its thread (it called exit); `id`: the call whose code did it, when known. */
+  | { type: 'exiting'; code: number; id?: number };
 
 /** What the host accepts from a worker: the module runs in there too, so nothing is trusted. */
 export function isFromWorker(value: unknown): value is FromWorker {
@@ -48,7 +50,9 @@ export function isFromWorker(value: unknown): value is FromWorker {
     case 'failed':
       return typeof message.id === 'number' && typeof message.message === 'string';
     case 'crashed':
-      return (message.how === 'threw' || message.how === 'rejected') && typeof message.message === 'string';
+      return (message.how === 'threw' || message.how === 'rejected') && typeof message.message === 'string' && (message.id === undefined || typeof message.id === 'number');
+    case 'exiting':
+      return typeof message.code === 'number' && (message.id === undefined || typeof message.id === 'number');
     default:
       return false;
   }

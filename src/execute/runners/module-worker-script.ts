@@ -10,10 +10,24 @@
  * neither backticks nor template placeholders in it.
  */
 export const MODULE_WORKER_SCRIPT = String.raw`
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { moduleUrl, label } = workerData;
 const post = (message) => parentPort.postMessage(message);
+// Which call's code is running: whatever ends this thread is blamed on that call only, so toolman
+// can run the other calls that were in flight here again.
+const calls = new AsyncLocalStorage();
+const blame = () => {
+  const id = calls.getStore();
+  return typeof id === 'number' ? { id } : {};
+};
+const exit = process.exit.bind(process);
+process.exit = (code) => {
+  const number = Number(code ?? process.exitCode ?? 0);
+  post({ type: 'exiting', code: Number.isFinite(number) ? number : 0, ...blame() });
+  return exit(code);
+};
 
 // A module's value may be anything, even an object whose toString throws.
 function describe(value) {
@@ -26,8 +40,8 @@ function describe(value) {
 
 // Thrown outside any call (a timer, an event, a promise nobody awaits): toolman fails the calls
 // in flight here and replaces this worker. Nothing reaches the terminal.
-process.on('uncaughtException', (error) => post({ type: 'crashed', how: 'threw', message: describe(error) }));
-process.on('unhandledRejection', (reason) => post({ type: 'crashed', how: 'rejected', message: describe(reason) }));
+process.on('uncaughtException', (error) => post({ type: 'crashed', how: 'threw', message: describe(error), ...blame() }));
+process.on('unhandledRejection', (reason) => post({ type: 'crashed', how: 'rejected', message: describe(reason), ...blame() }));
 
 // What the module prints goes to toolman, which shows it on its standard error (redacted), never
 // on its standard output: that may be carrying a JSON document or the MCP protocol.
@@ -54,7 +68,7 @@ const scratches = new Map();
 const running = new Map();
 
 parentPort.on('message', (message) => {
-  if (message.type === 'call') void call(message);
+  if (message.type === 'call') void calls.run(message.id, () => call(message));
   else if (message.type === 'cancel') running.get(message.id)?.abort();
   else if (message.type === 'forget') scratches.delete(message.scratchId);
 });

@@ -28,8 +28,10 @@ interface InFlight {
  * One worker thread running one module file's functions, for as long as that thread lives. Calls
  * may run concurrently in it. Whatever ends the thread (the module throwing outside a call,
  * exiting its thread, a cancelled call that does not settle in time, `stop()`) fails the calls
- * in flight with a `ModuleWorkerEnded` and tells the owner through `onEnd`, which starts a new
- * worker for later calls. The thread keeps toolman alive only while calls are in flight.
+ * in flight with a `ModuleWorkerEnded`, which says whether the call was a bystander (another
+ * call's code ended the thread: the worker script tells which, through AsyncLocalStorage), and
+ * tells the owner through `onEnd`, which starts a new worker for later calls. The thread keeps
+ * toolman alive only while calls are in flight.
  */
 export class ModuleWorker {
   private readonly thread: Worker;
@@ -56,9 +58,9 @@ export class ModuleWorker {
       if (isFromWorker(message)) this.receive(message);
     });
     // Errors the worker's own handlers did not catch (a module that removed them, running out of memory).
-    this.thread.on('error', (error) => this.end(`${label} threw outside the call: ${describe(error)}`));
-    // Not preceded by an error or stop(): the module ended its thread itself (exiting the process, as it thinks).
-    this.thread.on('exit', (code) => this.end(`${label} exited with code ${code}`));
+    this.thread.on('error', (error) => this.end(`${label} threw outside the call: ${describe(error)}`, 'unknown'));
+    // Not preceded by an error, `exiting` or stop(): the module ended its thread in a way the worker could not see.
+    this.thread.on('exit', (code) => this.end(`${label} exited with code ${code}`, 'unknown'));
   }
 
   get ended(): boolean {
@@ -93,7 +95,7 @@ export class ModuleWorker {
         this.cancelled.add(id);
         this.post({ type: 'cancel', id });
         // A cooperative function settles quickly; one that does not is presumed to block its thread.
-        grace = setTimeout(() => this.end(`${this.label} was stopped: its worker did not respond within ${CANCEL_GRACE_MS} ms after call ${call.name} was cancelled`), CANCEL_GRACE_MS);
+        grace = setTimeout(() => this.end(`${this.label} was stopped: its worker did not respond within ${CANCEL_GRACE_MS} ms after call ${call.name} was cancelled`, id), CANCEL_GRACE_MS);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.inFlight.set(id, {
@@ -122,7 +124,7 @@ export class ModuleWorker {
 
   /** Ends the worker, failing its calls in flight; resolves once the thread has stopped. */
   stop(why: string): Promise<void> {
-    this.end(`${this.label} was stopped: ${why}`);
+    this.end(`${this.label} was stopped: ${why}`, 'all');
     return this.stopped!;
   }
 
@@ -133,7 +135,10 @@ export class ModuleWorker {
   private receive(message: FromWorker): void {
     switch (message.type) {
       case 'crashed':
-        this.end(`${this.label} threw outside the call${message.how === 'rejected' ? ' (a promise rejection nobody handled)' : ''}: ${message.message}`);
+        this.end(`${this.label} threw outside the call${message.how === 'rejected' ? ' (a promise rejection nobody handled)' : ''}: ${message.message}`, message.id ?? 'unknown');
+        return;
+      case 'exiting':
+        this.end(`${this.label} exited with code ${message.code}`, message.id ?? 'unknown');
         return;
       case 'progress':
         this.inFlight.get(message.id)?.progress(message.message);
@@ -170,19 +175,25 @@ export class ModuleWorker {
     return call;
   }
 
-  private end(reason: string): void {
+  /**
+   * Ends the worker and fails its calls in flight. `culprit` is the call whose code ended it, when
+   * known: the others are bystanders, told so (`ModuleWorkerEnded.bystander`) so the runner can run
+   * them again on a fresh worker. `unknown`: nobody can be blamed, so with one call in flight it is
+   * that call's, and with several each is an `unknown` bystander. `all`: toolman stopped the worker.
+   */
+  private end(reason: string, culprit: number | 'unknown' | 'all'): void {
     if (this.stopped) return;
     this.printed.flush();
     this.stopped = this.thread.terminate().then(
       () => undefined,
       () => undefined,
     );
-    const error = new ModuleWorkerEnded(reason);
-    const calls = [...this.inFlight.values()];
+    const calls = [...this.inFlight];
     this.inFlight.clear();
-    for (const call of calls) {
+    for (const [id, call] of calls) {
+      const guilty = culprit === 'all' || culprit === id || (culprit === 'unknown' && calls.length === 1);
       call.release();
-      call.reject(error);
+      call.reject(new ModuleWorkerEnded(reason, guilty ? undefined : culprit === 'unknown' ? 'unknown' : 'other'));
     }
     this.cancelled.clear();
     this.onEnd(this);

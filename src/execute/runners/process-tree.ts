@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -58,13 +59,15 @@ function linuxDescendants(root: number): number[] {
 }
 
 /**
- * Kills every process (Linux: read from /proc) whose environment holds `marker`, an entry toolman
- * put in the environment of each program it started. That reaches what nothing else does: a
- * daemon that detached into a session of its own after its parent exited still carries the
- * environment it inherited. Used when toolman closes, so nothing it started outlives it.
+ * Kills every process (Linux: read from /proc) whose environment holds one of `markers`, entries
+ * toolman put in the environment of each program and MCP server it started. That reaches what
+ * nothing else does: a daemon that detached into a session of its own after its parent exited
+ * still carries the environment it inherited. Used when toolman closes (and from its exit hook),
+ * so nothing it started outlives it.
  */
-export function killMarkedProcesses(marker: string): void {
-  if (process.platform !== 'linux') return;
+export function killMarkedProcesses(markers: string | readonly string[]): void {
+  const wanted = new Set(typeof markers === 'string' ? [markers] : markers);
+  if (process.platform !== 'linux' || wanted.size === 0) return;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -79,6 +82,11 @@ export function killMarkedProcesses(marker: string): void {
     } catch {
       continue; // gone, or not ours to read
     }
-    if (environ.split('\u0000').includes(marker)) signal(Number(entry));
+    if (environ.split('\u0000').some((variable) => wanted.has(variable))) signal(Number(entry));
   }
+}
+
+/** A fresh marker for what one runner or server starts: `TOOLMAN_RUN=<toolman's pid>-<uuid>`, as [name, value]. */
+export function runMarker(): [string, string] {
+  return ['TOOLMAN_RUN', `${process.pid}-${randomUUID()}`];
 }

@@ -1,4 +1,4 @@
-import { pathArray, pathTo, resolveLocalRef, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
+import { MAX_REFERENCE_DEPTH, pathArray, pathTo, resolveLocalRef, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
 import { restate } from '../restate.js';
@@ -32,6 +32,7 @@ export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion
   const fail = (reason: string, path: SchemaPath) => void (failure ??= { reason, path: pathArray(path) });
   const references = schemaReferences(schema);
   if (references.external) return { strict: false, reason: `external $ref ${JSON.stringify(references.external.ref)} is not supported in strict mode`, path: references.external.path };
+  if (references.tooDeep) return { strict: false, reason: `the schema nests deeper than ${MAX_REFERENCE_DEPTH} levels (its $refs followed)`, path: references.tooDeep.path };
   if (references.recursive) return { strict: false, reason: `$ref ${JSON.stringify(references.recursive.ref)} is recursive; strict mode does not support recursive schemas`, path: references.recursive.path };
   const used = references.used;
 
@@ -118,21 +119,35 @@ export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion
  * Whether `value` still fits a schema once its objects are closed: the only way strict conversion
  * can make a valid example invalid is a key the schema does not declare (bounds are only loosened).
  */
-export function fitsClosedObjects(value: unknown, schema: unknown, root: unknown = schema): boolean {
+export function fitsClosedObjects(value: unknown, schema: unknown, root: unknown = schema, known = new WeakMap<object, Map<unknown, boolean>>()): boolean {
   if (!isRecord(schema)) return true;
-  if (typeof schema.$ref === 'string') return fitsClosedObjects(value, resolveLocalRef(root, schema.$ref), root);
+  // Each (schema node, value) pair is judged once: unions of references to the same definitions
+  // would otherwise be tried again on every path, 2^N times for a chain of N.
+  let results = known.get(schema);
+  const earlier = results?.get(value);
+  if (earlier !== undefined) return earlier;
+  if (!results) known.set(schema, (results = new Map()));
+  // A pair met again while being judged (a recursive reference) is taken to fit: its other keywords decide.
+  results.set(value, true);
+  const fits = fitsNode(value, schema, root, known);
+  results.set(value, fits);
+  return fits;
+}
+
+function fitsNode(value: unknown, schema: Record<string, unknown>, root: unknown, known: WeakMap<object, Map<unknown, boolean>>): boolean {
+  if (typeof schema.$ref === 'string') return fitsClosedObjects(value, resolveLocalRef(root, schema.$ref), root, known);
   for (const list of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(schema[list]) && !(schema[list] as unknown[]).some((branch) => fitsClosedObjects(value, branch, root))) return false;
+    if (Array.isArray(schema[list]) && !(schema[list] as unknown[]).some((branch) => fitsClosedObjects(value, branch, root, known))) return false;
   }
-  if (Array.isArray(schema.allOf) && !(schema.allOf as unknown[]).every((branch) => fitsClosedObjects(value, branch, root))) return false;
+  if (Array.isArray(schema.allOf) && !(schema.allOf as unknown[]).every((branch) => fitsClosedObjects(value, branch, root, known))) return false;
   const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isRecord(schema.properties);
   if (isRecord(value) && isObject) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
     for (const [key, item] of Object.entries(value)) {
       if (!Object.hasOwn(properties, key)) return false;
-      if (!fitsClosedObjects(item, properties[key], root)) return false;
+      if (!fitsClosedObjects(item, properties[key], root, known)) return false;
     }
   }
-  if (Array.isArray(value) && isRecord(schema.items)) return value.every((item) => fitsClosedObjects(item, schema.items, root));
+  if (Array.isArray(value) && isRecord(schema.items)) return value.every((item) => fitsClosedObjects(item, schema.items, root, known));
   return true;
 }

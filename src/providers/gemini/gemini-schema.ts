@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../catalog/types.js';
-import { pathArray, pathTo, resolveLocalRef, type SchemaPath } from '../../catalog/json-schema.js';
+import { InlineBudget, MAX_REFERENCE_DEPTH, pathArray, pathTo, refSegments, resolveLocalRef, type SchemaPath } from '../../catalog/json-schema.js';
 import { isRecord } from '../../shared/is-record.js';
 import { describeValue, restate } from '../restate.js';
 import { isObjectWithoutProperties, mergeAllOf, tupleAsArray } from '../schema-rewrites.js';
@@ -35,16 +35,26 @@ export function toGeminiSchema(root: JsonSchema): GeminiConversion {
   const changes = new Set<string>();
   const lossyEnums: LossyEnum[] = [];
   const openMaps: string[][] = [];
+  // Inlining copies each definition once per reference: bounded, so a schema whose definitions
+  // refer to each other many times over is refused instead of expanded 2^N times.
+  const budget = new InlineBudget();
+  let outermost: SchemaPath = null;
   /** `nested`: false for the root (the parameters object itself). */
   const convert = (input: Node, refs: string[], path: SchemaPath, nested: boolean): Node => {
+    if (refs.length > 0 && !budget.add(textLength(input))) {
+      throw new Unconvertible(`inlining its $refs (Gemini's schema subset has no references) would make ${budget.over}`, pathArray(refs.length ? outermost : path));
+    }
     if (typeof input.$ref === 'string') {
       const ref = input.$ref;
+      if (refs.length >= MAX_REFERENCE_DEPTH) throw new Unconvertible(`its $refs nest more than ${MAX_REFERENCE_DEPTH} deep`, pathArray(outermost));
       if (refs.includes(ref)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} is recursive; Gemini's schema subset has no references`, pathArray(pathTo(path, '$ref')));
       const target = resolveLocalRef(root, ref);
       if (!isRecord(target)) throw new Unconvertible(`$ref ${JSON.stringify(ref)} points at nothing`, pathArray(pathTo(path, '$ref')));
       changes.add('local $ref inlined');
       const { $ref: _r, ...siblings } = input;
-      const targetPath = ref === '#' ? null : pathTo(null, ...ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~')));
+      const targetPath = ref === '#' ? null : pathTo(null, ...refSegments(ref));
+      // The reference in the tool's own schema that an expansion past the bounds comes from.
+      if (refs.length === 0) outermost = pathTo(path, '$ref');
       return convert({ ...target, ...siblings }, [...refs, ref], targetPath, nested);
     }
     let node: Node = { ...input };
@@ -196,6 +206,18 @@ function objectAsJsonText(node: Node, changes: Set<string>): Node {
   if (Array.isArray(node.examples) && node.examples.length > 0) out.example = JSON.stringify(node.examples[0]);
   changes.add('objects without properties of their own sent as JSON text (parsed back when the call returns)');
   return out;
+}
+
+/** The characters of a node's own text (descriptions, titles, enum values): what inlining copies besides structure. */
+function textLength(node: Node): number {
+  let length = 0;
+  for (const key in node) {
+    const value = node[key];
+    if (typeof value === 'string') length += key.length + value.length;
+    else if (Array.isArray(value)) for (const item of value) length += typeof item === 'string' ? item.length : 1;
+    else length += key.length;
+  }
+  return length;
 }
 
 class Unconvertible extends Error {

@@ -1,4 +1,4 @@
-import { pathArray, pathTo, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
+import { MAX_REFERENCE_DEPTH, pathArray, pathTo, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
 import { restate } from '../restate.js';
@@ -41,7 +41,9 @@ export function toOpenAiStrict(schema: JsonSchema): StrictConversion {
   const restatedKeywords: RestatedKeyword[] = [];
   // Definitions no reference reaches are dropped: they cannot affect what the model sends, and an
   // unused one strict mode cannot express would otherwise refuse the whole tool.
-  const used = schemaReferences(schema).used;
+  const references = schemaReferences(schema);
+  if (references.tooDeep) return { strict: false, reason: `the schema nests deeper than ${MAX_REFERENCE_DEPTH} levels (its $refs followed)`, path: references.tooDeep.path };
+  const used = references.used;
   let properties = 0;
   let enumValues = 0;
   /** Property names, definition names, enum and const values, as the size limit counts them. */

@@ -1,0 +1,85 @@
+/** The limits `toolman serve` keeps on what clients can make it do at once (all settable from the command line). */
+export interface ServeLimits {
+  /** Calls running at once for one client session; more wait their turn. */
+  maxCallsPerSession: number;
+  /** Calls running at once over every session together. */
+  maxCalls: number;
+  /** HTTP sessions kept; at the limit a new client closes the session idle longest, never one with a call in flight. */
+  maxSessions: number;
+  /** How long an HTTP client may take to send a whole request (headers and body). */
+  bodyTimeoutMs: number;
+  /** An HTTP session with no request and no call in flight for this long is closed. */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_SERVE_LIMITS: ServeLimits = {
+  maxCallsPerSession: 8,
+  maxCalls: 32,
+  maxSessions: 64,
+  bodyTimeoutMs: 30_000,
+  idleTimeoutMs: 30 * 60_000,
+};
+
+/** How many calls may wait for a slot, per slot: past that a call is refused at once, not queued without end. */
+const WAITING_PER_SLOT = 4;
+
+/** Too many calls are running and waiting: refused, with a message for the client. */
+export class SlotsFull extends Error {}
+
+/**
+ * A counting semaphore for calls: `acquire` resolves with a release once fewer than `limit` hold
+ * a slot, in arrival order; a waiting call whose signal aborts leaves the queue; past
+ * `limit * 4` waiting, `acquire` throws `SlotsFull` at once.
+ */
+export class CallSlots {
+  private held = 0;
+  private readonly waiting: { grant: () => void; signal: AbortSignal; onAbort: () => void }[] = [];
+
+  constructor(
+    readonly limit: number,
+    private readonly what: string,
+  ) {}
+
+  get busy(): boolean {
+    return this.held > 0 || this.waiting.length > 0;
+  }
+
+  acquire(signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.held < this.limit) {
+      this.held++;
+      return Promise.resolve(this.releaser());
+    }
+    if (this.waiting.length >= this.limit * WAITING_PER_SLOT) {
+      return Promise.reject(new SlotsFull(`toolman serve is busy: ${this.held} calls are running ${this.what} (the most it runs at once) and ${this.waiting.length} more are waiting; try again when one has finished`));
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        signal,
+        grant: () => {
+          signal.removeEventListener('abort', entry.onAbort);
+          resolve(this.releaser());
+        },
+        onAbort: () => {
+          const at = this.waiting.indexOf(entry);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        },
+      };
+      signal.addEventListener('abort', entry.onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      // The slot passes straight to the next in line, so the count never dips and lets a newcomer jump the queue.
+      if (next) next.grant();
+      else this.held--;
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { cacheDir } from './cache-dir.js';
+import { writePrivateFile } from './output-file.js';
+import { makePrivateFolders, NO_FOLLOW, notPrivate, symlinkOnPath } from './write-path.js';
+
+/** How an entry starts: the HMAC-SHA256 of its folder, name and payload, in hex, then a newline. */
+const TAG_LENGTH = 64;
+const OPEN_READ = constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * One folder of toolman's cache (parsed catalogs, verdicts, schema checks, MCP tool lists), on
+ * which nothing is taken on trust. The cache root and the folder are made 0700, entries 0600
+ * (written aside and renamed); a root or folder that is a link, belongs to another user or can be
+ * changed by others is not used at all, and an entry is read only when it is a regular file of
+ * this user that nobody else can change, not over its size limit, and carries a valid HMAC made
+ * with this user's cache key. The key lives outside the cache (see `cacheKeyFile`), so a cache
+ * folder restored or copied from elsewhere (a CI cache, a shared folder) is never believed: its
+ * entries are misses and are written again. Every failure is a miss: a cache can make toolman
+ * faster, never different.
+ */
+export class CacheStore {
+  private made = false;
+  private trust: boolean | undefined;
+
+  private constructor(
+    /** The folder's name in the cache, part of what each HMAC covers. */
+    readonly folder: string,
+    private readonly dir: string,
+    private readonly root: string,
+    private readonly key: Buffer,
+  ) {}
+
+  /** The store for `folder` under the environment's cache root; undefined when caching is off or the root cannot be trusted. */
+  static open(env: Record<string, string | undefined>, folder: string): CacheStore | undefined {
+    const root = cacheDir(env);
+    if (!root) return undefined;
+    const key = cacheKey(env, root);
+    if (!key) return undefined;
+    return new CacheStore(folder, join(root, folder), root, key);
+  }
+
+  /** The payload stored under `name`, when there is a trustworthy one at most `maxBytes` long. */
+  read(name: string, maxBytes: number): string | undefined {
+    if (!this.trusted()) return undefined;
+    const text = readPrivate(join(this.dir, name), maxBytes + TAG_LENGTH + 1);
+    if (text === undefined || text.length < TAG_LENGTH + 1 || text[TAG_LENGTH] !== '\n') return undefined;
+    const payload = text.slice(TAG_LENGTH + 1);
+    const expected = Buffer.from(this.tag(name, payload), 'latin1');
+    const given = Buffer.from(text.slice(0, TAG_LENGTH), 'latin1');
+    return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
+  }
+
+  /** Stores `payload` under `name`; a folder that cannot be written is simply not used. */
+  write(name: string, payload: string): void {
+    try {
+      if (!this.made) {
+        // Nothing is made through a link, or in a root someone else controls.
+        if (symlinkOnPath(this.dir, { root: this.root }) || (exists(this.root) && !folderTrusted(this.root, this.root))) return;
+        makePrivateFolders(this.dir);
+        this.made = true;
+        this.trust = undefined;
+      }
+      if (!this.trusted()) return;
+      writePrivateFile(join(this.dir, name), `${this.tag(name, payload)}\n${payload}`, { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
+    } catch {
+      // a read-only home, a full disk, a folder another user owns: run without the cache
+    }
+  }
+
+  /**
+   * Whether the root and this folder are the user's own (checked once per process, and again once
+   * the folder is made). Being toolman's own, they are made private if an older toolman left them
+   * readable by others (0755), which also hides the older entries inside.
+   */
+  private trusted(): boolean {
+    if (this.trust === undefined) {
+      this.trust = folderTrusted(this.root, this.root) && (!exists(this.dir) || folderTrusted(this.dir, this.root));
+      if (this.trust) for (const folder of [this.root, this.dir]) tighten(folder);
+    }
+    return this.trust;
+  }
+
+  private tag(name: string, payload: string): string {
+    return createHmac('sha256', this.key).update(this.folder).update('\u0000').update(name).update('\u0000').update(payload).digest('hex');
+  }
+}
+
+/**
+ * Where the key that authenticates cache entries is kept: toolman's state folder
+ * ($XDG_STATE_HOME/toolman, else ~/.local/state/toolman), so it is not part of the cache; only
+ * when neither can be named (no HOME), in the cache root itself.
+ */
+export function cacheKeyFile(env: Record<string, string | undefined>, root: string): { file: string; scopeRoot: string } {
+  const state = env.XDG_STATE_HOME ? join(env.XDG_STATE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.local', 'state', 'toolman') : undefined;
+  return state ? { file: join(state, 'cache-key'), scopeRoot: state } : { file: join(root, 'cache-key'), scopeRoot: root };
+}
+
+const keys = new Map<string, Buffer | undefined>();
+
+/** This user's cache key: read once per process, made (32 random bytes, 0600) when there is none. */
+function cacheKey(env: Record<string, string | undefined>, root: string): Buffer | undefined {
+  const { file, scopeRoot } = cacheKeyFile(env, root);
+  if (keys.has(file)) return keys.get(file);
+  let key: Buffer | undefined;
+  try {
+    makePrivateFolders(scopeRoot);
+    if (!folderTrusted(scopeRoot, scopeRoot)) throw new Error('untrusted key folder');
+    if (!exists(file)) {
+      try {
+        writePrivateFile(file, `${randomBytes(32).toString('hex')}\n`, { label: 'cache key', mode: 'new', scope: { root: scopeRoot } });
+      } catch {
+        // another toolman made it at the same moment: read theirs
+      }
+    }
+    const text = readPrivate(file, 200, true);
+    if (text !== undefined && /^[0-9a-f]{64}\n?$/.test(text)) key = Buffer.from(text.slice(0, 64), 'hex');
+  } catch {
+    key = undefined; // no trustworthy key: no cache
+  }
+  keys.set(file, key);
+  return key;
+}
+
+/** Whether `dir` is a real folder (not a link) of this user that nobody else can change, reached without links below `root`. */
+function folderTrusted(dir: string, root: string): boolean {
+  if (symlinkOnPath(dir, { root })) return false;
+  let stats: Stats;
+  try {
+    stats = lstatSync(dir);
+  } catch {
+    return false;
+  }
+  return stats.isDirectory() && notPrivate(stats, dir) === undefined;
+}
+
+/** A folder of toolman's own made 0700 when it is more open (nothing happens when it cannot be). */
+function tighten(folder: string): void {
+  try {
+    if (process.platform !== 'win32' && (lstatSync(folder).mode & 0o077) !== 0) chmodSync(folder, 0o700);
+  } catch {
+    // gone, or not ours to change: the checks above already decided whether it is used
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file's text when it is a regular file (never through a link), this user's, not changeable by
+ * others (with `secret`, not readable either), and at most `maxBytes` long; else undefined.
+ */
+function readPrivate(file: string, maxBytes: number, secret = false): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_READ);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > maxBytes || notPrivate(stats, file, secret)) return undefined;
+    const buffer = Buffer.allocUnsafe(stats.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.toString('utf8', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
