@@ -76,10 +76,10 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
 /**
  * One `tools/list` entry with its text made safe: name, titles and description without control
  * sequences, the description cut to MAX_MCP_DESCRIPTION_CHARS (`note` says so), and only the
- * fields toolman reads (name, title, description, inputSchema, annotations).
+ * fields toolman reads (name, title, description, inputSchema, outputSchema, annotations).
  */
 export function cleanListedTool(raw: Record<string, unknown> & { name: string }): { entry: Record<string, unknown>; note?: string } {
-  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: raw.inputSchema };
+  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: raw.inputSchema, ...(raw.outputSchema !== undefined ? { outputSchema: raw.outputSchema } : {}) };
   if (typeof raw.title === 'string') entry.title = plainText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
   if (isRecord(raw.annotations)) entry.annotations = typeof raw.annotations.title === 'string' ? { ...raw.annotations, title: plainText(raw.annotations.title).slice(0, MAX_MCP_TITLE_CHARS) } : raw.annotations;
   if (typeof raw.description !== 'string') return { entry };

@@ -41,6 +41,9 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0307-duplicate-enum-value.yaml', code: 'TM0307', severity: 'error', line: 8, column: 50 },
   { fixture: 'TM0308-invalid-example.yaml', code: 'TM0308', severity: 'error', line: 12, column: 35 },
   { fixture: 'TM0309-unsupported-pattern.yaml', code: 'TM0309', severity: 'error', line: 8, column: 38 },
+  { fixture: 'TM0330-invalid-output-schema.yaml', code: 'TM0330', severity: 'error', line: 12, column: 23 },
+  { fixture: 'TM0331-output-schema-not-object.yaml', code: 'TM0331', severity: 'info', line: 6, column: 13 },
+  { fixture: 'TM0332-mock-result-not-output.yaml', code: 'TM0332', severity: 'error', line: 16, column: 19 },
   { fixture: 'TM0401-openai-strict-lossy.yaml', code: 'TM0401', severity: 'info', line: 8, column: 32 },
   { fixture: 'TM0402-openai-strict-impossible.yaml', code: 'TM0402', severity: 'info', line: 11, column: 33 },
   // The recursive $ref itself (items of children), not the first $ref that leads into the recursion.
