@@ -67,8 +67,9 @@ export function describeChange(change: FieldChange): string {
 }
 
 /**
- * Two texts by where they differ: the common start and end are dropped, the rest quoted with a
- * little context, so a sentence slipped into a long description is what the message shows.
+ * Two texts by where they differ: the common start and end are dropped (whole words kept), the
+ * rest quoted with a few words before it, so a sentence slipped into a long description is what
+ * the message shows.
  */
 export function textChange(before: string, after: string): string {
   let start = 0;
@@ -79,17 +80,27 @@ export function textChange(before: string, after: string): string {
     endBefore--;
     endAfter--;
   }
+  // A cut inside a word goes out to the whole word: "no" → "every" reads worse than "nothing" → "everything".
+  const word = (c: string | undefined) => c !== undefined && /\S/.test(c);
+  if (word(before[start - 1]) && (word(before[start]) || word(after[start]))) while (start > 0 && word(before[start - 1])) start--;
+  if (word(before[endBefore]) && (word(before[endBefore - 1]) || word(after[endAfter - 1]))) {
+    while (endBefore < before.length && word(before[endBefore])) {
+      endBefore++;
+      endAfter++;
+    }
+  }
   const removed = before.slice(start, endBefore);
   const added = after.slice(start, endAfter);
-  const context = before.slice(Math.max(0, start - 30), start);
+  let from = Math.max(0, start - 30);
+  while (from > 0 && /\S/.test(before[from - 1]!)) from++;
+  const context = `${from > 0 ? '…' : ''}${before.slice(from, start)}`;
   const parts = [removed ? `removed ${quote(removed)}` : '', added ? `added ${quote(added)}` : ''].filter(Boolean).join(', ');
-  return `${parts}${context ? ` after ${quote(context, true)}` : ' at the start'}`;
+  return `${parts}${context ? ` after ${quote(context)}` : ' at the start'}`;
 }
 
-function quote(text: string, tail = false): string {
+function quote(text: string): string {
   const plain = plainText(text);
-  const cut = plain.length > EXCERPT ? (tail ? `…${plain.slice(-EXCERPT)}` : `${plain.slice(0, EXCERPT)}… (${plain.length} characters)`) : plain;
-  return JSON.stringify(cut);
+  return JSON.stringify(plain.length > EXCERPT ? `${plain.slice(0, EXCERPT)}… (${plain.length} characters)` : plain);
 }
 
 function show(value: unknown): string {
