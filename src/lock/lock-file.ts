@@ -69,7 +69,7 @@ export function lockFilePath(rootCatalog: string): string {
  * a regular file, too large, not JSON, the wrong shape, a hash that does not match its
  * definition) throws a LockFileError at the place in the file. `display` is the path for messages.
  */
-export function readLock(path: string, display: string): { lock: ToolLock; source: SourceFile } | undefined {
+export function readLock(path: string, display: string): { lock: ToolLock; source: () => SourceFile } | undefined {
   try {
     lstatSync(path);
   } catch (error) {
@@ -82,26 +82,28 @@ export function readLock(path: string, display: string): { lock: ToolLock; sourc
   } catch (error) {
     throw new LockFileError(display, 0, 0, error instanceof FileReadError ? error.reason : describeFsError(error));
   }
-  // Parsed with positions (JSON is YAML), so every problem below has a line and a column.
-  const { file: source, diagnostics } = SourceFile.parse(display, path, text);
-  const syntax = diagnostics[0];
-  if (syntax) throw new LockFileError(display, syntax.line, syntax.column, `not valid JSON: ${syntax.message}`);
+  // Positions come from the YAML parser (JSON is YAML), built only when something needs one: a
+  // problem, or `validate --locked`'s findings. Reading a good lock costs one JSON.parse.
+  let parsed: SourceFile | undefined;
+  const source = () => (parsed ??= SourceFile.parse(display, path, text).file);
+  let data: unknown;
   try {
-    JSON.parse(text);
+    data = JSON.parse(text);
   } catch {
+    const syntax = SourceFile.parse(display, path, text).diagnostics[0];
+    if (syntax) throw new LockFileError(display, syntax.line, syntax.column, `not valid JSON: ${syntax.message}`);
     // YAML that is not JSON: someone wrote it by hand.
     throw new LockFileError(display, 1, 1, 'not JSON (toolman writes the lock as JSON)');
   }
-  return { lock: lockFromData(source, display), source };
+  return { lock: lockFromData(data, source, display), source };
 }
 
-function lockFromData(source: SourceFile, display: string): ToolLock {
+function lockFromData(data: unknown, source: () => SourceFile, display: string): ToolLock {
   const fail = (pointer: string, reason: string, part: 'key' | 'value' = 'value'): never => {
-    const span = source.locate(pointer, part);
+    const span = source().locate(pointer, part);
     throw new LockFileError(display, span.line, span.column, reason, pointer);
   };
   const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-  const data = source.data;
   if (!isRecord(data)) return fail('', 'the lock is not a JSON object');
   if (data.lock_version !== LOCK_VERSION) return fail('/lock_version', data.lock_version === undefined ? 'no lock_version: not a toolman.lock' : `lock_version ${JSON.stringify(data.lock_version)} is not one this toolman reads (${LOCK_VERSION})`);
   if (!isRecord(data.servers)) return fail('/servers', '"servers" must be an object');

@@ -116,10 +116,13 @@ export function addLockFindings(manager: ToolManager, schemaChanges?: SchemaChan
   }
   const { display, found: lockFound } = found;
   if (!lockFound) {
+    // A catalog without servers has nothing to pin: no lock is no finding.
+    if (manager.catalog.mcpServers.size === 0) return;
     sink.push({ code: 'TM0850', severity: 'error', message: `no ${display}: nothing is pinned`, file: display, line: 0, column: 0, pointer: '', hint: 'pin the MCP servers\' tools with `toolman lock`, and commit the file' });
     return;
   }
-  const { lock, source } = lockFound;
+  const lock = lockFound.lock;
+  const source = lockFound.source();
   loaded.sources.set(display, source);
   const reporter = new Reporter(source, sink);
   const at = (...segments: string[]) => segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
