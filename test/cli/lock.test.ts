@@ -139,11 +139,17 @@ describe('lock --update --gate: the new definitions are pinned only if no suite 
     const pinned = p.lockText();
     p.serve([{ ...LOOKUP, description: 'Deprecated: look up an order by its id.' }, CANCEL]);
     script();
-    const run = await p.run(['lock', '--update', '--gate', suite(p, 'orders', 'lookup_order'), suite(p, 'cancels', 'cancel_order')]);
+    const run = await p.run(['lock', '--update', '--gate', suite(p, 'orders', 'lookup_order'), suite(p, 'cancels', 'cancel_order'), '--record', 'rec']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain('gate: skipped cancels.yaml: no case names a changed tool (lookup_order)');
-    expect(run.stdout).toMatch(/│ orders\s+│ openai:gpt-4o-mini │ 2\s+│ 100%\s+│ 0%\s+│ -100\s+│ \[-100, -100\]\s+│ worse\s+│/);
+    const row = /│ orders\s+│ openai:gpt-4o-mini │ 2\s+│ 100%\s+│ 0%\s+│ -100\s+│ \[-100, -100\]\s+│ worse\s+│/;
+    expect(run.stdout).toMatch(row);
     expect(run.stdout).toContain('not written: the new definitions are worse on orders [openai:gpt-4o-mini] (pass rate 100% → 0%; the paired 95% interval lies below 0); toolman.lock is unchanged');
+    expect(p.lockText()).toBe(pinned);
+    // Offline: the same verdict from the recordings (DIR/A, DIR/B), with no model server and no key.
+    const replayed = await runBin(['lock', '--update', '--gate', 'orders.yaml', '--replay', 'rec'], { cwd: p.dir, env: { TOOLMAN_CACHE_DIR: 'off', OPENAI_API_KEY: '' } });
+    expect(replayed.code, replayed.stderr).toBe(1);
+    expect(replayed.stdout).toMatch(row);
     expect(p.lockText()).toBe(pinned);
   }, 90_000);
 

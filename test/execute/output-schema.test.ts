@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +8,8 @@ import type { ToolRunner } from '../../src/execute/runner.js';
 import { StructuredResult } from '../../src/execute/structured-result.js';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import { toMcpTool } from '../../src/serve/mcp-tool.js';
+import { runBin } from '../helpers/cli.js';
+import { BIN } from '../helpers/paths.js';
 import { EVERYTHING } from '../mcp/helpers.js';
 
 const managers: ToolManager[] = [];
@@ -166,5 +170,47 @@ overrides:
     const bad = await callOnce(manager, 'get-sum', { a: 1, b: 2 });
     expect(bad).toMatchObject({ ok: false, error_kind: 'invalid_output' });
     expect(bad.error).toContain('it returned text');
+  }, 30_000);
+});
+
+describe('from the command line (the built binary)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-output-cli-'));
+  writeFileSync(join(dir, 'toolman.yaml'), `toolman: 1
+name: weather
+tools:
+  - name: get_weather
+    description: Get the current weather for a city, in degrees Celsius.
+    parameters: { type: object, properties: { city: { type: string, description: The city } }, required: [city] }
+    output_schema: { type: object, properties: { temp_c: { type: number } }, required: [temp_c] }
+    handler:
+      mock:
+        - when: { city: Oslo }
+          result: { temp_c: 3 }
+        - result: { temp_c: "{{args.city}}" }
+`);
+  const env = { TOOLMAN_CACHE_DIR: 'off' };
+
+  it('call: a result that breaks the schema is an invalid_output failure (exit 1)', async () => {
+    const good = await runBin(['call', 'get_weather', '--args', '{"city": "Oslo"}', '--json'], { cwd: dir, env });
+    expect(good.code, good.stderr).toBe(0);
+    const bad = await runBin(['call', 'get_weather', '--args', '{"city": "Bergen"}', '--json'], { cwd: dir, env });
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout).responses[0]).toMatchObject({ ok: false, error_kind: 'invalid_output', error: expect.stringContaining('result.temp_c must be number (got "Bergen")') });
+  }, 30_000);
+
+  it('serve: an MCP client sees the outputSchema, and its SDK accepts the structured result it checks', async () => {
+    const client = new Client({ name: 'output-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve'], cwd: dir, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }));
+    try {
+      const [tool] = (await client.listTools()).tools;
+      expect(tool!.outputSchema).toEqual({ type: 'object', properties: { temp_c: { type: 'number' } }, required: ['temp_c'] });
+      // The SDK's callTool validates structuredContent against the advertised schema itself.
+      const result = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+      expect(result.structuredContent).toEqual({ temp_c: 3 });
+      const refused = await client.callTool({ name: 'get_weather', arguments: { city: 'Bergen' } });
+      expect(refused).toMatchObject({ isError: true, _meta: { 'toolman/error_kind': 'invalid_output' } });
+    } finally {
+      await client.close();
+    }
   }, 30_000);
 });
