@@ -111,7 +111,7 @@ export function addLockFindings(manager: ToolManager, schemaChanges?: SchemaChan
     found = catalogLock(manager);
   } catch (error) {
     if (!(error instanceof LockFileError)) throw error;
-    sink.push({ code: 'TM0850', severity: 'error', message: error.reason, file: error.file, line: error.line, column: error.column, pointer: error.pointer, hint: error.hint ?? '' });
+    sink.push({ code: 'TM0850', severity: 'error', message: error.reason, file: error.file, line: error.line, column: error.column, pointer: error.pointer, ...(error.hint ? { hint: error.hint } : {}) });
     return;
   }
   const { display, found: lockFound } = found;

@@ -112,6 +112,9 @@ describe('toolman lock and validate --locked (the built binary)', () => {
     const call = await p.run(['call', 'cancel_order', '--args', '{"id": "1"}']);
     expect(call.code).toBe(2);
     expect(call.stderr).toMatch(/error: toolman\.lock:3:19: lock_version 7 is not one this toolman reads \(1\)/);
+    const plain = await p.run(['lock']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/error: toolman\.lock:3:19: lock_version 7/);
     // --update writes it again (saying the old one could not be read).
     const update = await p.run(['lock', '--update']);
     expect(update.code, update.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import type { Drift, ToolLock } from '../../manager/lock.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -46,7 +47,7 @@ export async function lockCommand(options: LockOptions, io: CliIO): Promise<Exit
   if (gate.length > 0 && !options.update) throw new ToolmanError(ErrorCode.USAGE, '--gate goes with --update', { hint: 'toolman lock --update --gate SUITE...' });
   if (options.record && options.replay) throw new ToolmanError(ErrorCode.USAGE, '--record and --replay do not go together');
   // The servers are asked again (as --refresh): a cached list could hide the very change to pin.
-  const plan = await withManager(io, options.catalog, (manager) => planLock(manager), { lock: 'off', refreshMcp: true });
+  const plan = await withManager(io, options.catalog, (manager) => planLock(manager, options.update === true), { lock: 'off', refreshMcp: true });
   const c = palette(colorEnabled(io, io.stdout));
   const say = (line: string) => {
     if (!options.json) io.stdout.write(`${line}\n`);
@@ -68,7 +69,7 @@ export async function lockCommand(options: LockOptions, io: CliIO): Promise<Exit
     say(`${plainText(plan.display)} is up to date: ${summary} pinned`);
     return finish(EXIT.OK, false);
   }
-  if (!options.json) await printDrift(plan, io);
+  if (!options.json && !plan.unreadable) await printDrift(plan, io);
   if (!options.update) {
     say(`${c.red('not written')}: the servers differ from ${plainText(plan.display)} (${plan.drift.length} change${plan.drift.length === 1 ? '' : 's'}); review them and pin the new definitions with \`toolman lock --update\``);
     return finish(EXIT.FAILURE, false);
@@ -88,7 +89,8 @@ export async function lockCommand(options: LockOptions, io: CliIO): Promise<Exit
   return finish(EXIT.OK, true, gateReport ? { gate: gateReport } : {});
 }
 
-async function planLock(manager: Parameters<Parameters<typeof withManager>[2]>[0]): Promise<Plan> {
+/** `update`: a lock that cannot be read may be replaced (said on stderr); otherwise it is the error. */
+async function planLock(manager: ToolManager, update: boolean): Promise<Plan> {
   const lockModule = await import('../../manager/lock.js');
   const { parameterChanges } = await import('../../testing/parameter-changes.js');
   const servers = lockModule.currentServers(manager);
@@ -109,7 +111,7 @@ async function planLock(manager: Parameters<Parameters<typeof withManager>[2]>[0
     where = found;
     previous = found.found?.lock;
   } catch (error) {
-    if (!(error instanceof lockModule.LockFileError)) throw error;
+    if (!(error instanceof lockModule.LockFileError) || !update) throw error;
     unreadable = error.message;
     const path = lockModule.lockFilePath(manager.rootFiles[0]!);
     where = { path, display: error.file };
