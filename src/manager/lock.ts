@@ -4,7 +4,7 @@
  * the findings `validate --locked` reports. The core is in lock/; drivers reach it here.
  */
 import { Reporter } from '../catalog/reporter.js';
-import type { FieldChange, SchemaChanges } from '../lock/definition-changes.js';
+import type { SchemaChanges } from '../lock/definition-changes.js';
 import { describeChange } from '../lock/definition-changes.js';
 import { lockDrift, type CurrentServer, type Drift } from '../lock/lock-drift.js';
 import { LockFileError, type ToolLock } from '../lock/lock-file.js';
@@ -79,11 +79,6 @@ export function driftHeadline(d: Drift): string {
 /** The drift as one line: its headline and, for a changed tool, each field change. */
 export function describeDrift(d: Drift): string {
   return d.code === 'TM0851' ? `${driftHeadline(d)}: ${d.changes.map(describeChange).join('; ')}` : driftHeadline(d);
-}
-
-/** Field changes of the drift (empty for all but TM0851). */
-export function fieldChanges(d: Drift): FieldChange[] {
-  return d.code === 'TM0851' ? d.changes : [];
 }
 
 const HINT: Record<Drift['code'], string> = {
