@@ -8,7 +8,7 @@ import { ROOT } from './helpers/paths.js';
  * The layering of DESIGN.md §1 as data: each folder of src/ and the folders it may import from
  * (besides itself). Imports point down this table only; docs/architecture.md draws it.
  */
-const CORE = ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session', 'validate', 'budget', 'import', 'loop', 'mcp', 'conversation', 'agents', 'manager'];
+const CORE = ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session', 'validate', 'budget', 'import', 'loop', 'mcp', 'lock', 'conversation', 'agents', 'manager'];
 const ALLOWED: Record<string, string[]> = {
   shared: [],
   generated: [],
@@ -24,6 +24,7 @@ const ALLOWED: Record<string, string[]> = {
   import: ['shared', 'catalog', 'providers'],
   loop: ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session'],
   mcp: ['shared', 'catalog', 'select', 'providers', 'execute', 'import'],
+  lock: ['shared', 'catalog', 'mcp'],
   conversation: ['shared', 'catalog', 'select', 'search', 'providers', 'tokens', 'execute', 'session', 'loop', 'mcp'],
   agents: ['shared', 'catalog', 'select', 'providers', 'tokens', 'execute', 'session', 'loop', 'conversation'],
   manager: CORE.filter((f) => f !== 'manager'),

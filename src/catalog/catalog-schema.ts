@@ -89,6 +89,7 @@ const KEY_ALIASES: Record<string, string> = {
   input_schema: 'parameters',
   inputSchema: 'parameters',
   parametersJsonSchema: 'parameters',
+  outputSchema: 'output_schema',
   params: 'parameters',
   parameter: 'parameters',
   args: 'parameters',

@@ -46,6 +46,10 @@ export const DIAGNOSTIC_CODES = {
   TM0307: { severity: 'error', name: 'duplicate-enum-value', summary: 'An `enum` lists the same value twice.' },
   TM0308: { severity: 'error', name: 'invalid-example', summary: 'An entry of `examples` does not validate against `parameters`.' },
   TM0309: { severity: 'error', name: 'unsupported-pattern', summary: 'A `pattern` uses syntax the linear-time matcher (RE2) does not run: lookaround or backreferences.' },
+  // 033x: output schemas (`output_schema`, an MCP server's `outputSchema`)
+  TM0330: { severity: 'error', name: 'invalid-output-schema', summary: 'The output schema is not a valid JSON Schema (ajv, strict mode), so no result could be checked against it.' },
+  TM0331: { severity: 'info', name: 'output-schema-not-object', summary: 'The output schema\'s root is not `type: object`; `serve` does not advertise it to MCP clients (revision 2025-11-25 takes only objects).' },
+  TM0332: { severity: 'error', name: 'mock-result-not-output', summary: 'A mock `result` does not match the tool\'s output schema, so every call it answers fails with invalid_output.' },
   // 04xx: provider compatibility
   TM0401: { severity: 'info', name: 'openai-strict-lossy', summary: 'OpenAI strict mode cannot express part of the schema; the formatter will drop or restate it.' },
   TM0402: { severity: 'info', name: 'openai-strict-impossible', summary: 'The tool cannot be sent in OpenAI strict mode; it will be sent non-strict.' },
@@ -79,6 +83,15 @@ export const DIAGNOSTIC_CODES = {
   TM0802: { severity: 'warning', name: 'mcp-server-unavailable', summary: 'An MCP server could not be started or listed; its tools are missing.' },
   TM0803: { severity: 'info', name: 'mcp-tools-stale', summary: 'An MCP server\'s tools come from a cached list older than a day.' },
   TM0804: { severity: 'warning', name: 'mcp-tool-not-imported', summary: 'An MCP server\'s tool was skipped or its description cut.' },
+  // 085x: toolman.lock (`validate --locked`: test/lock/)
+  TM0850: { severity: 'error', name: 'lock-unreadable', summary: 'toolman.lock is missing, is not the JSON toolman writes, or holds an entry whose hash does not match its definition.' },
+  TM0851: { severity: 'error', name: 'tool-changed', summary: 'An MCP tool\'s definition (title, description, schemas, annotations) differs from the one toolman.lock pins.' },
+  TM0852: { severity: 'error', name: 'tool-not-pinned', summary: 'An MCP server offers a tool that toolman.lock does not pin.' },
+  TM0853: { severity: 'error', name: 'pinned-tool-gone', summary: 'toolman.lock pins a tool its MCP server no longer offers.' },
+  TM0854: { severity: 'error', name: 'server-changed', summary: 'An MCP server\'s entry (command, arguments, URL...) or its reported name or version differs from toolman.lock.' },
+  TM0855: { severity: 'error', name: 'server-not-pinned', summary: 'The catalog has an MCP server that toolman.lock does not pin.' },
+  TM0856: { severity: 'warning', name: 'pinned-server-gone', summary: 'toolman.lock pins an MCP server the catalog no longer has.' },
+  TM0857: { severity: 'error', name: 'server-unverified', summary: 'An MCP server could not be listed, so its tools could not be checked against toolman.lock.' },
   // 09xx: sub-agents
   TM0901: { severity: 'error', name: 'agent-unknown-profile', summary: 'A local agent\'s `profile` names a profile that does not exist.' },
   TM0903: { severity: 'info', name: 'agent-calls-itself', summary: 'A local agent\'s profile offers the agent to itself; such calls are refused.' },

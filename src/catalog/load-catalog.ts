@@ -398,6 +398,7 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   tool.timeoutMs = num(set.timeout_ms) ?? tool.timeoutMs;
   tool.maxResultTokens = num(set.max_result_tokens) ?? tool.maxResultTokens;
   if (isRecord(set.prompts)) tool.prompts = { ...tool.prompts, ...(set.prompts as Tool['prompts']) };
+  if (isRecord(set.output_schema)) tool.outputSchema = set.output_schema;
   if (set.handler !== undefined) {
     const handler = buildHandler(set.handler, catalogFile);
     if (handler) {
@@ -440,6 +441,7 @@ export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, 
     prompts: isRecord(raw.prompts) ? (raw.prompts as Tool['prompts']) : {},
     docs: str(raw.docs),
     parameters: isRecord(raw.parameters) ? raw.parameters : { type: 'object', properties: {} },
+    ...(isRecord(raw.output_schema) ? { outputSchema: raw.output_schema } : {}),
     examples: Array.isArray(raw.examples) ? raw.examples.filter(isRecord) : [],
     handler: buildHandler(raw.handler, catalogFile),
     ...(isRecord(raw.native) ? { native: raw.native as Record<string, Record<string, unknown>> } : {}),

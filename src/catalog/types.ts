@@ -96,6 +96,13 @@ export interface Tool {
   prompts: ToolPrompts;
   docs?: string;
   parameters: JsonSchema;
+  /**
+   * JSON Schema (draft 2020-12) of what the tool returns (`output_schema`; an MCP server's
+   * `outputSchema`): every result is checked against it before it is truncated, and one that does
+   * not match is an `invalid_output` error. What is checked: an MCP tool's `structuredContent`,
+   * any other tool's result value as its runner gives it.
+   */
+  outputSchema?: JsonSchema;
   examples: Record<string, unknown>[];
   handler?: Handler;
   /**

@@ -21,6 +21,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .version(toolmanVersion(), '-V, --version')
     .addOption(new Option('-c, --catalog <file>', 'catalog file (repeatable; default: ./toolman.yaml)').argParser(collect))
     .option('--refresh', 'ask MCP servers for their tools again instead of using the cached lists')
+    .option('--accept-drift', 'use MCP server tools that differ from toolman.lock (each difference is said) instead of leaving them out')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -35,6 +36,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
   // --refresh reaches every command's manager through the environment it is given (TOOLMAN_MCP_REFRESH).
   program.hook('preAction', (_, action) => {
     if (action.optsWithGlobals().refresh === true) io.env = { ...io.env, TOOLMAN_MCP_REFRESH: '1' };
+    // --accept-drift reaches every command's manager the same way (TOOLMAN_ACCEPT_DRIFT).
+    if (action.optsWithGlobals().acceptDrift === true) io.env = { ...io.env, TOOLMAN_ACCEPT_DRIFT: '1' };
   });
   const catalogOf = (command: Command): string[] | undefined => command.optsWithGlobals().catalog as string[] | undefined;
   /** Catalog files given as arguments (`toolman list FILE`) join --catalog, as they would for validate. */
@@ -50,6 +53,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('-q, --quiet', 'text output: show errors only')
     .option('--no-frames', 'text output: no code frames under errors')
     .addOption(new Option('--rule <CODE=level>', 'set a rule to off, info, warning or error (by code or name; repeatable; wins over the catalog\'s lint:)').argParser(collect))
+    .option('--locked', 'also fail when MCP servers\' tools differ from toolman.lock (asks each server for its list)')
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));
@@ -345,6 +349,30 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       const interrupt = interruption();
       try {
         setCode(await mcpCallCommand({ ...opts, tool, command, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+
+  program
+    .command('lock')
+    .description('pin every MCP server tool of the catalog in toolman.lock; --update shows what changed and rewrites it')
+    .option('--update', 'show what changed since the lock, field by field, and rewrite it')
+    .option('--gate <suites...>', 'with --update: first re-run the suites that use changed tools, pinned definitions against new, and rewrite only if no suite\'s pass rate is worse')
+    .addOption(new Option('-P, --provider <provider>', 'with --gate: run with this provider instead of the suites\' (provider or provider:model; repeatable)').argParser(collect))
+    .option('--base-url <url>', 'with --gate: the API\'s base URL (a local OpenAI-compatible server, a proxy)')
+    .option('--record <dir>', 'with --gate: save the runs under DIR/A and DIR/B, for --replay')
+    .option('--replay <dir>', 'with --gate: answer from recordings under DIR/A and DIR/B')
+    .option('--repeat <n>', 'with --gate: runs per case and provider')
+    .option('--concurrency <n>', 'with --gate: runs at once', '4')
+    .option('--max-cost <dollars>', 'with --gate: stop before a live run whose estimate is over this')
+    .option('--prices <file>', 'with --gate: JSON prices {"MODEL": {"input": N, "output": N}}')
+    .option('--json', 'print one JSON document')
+    .action(async (opts, command: Command) => {
+      const { lockCommand } = await import('./commands/lock.js');
+      const interrupt = interruption();
+      try {
+        setCode(await lockCommand({ catalog: catalogOf(command), ...opts, signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }

@@ -1,56 +1,103 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Tool } from '../catalog/types.js';
+import type { JsonSchema, Tool } from '../catalog/types.js';
 import { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
 
 let ajv: AjvInstance | undefined;
-const cache = new WeakMap<Tool, ValidateFunction>();
+const argumentValidators = new WeakMap<Tool, ValidateFunction>();
+const outputValidators = new WeakMap<JsonSchema, ValidateFunction>();
 
 /**
- * Validates a call's arguments against the tool's parameters. Not strict: a schema `validate`
- * would warn about still validates what it can, since refusing a model's call over a schema
- * nit helps nobody.
+ * Not strict: a schema `validate` would warn about still validates what it can, since refusing
+ * a model's call (or a tool's result) over a schema nit helps nobody. Patterns run on RE2, and
+ * no `$ref` outside the schema is ever fetched (ajv has no loader), as MCP asks of clients
+ * (2026-07-28, basic/index.mdx, "JSON Schema Usage").
  */
+function compile(schema: JsonSchema): ValidateFunction {
+  ajv ??= createAjv({ strict: false, allErrors: true, validateSchema: false, verbose: true });
+  return ajv.compile(schema);
+}
+
+/** Validates a call's arguments against the tool's parameters. */
 export function validateArguments(tool: Tool, args: unknown): { valid: true } | { valid: false; message: string } {
-  let validate = cache.get(tool);
+  let validate = argumentValidators.get(tool);
   if (!validate) {
-    ajv ??= createAjv({ strict: false, allErrors: true, validateSchema: false, verbose: true });
     try {
-      validate = ajv.compile(tool.parameters);
+      validate = compile(tool.parameters);
     } catch (error) {
       return { valid: false, message: `the tool's parameter schema does not compile (${error instanceof Error ? error.message : String(error)}); run toolman validate` };
     }
-    cache.set(tool, validate);
+    argumentValidators.set(tool, validate);
   }
   if (validate(args)) return { valid: true };
   return { valid: false, message: describeErrors(validate.errors ?? [], tool) };
 }
 
-const where = (e: ErrorObject) => (e.instancePath ? `argument "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'the arguments');
+/**
+ * Validates a tool's result against its output schema (`tool.outputSchema`): the whole result,
+ * before any truncation. The message is for the model: it says the tool broke its own contract
+ * (not the call), and where.
+ */
+export function validateOutput(tool: Tool & { outputSchema: JsonSchema }, value: unknown): { valid: true } | { valid: false; message: string } {
+  let validate = outputValidators.get(tool.outputSchema);
+  if (!validate) {
+    try {
+      validate = compile(tool.outputSchema);
+    } catch (error) {
+      return { valid: false, message: `${tool.name}'s output schema does not compile (${error instanceof Error ? error.message : String(error)}), so its result cannot be checked and was withheld; run toolman validate` };
+    }
+    outputValidators.set(tool.outputSchema, validate);
+  }
+  if (validate(value)) return { valid: true };
+  const text = typeof value === 'string' && tool.outputSchema.type !== 'string' ? ' (it returned text; a tool with an output schema returns the structured value itself, as an MCP server does in structuredContent)' : '';
+  return {
+    valid: false,
+    message: `${tool.name} returned a result that does not match its output schema, so the result was withheld: ${describeProblems(validate.errors ?? [], tool, 'result')}${text}. The tool failed, not your call; do not rely on its output.`,
+  };
+}
+
+/** `result.items[0].id` for the instance path `/items/0/id` (JSON Pointer escapes undone). */
+const resultPath = (pointer: string) =>
+  'result' + pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
+
+/** Where an error is: `argument "a.b"` for arguments, `result.a[0].b` for a result. */
+const where = (e: ErrorObject, subject: 'arguments' | 'result') => {
+  if (subject === 'result') return e.instancePath ? resultPath(e.instancePath) : 'the result';
+  const path = e.instancePath.slice(1).replace(/\//g, '.');
+  return path ? `argument "${path}"` : 'the arguments';
+};
 
 /** Errors a model can act on: which field, what was expected, what it sent. */
 export function describeErrors(errors: ErrorObject[], tool: Tool): string {
+  return `invalid arguments for ${tool.name}: ${describeProblems(errors, tool, 'arguments')}`;
+}
+
+function describeProblems(errors: ErrorObject[], tool: Tool, subject: 'arguments' | 'result'): string {
   const lines = new Set<string>();
+  const noun = subject === 'arguments' ? 'argument' : 'field';
   for (const e of errors) {
     const got = e.data === undefined ? '' : ` (got ${JSON.stringify(e.data)?.slice(0, 80)})`;
     switch (e.keyword) {
-      case 'required':
-        lines.add(`missing required argument "${[e.instancePath.slice(1).replace(/\//g, '.'), (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')}"`);
+      case 'required': {
+        const parent = e.instancePath.slice(1).replace(/\//g, '.');
+        const missing = (e.params as { missingProperty: string }).missingProperty;
+        lines.add(`missing required ${noun} "${subject === 'result' ? `${resultPath(e.instancePath)}.${missing}` : [parent, missing].filter(Boolean).join('.')}"`);
         break;
+      }
       case 'additionalProperties': {
         const extra = (e.params as { additionalProperty: string }).additionalProperty;
-        const allowed = Object.keys((tool.parameters.properties as object | undefined) ?? {});
-        lines.add(`unknown argument "${extra}"${e.instancePath ? ` in ${where(e)}` : ''}${allowed.length && !e.instancePath ? `; allowed: ${allowed.join(', ')}` : ''}`);
+        const allowed = subject === 'arguments' ? Object.keys((tool.parameters.properties as object | undefined) ?? {}) : [];
+        lines.add(`unknown ${noun} "${extra}"${e.instancePath || subject === 'result' ? ` in ${where(e, subject)}` : ''}${allowed.length && !e.instancePath ? `; allowed: ${allowed.join(', ')}` : ''}`);
         break;
       }
       case 'enum':
-        lines.add(`${where(e)} must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}${got}`);
+        lines.add(`${where(e, subject)} must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}${got}`);
         break;
       case 'type':
-        lines.add(`${where(e)} must be ${(e.params as { type: string }).type}${got}`);
+        lines.add(`${where(e, subject)} must be ${(e.params as { type: string }).type}${got}`);
         break;
       default:
-        lines.add(`${where(e)} ${e.message ?? 'is invalid'}${got}`);
+        lines.add(`${where(e, subject)} ${e.message ?? 'is invalid'}${got}`);
     }
   }
-  return `invalid arguments for ${tool.name}: ${[...lines].join('; ')}`;
+  return [...lines].join('; ');
 }

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
-import type { Budget, Limits, Tool } from '../catalog/types.js';
+import type { Budget, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
-import { validateArguments } from './argument-validator.js';
+import { validateArguments, validateOutput } from './argument-validator.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
@@ -65,7 +65,8 @@ type Emit = ((event: CallEvent) => void) | undefined;
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
  * availability, argument validation, confirmation, run (safe tools in parallel, serial ones behind
- * one lock, each with its timeout), truncate each result and the turn, answer in call order. A
+ * one lock, each with its timeout), check each result against the tool's output schema, truncate
+ * each result and the turn, answer in call order. A
  * tool's failure is an error response, never a thrown exception or a broken turn. How a tool runs
  * is its runner's business, found by handler kind.
  */
@@ -248,6 +249,12 @@ export class Executor {
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
+      // 8. The result against the tool's output schema, whole: before truncation, which would cut a
+      // valid result into an invalid one (or an invalid one into something that passes).
+      if (tool.outputSchema) {
+        const checked = validateOutput(tool as Tool & { outputSchema: JsonSchema }, value instanceof StructuredResult ? value.structuredContent : value);
+        if (!checked.valid) return fail('invalid_output', checked.message);
+      }
       // A structured value rides beside the result (for serve), never inside what the model gets.
       if (value instanceof StructuredResult) return { ok: true, value: value.value, structured: value.structuredContent };
       return { ok: true, value };

@@ -73,6 +73,8 @@ export type ErrorKind =
   | 'timeout'
   | 'cancelled'
   | 'tool_error'
+  /** The tool ran, but its result does not match its output schema (`output_schema`). */
+  | 'invalid_output'
   | 'native_tool';
 
 export interface TurnResult {

@@ -1,6 +1,6 @@
 import { detectFormat, IMPORT_FORMATS, toolEntries, type ImportFormat } from './detect-format.js';
 import { nativeVerdict, type NativeVerdict } from './native-tools.js';
-import { normalizeParameters } from './normalize-schema.js';
+import { normalizeOutputSchema, normalizeParameters } from './normalize-schema.js';
 import { isProviderSafe, providerSafeName, renameReason } from '../providers/tool-names.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { META_TOOL_NAMES } from '../catalog/types.js';
@@ -244,7 +244,6 @@ function convert(source: Raw, format: ImportFormat, naming: Naming): ImportedToo
   if (format === 'mcp' || annotations) decideEffect(annotations, entry, changes);
   if (format === 'gemini' && source.parametersJsonSchema !== undefined) changes.add('parametersJsonSchema used as parameters');
   if (source.strict === true) changes.add('strict: true dropped (strict mode is a formatter option: toolman format --strict)');
-  if (format === 'mcp' && source.outputSchema !== undefined) changes.add('outputSchema not imported (catalog tools describe inputs only)');
   if (Array.isArray(source.input_examples) && source.input_examples.length) {
     entry.examples = source.input_examples.filter(isRecord);
     changes.add('input_examples became examples');
@@ -252,5 +251,13 @@ function convert(source: Raw, format: ImportFormat, naming: Naming): ImportedToo
   const used = CONSUMED_FIELDS[format];
   for (const key of Object.keys(source)) if (!used.has(key)) changes.add(`dropped field ${JSON.stringify(key)} (the catalog has no place for it)`);
   entry.parameters = normalizeParameters(schemaOf(source, format), changes);
+  if (format === 'mcp' && source.outputSchema !== undefined) {
+    // Its own notes: what normalising the output schema changed is not a change of the parameters.
+    const outputChanges = new Set<string>();
+    const output = normalizeOutputSchema(source.outputSchema, outputChanges);
+    if (output) entry.output_schema = output;
+    changes.add(output ? 'outputSchema became output_schema (results are checked against it)' : [...outputChanges][0]!);
+    if (output) for (const change of outputChanges) changes.add(`output_schema: ${change}`);
+  }
   return { entry, original, changes: [...changes] };
 }

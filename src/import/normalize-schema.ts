@@ -67,6 +67,17 @@ export function normalizeParameters(input: unknown, changes: Set<string>): Schem
   return schema;
 }
 
+/**
+ * Normalises a tool's output schema (an MCP `outputSchema`) the same way, keeping its root as it
+ * is: what a tool returns need not be an object (MCP 2026-07-28 allows any JSON value). A value
+ * that is not a schema mapping is dropped, and the note says so.
+ */
+export function normalizeOutputSchema(input: unknown, changes: Set<string>): Schema | undefined {
+  if (isRecord(input)) return normalizeNode(input, changes);
+  changes.add('outputSchema was not a JSON Schema object; dropped');
+  return undefined;
+}
+
 function normalizeNode(input: Schema, changes: Set<string>): Schema {
   const out: Schema = {};
   for (const [key, value] of Object.entries(input)) {

@@ -27,6 +27,7 @@ export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
 
@@ -62,6 +63,18 @@ export interface OpenOptions {
    * default: TOOLMAN_MCP_REFRESH=1 in `env`.
    */
   refreshMcp?: boolean;
+  /**
+   * How toolman.lock (beside the first root catalog: `toolman.yaml` → `toolman.lock`) applies to
+   * the MCP servers' tools, for every command: `enforce` (the default) leaves out each tool that
+   * differs from the lock, or that the lock does not pin, and says why (`leftOut`); a later
+   * listing (tools changed, a cached server's first call) is held to it too, and the MCP runner
+   * refuses a tool a session still holds once its server's list no longer passes. `accept-drift`
+   * (`--accept-drift`, or TOOLMAN_ACCEPT_DRIFT=1 in `env`): the tools as the servers offer them,
+   * each difference said (`driftAccepted`). `pinned`: the lock's copies of the definitions (`lock
+   * --gate`'s old side). `off`: the lock is not read (`validate` and `lock` compare it themselves).
+   * Without a lock file nothing is pinned; a lock that cannot be read refuses the catalog.
+   */
+  lock?: LockMode | 'off';
 }
 
 /**
@@ -144,7 +157,9 @@ export class ToolManager {
     if (loaded.catalog.mcpServers.size > 0 && this.namedBy) {
       // Each server is a program: a catalog the user did not choose starts none.
       this.log?.(`warning: the MCP servers of this catalog (${[...loaded.catalog.mcpServers.keys()].join(', ')}) are not started: ${this.namedBy} names the catalog, and you did not\n`);
-    } else if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1');
+    } else if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) {
+      await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1', options.lock ?? (env.TOOLMAN_ACCEPT_DRIFT === '1' ? 'accept-drift' : 'enforce'));
+    }
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
     const toolLists = this.mcp?.fingerprint();
     if ((options.requireValid === 'all' && !cache?.knownValid(loaded, toolLists)) || (options.requireValid !== false && loadErrors)) {
@@ -180,10 +195,12 @@ export class ToolManager {
     }
   }
 
-  private async loadMcpServers(refresh: boolean): Promise<void> {
+  private async loadMcpServers(refresh: boolean, lock: LockMode | 'off'): Promise<void> {
     const { McpServers } = await import('../mcp/mcp-servers.js');
-    this.mcp = new McpServers(this.loaded, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh });
+    const admit = lock === 'off' ? undefined : await (await import('./tool-pins.js')).lockAdmission(this, lock, (note) => this.driftAccepted.push(note));
+    this.mcp = new McpServers(this.loaded, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}) });
     await this.mcp.load();
+    for (const { tool, reason } of this.mcp.refused) this.leftOut.push({ tool, reason });
     // Tools changed under a running chat: what was built over the old list is rebuilt on next use.
     this.mcp.onToolsChanged((change) => {
       this.searches.clear();
@@ -208,10 +225,20 @@ export class ToolManager {
     return () => this.unwatched.delete(listener);
   }
 
-  /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
-  /** MCP servers' tools left out because the catalog would have been refused with them, and why. */
+  /**
+   * MCP servers' tools left out, and why: they would have got the catalog refused, or they differ
+   * from toolman.lock.
+   */
   readonly leftOut: { tool: string; reason: string }[] = [];
+  /** MCP servers' tools that differ from toolman.lock, used anyway (`--accept-drift`), and how. */
+  readonly driftAccepted: PinNote[] = [];
 
+  /** Each MCP server's list as it answered (none when it could not be listed), and what it reported. */
+  mcpListings(): ReturnType<McpServers['listings']> {
+    return this.mcp?.listings() ?? [];
+  }
+
+  /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
   mcpServers(): McpServerStatus[] {
     return this.mcp?.statuses() ?? [];
   }
@@ -279,6 +306,11 @@ export class ToolManager {
 
   /** A tool by name or alias; an UNKNOWN_TOOL error with suggestions when there is none. */
   tool(name: string): Tool {
+    const found = toolIndex(this.catalog).get(name);
+    if (found) return found;
+    // Left out (toolman.lock, a broken server tool): say why, rather than that there is no such tool.
+    const left = this.leftOut.find((l) => l.tool === name);
+    if (left) throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `${name} is left out: ${left.reason}`);
     return toolIndex(this.catalog).require(name);
   }
 

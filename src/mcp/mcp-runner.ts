@@ -20,6 +20,8 @@ export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
       const limited = limitProgress(context.progress);
       try {
         const connection = await servers.connection(handler.server, context.signal);
+        // toolman.lock: a tool left out of its server's current list must not run from an older copy.
+        if (servers.isRefused(handler.server, handler.tool)) throw new ToolFailure(`${context.tool.name} was not run: toolman.lock pins it, and its server changed it (or itself) since; the user must review the change (toolman lock --update) before it runs`);
         result = await connection.callTool(handler.tool, args, {
           signal: context.signal,
           timeoutMs: context.tool.timeoutMs,
@@ -31,6 +33,7 @@ export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
         });
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
+        if (error instanceof ToolFailure) throw error;
         if (isToolmanError(error) || error instanceof Error) throw new ToolFailure(`${context.tool.name} failed: ${error.message}`);
         throw error;
       } finally {

@@ -21,7 +21,20 @@ export interface McpServersOptions {
   refresh?: boolean;
   /** Stale cache entries are shown from this age (default a day). */
   staleAfterMs?: number;
+  /** Which of a server's tools join the catalog (toolman.lock); default: all of them. */
+  admit?: ToolAdmission;
 }
+
+/**
+ * Decides which of a server's tools (built from its list) join the catalog, given the list and
+ * what the server reported; the rest are left out with why. Called at every build: at load and
+ * on every later listing (tools changed, the first call of a cached server).
+ */
+export type ToolAdmission = (
+  server: McpServerConfig,
+  tools: Tool[],
+  context: { listed: readonly unknown[]; serverInfo?: { name: string; version: string }; catalogFile: string },
+) => { tools: Tool[]; refused: { tool: string; mcpName: string; reason: string }[] };
 
 /** A server's state: where its tool list came from, and whether it could be reached. */
 export interface McpServerStatus {
@@ -45,6 +58,10 @@ interface ServerState {
   refreshing?: Promise<void>;
   /** The cached list a refreshed one replaced, until the difference has been said. */
   previous?: unknown[];
+  /** What the server reported in the handshake (known once it ran). */
+  serverInfo?: { name: string; version: string };
+  /** MCP names of tools `admit` left out of its last list: a session's old copy must not run them. */
+  refused?: Set<string>;
 }
 
 /**
@@ -61,6 +78,8 @@ export class McpServers {
   /** Changes found while loading, until a driver takes them. */
   private readonly seen: McpToolsChange[] = [];
   private closed = false;
+  /** Tools `admit` left out while loading, with why (the manager says them). */
+  readonly refused: { tool: string; mcpName: string; reason: string }[] = [];
 
   constructor(
     private readonly loaded: LoadedCatalog,
@@ -96,6 +115,7 @@ export class McpServers {
         try {
           const connection = await this.connect(state);
           state.listed = await connection.listTools();
+          state.serverInfo = connection.serverInfo;
           if (connection.listCut) this.report('TM0804', state.config, `the tool list was cut: ${connection.listCut}`);
           // Asked again (--refresh): what differs from the list the cache held is said before the cache forgets it.
           if (stored) state.previous = this.options.secrets.redactValue(stored.tools);
@@ -129,6 +149,16 @@ export class McpServers {
    */
   takeChanges(): McpToolsChange[] {
     return this.seen.splice(0);
+  }
+
+  /** Each server's list as it answered (undefined when it could not be listed) and what it reported. */
+  listings(): { config: McpServerConfig; listed?: readonly unknown[]; serverInfo?: { name: string; version: string }; status: McpServerStatus }[] {
+    return [...this.servers.values()].map((s) => ({ config: s.config, ...(s.listed ? { listed: s.listed } : {}), ...(s.serverInfo ? { serverInfo: s.serverInfo } : {}), status: { ...s.status } }));
+  }
+
+  /** Whether `admit` left this tool out of its server's current list (a session may still hold it). */
+  isRefused(server: string, tool: string): boolean {
+    return this.servers.get(server)?.refused?.has(tool) === true;
   }
 
   /** Where each server's tools came from, for `toolman list` and notes. */
@@ -217,6 +247,7 @@ export class McpServers {
         return; // the next call reports the server's state
       }
       this.cache?.set(state.launch!, listed);
+      state.serverInfo = connection.serverInfo;
       state.status = { name: state.config.name, source: 'live', tools: state.status.tools };
       if (JSON.stringify(listed) === JSON.stringify(state.listed)) return;
       const before = new Map(this.loaded.catalog.tools.filter((t) => t.source.kind === 'mcp' && t.source.server === state.config.name).map((t) => [t.name, t]));
@@ -247,8 +278,16 @@ export class McpServers {
    */
   private build(state: ServerState, existing: readonly Tool[], report: boolean, problems: string[] = []): Tool[] {
     const file = this.loaded.sources.get(state.config.file);
-    const { tools, notes } = serverTools(state.config, state.listed ?? [], file?.absolutePath ?? state.config.file);
-    if (report) for (const note of notes) this.report('TM0804', state.config, `tool ${JSON.stringify(note.tool)}: ${note.message}`);
+    const catalogFile = file?.absolutePath ?? state.config.file;
+    const built = serverTools(state.config, state.listed ?? [], catalogFile);
+    if (report) for (const note of built.notes) this.report('TM0804', state.config, `tool ${JSON.stringify(note.tool)}: ${note.message}`);
+    const admitted = this.options.admit?.(state.config, built.tools, { listed: state.listed ?? [], ...(state.serverInfo ? { serverInfo: state.serverInfo } : {}), catalogFile }) ?? { tools: built.tools, refused: [] };
+    const tools = admitted.tools;
+    state.refused = new Set(admitted.refused.map((r) => r.mcpName));
+    for (const r of admitted.refused) {
+      problems.push(`tool "${r.tool}" left out: ${r.reason}`);
+      if (report) this.refused.push(r);
+    }
     applyOverrides(tools, this.loaded.catalog.overrides);
     const names = new Map<string, Tool>();
     for (const tool of existing) {

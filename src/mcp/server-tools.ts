@@ -78,7 +78,7 @@ export function serverTools(config: McpServerConfig, listed: readonly unknown[],
  * sequences or invisible characters (zero-width, directional marks, Unicode tags: text the model
  * reads and the user cannot see), and the same for every string of its schema and annotations;
  * the description cut to MAX_MCP_DESCRIPTION_CHARS. `note` says what was removed or cut. Only the
- * fields toolman reads are kept (name, title, description, inputSchema, annotations).
+ * fields toolman reads are kept (name, title, description, inputSchema, outputSchema, annotations).
  */
 export function cleanListedTool(raw: Record<string, unknown> & { name: string }): { entry: Record<string, unknown>; note?: string } {
   const notes: string[] = [];
@@ -88,7 +88,9 @@ export function cleanListedTool(raw: Record<string, unknown> & { name: string })
   if (texts.some((t) => typeof t === 'string' && plainText(t) !== t) || schema.changed || annotations?.changed) {
     notes.push('invisible or control characters (zero-width, directional marks, Unicode tags, escapes) removed from its text');
   }
-  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: schema.value };
+  const output = raw.outputSchema !== undefined ? plainValue(raw.outputSchema) : undefined;
+  if (output?.changed && !notes.length) notes.push('invisible or control characters (zero-width, directional marks, Unicode tags, escapes) removed from its text');
+  const entry: Record<string, unknown> = { name: plainText(raw.name).trim(), inputSchema: schema.value, ...(output ? { outputSchema: output.value } : {}) };
   if (typeof raw.title === 'string') entry.title = plainText(raw.title).slice(0, MAX_MCP_TITLE_CHARS);
   if (annotations) entry.annotations = typeof annotations.value.title === 'string' ? { ...annotations.value, title: annotations.value.title.slice(0, MAX_MCP_TITLE_CHARS) } : annotations.value;
   if (typeof raw.description === 'string') {

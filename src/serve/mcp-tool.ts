@@ -29,6 +29,8 @@ export function toMcpTool(tool: Tool): McpTool {
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description ?? tool.summary ?? '',
     inputSchema: inputSchema(tool.parameters),
+    // 2025-11-25's schema takes only `type: object` at the root (validate says so: TM0331).
+    ...(tool.outputSchema?.type === 'object' ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
     annotations,
     _meta: { 'toolman/effect': tool.effect, 'toolman/confirm': needsConfirmation(tool) ? 'ask' : 'no', ...(tool.category ? { 'toolman/category': tool.category } : {}) },
   };

@@ -13,6 +13,8 @@ export type ValueMatcher =
   | { kind: 'one_of'; values: unknown[] }
   | { kind: 'schema'; schema: Record<string, unknown> }
   | { kind: 'exists'; exists: boolean }
+  /** `matches_output_schema: true`: a tool's result validates against that tool's `output_schema`. */
+  | { kind: 'output_schema' }
   | { kind: 'object'; properties: Record<string, ValueMatcher> };
 
 export interface CallExpectation {

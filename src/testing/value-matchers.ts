@@ -7,7 +7,7 @@ import { ownValue } from '../shared/own.js';
 import type { ValueMatcher } from './suite-types.js';
 
 /** The words that make a mapping a matcher rather than a value to compare with. */
-export const MATCHER_KEYWORDS = ['equals', 'contains', 'not_contains', 'regex', 'includes', 'one_of', 'schema', 'exists'] as const;
+export const MATCHER_KEYWORDS = ['equals', 'contains', 'not_contains', 'regex', 'includes', 'one_of', 'schema', 'exists', 'matches_output_schema'] as const;
 const KEYWORDS = new Set<string>(MATCHER_KEYWORDS);
 
 /** A matcher that cannot be built: where (a JSON Pointer below the matcher) and why. */
@@ -100,6 +100,10 @@ function keyword(name: string, value: unknown, pointer: string): ValueMatcher {
     case 'exists':
       if (typeof value !== 'boolean') throw new MatcherError(pointer, 'exists takes true or false');
       return { kind: 'exists', exists: value };
+    case 'matches_output_schema':
+      // `false` would pass every result that breaks the contract the executor already refuses: no use.
+      if (value !== true) throw new MatcherError(pointer, 'matches_output_schema takes true (the value validates against its tool\'s output_schema)');
+      return { kind: 'output_schema' };
     default:
       throw new MatcherError(pointer, `unknown matcher ${name}`);
   }
@@ -109,7 +113,41 @@ function keyword(name: string, value: unknown, pointer: string): ValueMatcher {
 export function parseArgMatchers(raw: Record<string, unknown>, pointer: string): Record<string, ValueMatcher> {
   const parsed = parseMatcher(raw, pointer);
   if (parsed.kind !== 'object') throw new MatcherError(pointer, 'give one matcher per argument name, e.g. { title: { contains: standup } }');
+  const misplaced = findOutputSchemaMatcher(parsed, pointer);
+  if (misplaced) throw new MatcherError(misplaced, 'matches_output_schema checks what a tool returned against its output_schema; an argument has no output schema (use schema: {...} for an argument)', 'key');
   return parsed.properties;
+}
+
+/** Where a `matches_output_schema` sits inside a parsed matcher (its pointer), if anywhere. */
+function findOutputSchemaMatcher(matcher: ValueMatcher, pointer: string): string | undefined {
+  switch (matcher.kind) {
+    case 'output_schema':
+      return `${pointer}/matches_output_schema`;
+    case 'object':
+      for (const [key, inner] of Object.entries(matcher.properties)) {
+        const found = findOutputSchemaMatcher(inner, `${pointer}/${escape(key)}`);
+        if (found) return found;
+      }
+      return undefined;
+    case 'all':
+      for (const inner of matcher.matchers) {
+        const found = findOutputSchemaMatcher(inner, pointer);
+        if (found) return found;
+      }
+      return undefined;
+    case 'includes':
+      return findOutputSchemaMatcher(matcher.item, `${pointer}/includes`);
+    default:
+      return undefined;
+  }
+}
+
+/** What some matchers need beyond the value: the output schema of the tool whose result it is. */
+export interface MatchContext {
+  /** The tool's `output_schema`, for `matches_output_schema`; undefined when it declares none. */
+  outputSchema?: Record<string, unknown>;
+  /** The tool's name, for messages. */
+  tool?: string;
 }
 
 const show = (value: unknown): string => {
@@ -122,7 +160,7 @@ const show = (value: unknown): string => {
  * Checks `actual` against a matcher: null when it holds, else what was expected and what came,
  * naming the path (`attendees[1]`, `filter.status`).
  */
-export function mismatch(actual: unknown, matcher: ValueMatcher, path: string): string | null {
+export function mismatch(actual: unknown, matcher: ValueMatcher, path: string, context: MatchContext = {}): string | null {
   const at = path ? `${path}: ` : '';
   switch (matcher.kind) {
     case 'literal':
@@ -130,7 +168,7 @@ export function mismatch(actual: unknown, matcher: ValueMatcher, path: string): 
       return canonicalJson(actual) === canonicalJson(matcher.value) ? null : `${at}expected ${show(matcher.value)}, got ${show(actual)}`;
     case 'all':
       for (const m of matcher.matchers) {
-        const miss = mismatch(actual, m, path);
+        const miss = mismatch(actual, m, path, context);
         if (miss) return miss;
       }
       return null;
@@ -142,7 +180,7 @@ export function mismatch(actual: unknown, matcher: ValueMatcher, path: string): 
       return typeof actual === 'string' && linearRegExp(matcher.pattern).test(actual) ? null : `${at}expected to match /${matcher.pattern}/, got ${show(actual)}`;
     case 'includes':
       if (!Array.isArray(actual)) return `${at}expected a list including ${describe(matcher.item)}, got ${show(actual)}`;
-      return actual.some((item) => mismatch(item, matcher.item, '') === null) ? null : `${at}expected a list including ${describe(matcher.item)}, got ${show(actual)}`;
+      return actual.some((item) => mismatch(item, matcher.item, '', context) === null) ? null : `${at}expected a list including ${describe(matcher.item)}, got ${show(actual)}`;
     case 'one_of':
       return matcher.values.some((v) => canonicalJson(v) === canonicalJson(actual)) ? null : `${at}expected one of ${show(matcher.values)}, got ${show(actual)}`;
     case 'schema': {
@@ -153,10 +191,18 @@ export function mismatch(actual: unknown, matcher: ValueMatcher, path: string): 
     }
     case 'exists':
       return (actual !== undefined) === matcher.exists ? null : matcher.exists ? `${at}expected to be given, but it is missing` : `${at}expected to be absent, got ${show(actual)}`;
+    case 'output_schema': {
+      const tool = context.tool ? ` of ${context.tool}` : '';
+      if (!context.outputSchema) return `${at}expected to match the output schema${tool}, but the tool declares no output_schema`;
+      const validate = schemaValidator(context.outputSchema);
+      if (actual !== undefined && validate(actual)) return null;
+      const first = validate.errors?.[0];
+      return `${at}does not match the output schema${tool}${first ? ` (${first.instancePath || 'value'} ${first.message ?? ''})` : ''}: got ${show(actual)}`;
+    }
     case 'object': {
       if (!isRecord(actual)) return `${at}expected an object, got ${show(actual)}`;
       for (const [key, m] of Object.entries(matcher.properties)) {
-        const miss = mismatch(ownValue(actual, key), m, path ? `${path}.${key}` : key);
+        const miss = mismatch(ownValue(actual, key), m, path ? `${path}.${key}` : key, context);
         if (miss) return miss;
       }
       return null;

@@ -335,7 +335,7 @@ function strictPath(message: string, schema: unknown, mapPath: (path: string[]) 
 }
 
 /** The meta-schema reports anyOf branches separately; keep one finding per node. */
-function metaErrors(errors: ErrorObject[]): ErrorObject[] {
+export function metaErrors(errors: ErrorObject[]): ErrorObject[] {
   const seen = new Set<string>();
   return errors.filter((e) => {
     if (e.keyword === 'anyOf' && errors.some((o) => o !== e && o.instancePath === e.instancePath)) return false;
@@ -345,7 +345,7 @@ function metaErrors(errors: ErrorObject[]): ErrorObject[] {
   });
 }
 
-function allowed(error: ErrorObject): string {
+export function allowed(error: ErrorObject): string {
   const values = (error.params as { allowedValues?: unknown[] }).allowedValues;
   return values ? `: ${values.map((v) => JSON.stringify(v)).join(', ')}` : '';
 }

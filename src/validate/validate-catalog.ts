@@ -3,6 +3,7 @@ import { checkConfusableTools } from './check-confusable-tools.js';
 import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
+import { checkOutputSchemas } from './check-output-schema.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -43,6 +44,8 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
       const kept = loaded.diagnostics.slice(before).filter((d) => !(/^TM040[1-4]$/.test(d.code) && broken.has(`${d.file}\u0000${d.tool}`)));
       loaded.diagnostics.splice(before, loaded.diagnostics.length - before, ...kept);
     }
+    // After the provider checks: a broken output schema says nothing about what a provider is sent.
+    checkOutputSchemas(loaded);
   }
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels };

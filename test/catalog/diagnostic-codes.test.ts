@@ -41,6 +41,9 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0307-duplicate-enum-value.yaml', code: 'TM0307', severity: 'error', line: 8, column: 50 },
   { fixture: 'TM0308-invalid-example.yaml', code: 'TM0308', severity: 'error', line: 12, column: 35 },
   { fixture: 'TM0309-unsupported-pattern.yaml', code: 'TM0309', severity: 'error', line: 8, column: 38 },
+  { fixture: 'TM0330-invalid-output-schema.yaml', code: 'TM0330', severity: 'error', line: 12, column: 23 },
+  { fixture: 'TM0331-output-schema-not-object.yaml', code: 'TM0331', severity: 'info', line: 6, column: 13 },
+  { fixture: 'TM0332-mock-result-not-output.yaml', code: 'TM0332', severity: 'error', line: 16, column: 19 },
   { fixture: 'TM0401-openai-strict-lossy.yaml', code: 'TM0401', severity: 'info', line: 8, column: 32 },
   { fixture: 'TM0402-openai-strict-impossible.yaml', code: 'TM0402', severity: 'info', line: 11, column: 33 },
   // The recursive $ref itself (items of children), not the first $ref that leads into the recursion.
@@ -83,8 +86,9 @@ describe('every diagnostic code has a fixture that triggers it', () => {
   });
 
   it('covers every code in the table, and every fixture is in the cases', () => {
-    // TM08xx need a running MCP server: test/mcp/mcp-diagnostics.test.ts triggers each.
-    const covered = new Set<string>([...CASES.map((c) => c.code), 'TM0801', 'TM0802', 'TM0803', 'TM0804']);
+    // TM08xx need a running MCP server: test/mcp/mcp-diagnostics.test.ts triggers each; the
+    // lock's (085x) have their fixtures under test/fixtures/lock/ (test/lock/lock-diagnostics.test.ts).
+    const covered = new Set<string>([...CASES.map((c) => c.code), 'TM0801', 'TM0802', 'TM0803', 'TM0804', 'TM0850', 'TM0851', 'TM0852', 'TM0853', 'TM0854', 'TM0855', 'TM0856', 'TM0857']);
     expect(Object.keys(DIAGNOSTIC_CODES).filter((code) => !covered.has(code as DiagnosticCode))).toEqual([]);
     const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
     expect(files.sort()).toEqual(CASES.map((c) => c.fixture).sort());

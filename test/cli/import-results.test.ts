@@ -108,7 +108,7 @@ describe('import --mcp and a file import of the same tools/list are one import',
     expect(server.tools).toEqual(file.tools);
     // Before: --mcp kept only name, title, description, inputSchema and annotations, and said nothing.
     const notes = server.tools.flatMap((t) => t.changes);
-    expect(notes.filter((n) => n.startsWith('outputSchema not imported'))).toHaveLength(listed.tools.filter((t) => t.outputSchema).length);
+    expect(notes.filter((n) => n.startsWith('outputSchema became output_schema'))).toHaveLength(listed.tools.filter((t) => t.outputSchema).length);
     expect(notes).toContain('dropped field "execution" (the catalog has no place for it)');
   });
 });

@@ -20,6 +20,8 @@ export interface ValidateOptions {
   quiet?: boolean;
   frames?: boolean;
   rule?: string[];
+  /** Also check the MCP servers' tools against toolman.lock (asking each server for its list). */
+  locked?: boolean;
 }
 
 /**
@@ -41,11 +43,15 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   for (const root of roots) {
     try {
       await withManager(io, root, async (manager) => {
+        if (options.locked) {
+          const [{ addLockFindings }, { parameterChanges }] = await Promise.all([import('../../manager/lock.js'), import('../../testing/parameter-changes.js')]);
+          addLockFindings(manager, parameterChanges);
+        }
         diagnostics.push(...(await manager.validate(rules)));
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);
         tools += manager.catalog.tools.length;
-      }, { requireValid: false });
+      }, { requireValid: false, lock: 'off', ...(options.locked ? { refreshMcp: true } : {}) });
     } catch (error) {
       if (!isToolmanError(error)) throw error;
       unreadable ??= { code: error.code, file: root.join(', '), message: error.message, ...(error.hint ? { hint: error.hint } : {}), exit: EXIT.USAGE };

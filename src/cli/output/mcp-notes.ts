@@ -14,6 +14,9 @@ export function reportMcpServers(io: CliIO, manager: ToolManager): void {
   for (const { tool, reason } of manager.leftOut) {
     io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(`MCP tool ${JSON.stringify(tool)} left out: ${reason}`))}\n  ${c.dim('toolman validate shows it; the rest of the catalog works')}\n`);
   }
+  for (const { tool, reason } of manager.driftAccepted) {
+    io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(`MCP tool ${JSON.stringify(tool)} is used as the server offers it now (--accept-drift): ${reason}`))}\n`);
+  }
   for (const status of statuses) {
     if (status.source === 'unavailable') {
       io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(status.error ?? `MCP server "${status.name}" is unavailable`))}\n  ${c.dim('its tools are missing; the rest of the catalog works')}\n`);
