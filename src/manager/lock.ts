@@ -3,6 +3,8 @@
  * now (from a manager opened with `lock: 'off'`), the lock file, what differs between them, and
  * the findings `validate --locked` reports. The core is in lock/; drivers reach it here.
  */
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import type { SourceFile } from '../catalog/source-file.js';
 import { Reporter } from '../catalog/reporter.js';
 import type { SchemaChanges } from '../lock/definition-changes.js';
 import { describeChange } from '../lock/definition-changes.js';
@@ -99,8 +101,14 @@ const HINT: Record<Drift['code'], string> = {
  * catalog's files for code frames.
  */
 export function addLockFindings(manager: ToolManager, schemaChanges?: SchemaChanges): void {
+  const sink: Diagnostic[] = [];
+  const sources = new Map<string, SourceFile>();
+  collectLockFindings(manager, sink, sources, schemaChanges);
+  manager.addFindings(sink, sources);
+}
+
+function collectLockFindings(manager: ToolManager, sink: Diagnostic[], sources: Map<string, SourceFile>, schemaChanges?: SchemaChanges): void {
   const { loaded } = manager;
-  const sink = loaded.diagnostics;
   let found: ReturnType<typeof catalogLock>;
   try {
     found = catalogLock(manager);
@@ -118,7 +126,7 @@ export function addLockFindings(manager: ToolManager, schemaChanges?: SchemaChan
   }
   const lock = lockFound.lock;
   const source = lockFound.source();
-  loaded.sources.set(display, source);
+  sources.set(display, source);
   const reporter = new Reporter(source, sink);
   const at = (...segments: string[]) => segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
   for (const d of currentDrift(manager, lock, schemaChanges)) {
@@ -126,7 +134,8 @@ export function addLockFindings(manager: ToolManager, schemaChanges?: SchemaChan
     const before = sink.length;
     if (d.code === 'TM0855' || d.code === 'TM0857') {
       const config = manager.catalog.mcpServers.get(d.server)!;
-      loaded.reporters.get(config.file)?.report(d.code, config.pointer, message, { part: 'key', hint: HINT[d.code], subject: '' });
+      const file = loaded.sources.get(config.file);
+      if (file) new Reporter(file, sink).report(d.code, config.pointer, message, { part: 'key', hint: HINT[d.code], subject: '' });
     } else if (d.code === 'TM0851' || d.code === 'TM0853') {
       reporter.report(d.code, at('servers', d.server, 'tools', d.tool), message, { part: 'key', hint: HINT[d.code] });
     } else if (d.code === 'TM0852') {

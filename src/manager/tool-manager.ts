@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
+import type { SourceFile } from '../catalog/source-file.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
 import type { CheckedCatalog } from '../validate/validate-catalog.js';
@@ -26,7 +27,7 @@ import { withLoading, type Loading } from '../select/with-loading.js';
 export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { CatalogHolder, McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
@@ -115,6 +116,15 @@ export class ToolManager {
   }
 
   /**
+   * Findings from outside the checks (`validate --locked`'s drift), joined to the loaded catalog's
+   * as a new value, with the sources they point into (for code frames). The checks run again.
+   */
+  addFindings(found: readonly Diagnostic[], sources: ReadonlyMap<string, SourceFile> = new Map()): void {
+    this.current = { ...this.current, diagnostics: [...this.current.diagnostics, ...found], sources: new Map([...this.current.sources, ...sources]) };
+    this.checked = undefined;
+  }
+
+  /**
    * From now on, every tool eager or every tool deferred (`test --compare eager deferred`): a new
    * catalog value, so sessions already open keep theirs.
    */
@@ -170,17 +180,12 @@ export class ToolManager {
       const broken = new Map<string, string>();
       for (const d of errors) if (d.tool && !broken.has(d.tool) && this.catalog.tools.some((t) => t.name === d.tool && t.source.kind === 'mcp')) broken.set(d.tool, `${d.code} ${d.message}`);
       if (broken.size > 0) {
-        loaded.catalog.tools = loaded.catalog.tools.filter((t) => !broken.has(t.name));
         for (const [tool, reason] of broken) this.leftOut.push({ tool, reason });
         // Its findings become one warning each: the tool is not offered, so nothing fails with it.
-        const findings = loaded.diagnostics;
-        for (let i = findings.length - 1; i >= 0; i--) {
-          const d = findings[i]!;
-          if (d.tool !== undefined && broken.has(d.tool)) findings.splice(i, 1);
-        }
-        for (const d of errors.filter((e) => e.tool !== undefined && broken.get(e.tool) === `${e.code} ${e.message}`)) {
-          findings.push({ ...d, code: 'TM0804', severity: 'warning', message: `${d.message}; the tool is left out` });
-        }
+        const kept = this.current.diagnostics.filter((d) => !(d.tool !== undefined && broken.has(d.tool)));
+        const notes = errors.filter((e) => e.tool !== undefined && broken.get(e.tool) === `${e.code} ${e.message}`).map((d) => ({ ...d, code: 'TM0804' as const, severity: 'warning' as const, message: `${d.message}; the tool is left out` }));
+        this.current = { ...this.current, catalog: { ...this.current.catalog, tools: this.current.catalog.tools.filter((t) => !broken.has(t.name)) }, diagnostics: [...kept, ...notes] };
+        this.checked = undefined;
         errors = errors.filter((d) => !(d.tool !== undefined && broken.has(d.tool)));
       }
       // A verdict with tools left out is not remembered: the next run must leave them out again.
@@ -198,7 +203,16 @@ export class ToolManager {
   private async loadMcpServers(refresh: boolean, lock: LockMode | 'off'): Promise<void> {
     const { McpServers } = await import('../mcp/mcp-servers.js');
     const admit = lock === 'off' ? undefined : await (await import('./tool-pins.js')).lockAdmission(this, lock, (note) => this.driftAccepted.push(note));
-    this.mcp = new McpServers(this.loaded, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}) });
+    // The manager holds the catalog as a value: the servers' tools and findings make a new one.
+    const current = () => this.current;
+    const holder: CatalogHolder = {
+      get loaded() {
+        return current();
+      },
+      replaceTools: (tools) => void (this.current = { ...this.current, catalog: { ...this.current.catalog, tools } }),
+      addFindings: (found) => void (this.current = { ...this.current, diagnostics: [...this.current.diagnostics, ...found] }),
+    };
+    this.mcp = new McpServers(holder, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}) });
     await this.mcp.load();
     for (const { tool, reason } of this.mcp.refused) this.leftOut.push({ tool, reason });
     // Tools changed under a running chat: what was built over the old list is rebuilt on next use.

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import { Reporter } from '../catalog/reporter.js';
 import { dirname } from 'node:path';
 import { applyOverrides, type LoadedCatalog } from '../catalog/load-catalog.js';
 import type { McpServerConfig, Tool } from '../catalog/types.js';
@@ -65,6 +67,19 @@ interface ServerState {
 }
 
 /**
+ * Where the servers' tools and findings go. The manager holds the loaded catalog as a value and
+ * replaces it: nothing here changes a catalog in place, so a session or an index made over an
+ * earlier catalog keeps what it was made over.
+ */
+export interface CatalogHolder {
+  readonly loaded: LoadedCatalog;
+  /** From now on the catalog has these tools (a new catalog value). */
+  replaceTools(tools: Tool[]): void;
+  /** Findings about the servers, added to the loaded catalog's (a new list). */
+  addFindings(found: readonly Diagnostic[]): void;
+}
+
+/**
  * The MCP servers of one catalog, for one manager: their tools joined to the catalog (from the
  * cache, or by starting them in parallel), connections started on first use and kept, tool lists
  * refreshed on `notifications/tools/list_changed`, and everything stopped by `close()`. Findings
@@ -82,11 +97,11 @@ export class McpServers {
   readonly refused: { tool: string; mcpName: string; reason: string }[] = [];
 
   constructor(
-    private readonly loaded: LoadedCatalog,
+    private readonly holder: CatalogHolder,
     private readonly options: McpServersOptions,
   ) {
     this.cache = ToolListCache.from(options.env);
-    for (const config of loaded.catalog.mcpServers.values()) this.servers.set(config.name, { config, status: { name: config.name, source: 'unavailable', tools: 0 } });
+    for (const config of holder.loaded.catalog.mcpServers.values()) this.servers.set(config.name, { config, status: { name: config.name, source: 'unavailable', tools: 0 } });
   }
 
   /** Joins every server's tools to the catalog: cached lists where there are, the rest started in parallel. */
@@ -140,7 +155,12 @@ export class McpServers {
       tools.push(...added);
       state.status.tools = added.length;
     }
-    this.loaded.catalog.tools = tools;
+    this.holder.replaceTools(tools);
+  }
+
+  /** The catalog as the manager holds it now. */
+  private get loaded(): LoadedCatalog {
+    return this.holder.loaded;
   }
 
   /**
@@ -256,8 +276,8 @@ export class McpServers {
       const problems: string[] = [];
       const next = this.build(state, others, false, problems);
       state.status.tools = next.length;
-      // A new array: indexes and searches built over the old list are rebuilt, sessions keep theirs.
-      this.loaded.catalog.tools = [...others, ...next];
+      // A new catalog: indexes and searches built over the old one are rebuilt, sessions keep theirs.
+      this.holder.replaceTools([...others, ...next]);
       const change = toolsChange(state.config.name, before, byName(next), problems);
       if (!isChange(change)) return;
       for (const listener of this.listeners) {
@@ -326,11 +346,12 @@ export class McpServers {
   }
 
   private report(code: 'TM0801' | 'TM0802' | 'TM0803' | 'TM0804', config: McpServerConfig, message: string, hint?: string, tool?: string): void {
-    const reporter = this.loaded.reporters.get(config.file);
-    if (!reporter) return;
-    const before = this.loaded.diagnostics.length;
-    reporter.report(code, config.pointer, message, { part: 'key', ...(hint ? { hint } : {}) });
-    if (tool !== undefined) for (const diagnostic of this.loaded.diagnostics.slice(before)) diagnostic.tool = tool;
+    const file = this.loaded.sources.get(config.file);
+    if (!file) return;
+    const found: Diagnostic[] = [];
+    new Reporter(file, found).report(code, config.pointer, message, { part: 'key', ...(hint ? { hint } : {}) });
+    if (tool !== undefined) for (const diagnostic of found) diagnostic.tool = tool;
+    this.holder.addFindings(found);
   }
 
   private baseDir(config: McpServerConfig): string {

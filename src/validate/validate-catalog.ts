@@ -9,6 +9,7 @@ import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
+import { Reporter } from '../catalog/reporter.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
 
 export interface ValidationResult {
@@ -25,10 +26,13 @@ export interface CheckedCatalog {
 /**
  * Every check on a loaded catalog: the loader's findings (YAML, includes, schema) plus the
  * semantic checks. Semantic checks run even when the schema found errors, on whatever parts of
- * the catalog could be read, so one run reports as much as it can. Run once per loaded catalog
- * (the checks add to its findings); `withRuleSettings` then applies levels and comments.
+ * the catalog could be read, so one run reports as much as it can. The loaded catalog is not
+ * changed: the checks report into a copy of its findings, which is returned; `withRuleSettings`
+ * then applies levels and comments.
  */
-export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: ParseCache } = {}): CheckedCatalog {
+export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseCache } = {}): CheckedCatalog {
+  const diagnostics = [...given.diagnostics];
+  const loaded: LoadedCatalog = { ...given, diagnostics, reporters: new Map([...given.reporters].map(([path, reporter]) => [path, new Reporter(reporter.file, diagnostics)])) };
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);

@@ -41,11 +41,15 @@ describe('progress from a source toolman does not control is bounded', () => {
     try {
       const events: CallEvent[] = [];
       const session = await manager.session({ onEvent: (e) => events.push(e) });
+      const started = Date.now();
       const turn = await session.runTurn([{ id: 'c1', name: 'flood_progress', arguments: {} }]);
+      const elapsed = Date.now() - started;
       expect(turn.responses[0]).toMatchObject({ ok: true, content: 'flooded' });
       const progress = events.filter((e): e is Extract<CallEvent, { type: 'tool_progress' }> => e.type === 'tool_progress');
       expect(progress.length).toBeGreaterThan(0);
-      expect(progress.length).toBeLessThanOrEqual(PROGRESS_BURST + 5);
+      // The burst, then at most 10 a second while the flood lasted (on a loaded machine it lasts longer).
+      expect(progress.length).toBeLessThanOrEqual(PROGRESS_BURST + Math.ceil(elapsed / 100) + 1);
+      expect(progress.length).toBeLessThan(100);
       expect(JSON.stringify(progress).length).toBeLessThan(40 * 1024);
       expect(progress[0]).toMatchObject({ progress: 1, total: 300 });
     } finally {
