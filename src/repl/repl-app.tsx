@@ -1,9 +1,9 @@
-import { Box, render, Static, useApp, useInput, type Instance } from 'ink';
+import { Box, render, Static, useApp, useStdin, useStdout, type Instance } from 'ink';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { ApprovalPrompt, ColorProvider, InputLine, ItemView, StatusLine, T, Waiting } from './components.js';
-import { decodeKeys } from './line-editor.js';
 import type { ReplController } from './repl-controller.js';
 import { panelBusy, type ReplState } from './repl-state.js';
+import { TerminalKeys } from './terminal-keys.js';
 import { displayText } from './terminal-text.js';
 
 /**
@@ -12,10 +12,9 @@ import { displayText } from './terminal-text.js';
  */
 export function ReplApp({ controller, color }: { controller: ReplController; color: boolean }) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  const columns = useStdout().stdout.columns || 80;
   const { exit } = useApp();
-  useInput((input, key) => {
-    for (const action of decodeKeys(input, key)) controller.key(action);
-  });
+  useTerminalKeys(controller);
   useEffect(() => {
     if (state.exitCode !== null) exit();
   }, [state.exitCode, exit]);
@@ -24,7 +23,14 @@ export function ReplApp({ controller, color }: { controller: ReplController; col
   const live = state.items.slice(state.committed);
   return (
     <ColorProvider value={color}>
-      <Static items={state.items.slice(0, state.committed)}>{(item) => <ItemView key={item.key} item={item} frame={0} now={now} />}</Static>
+      {/* Static items get the terminal's width: ink lays them out apart, where nothing else bounds a row. */}
+      <Static items={state.items.slice(0, state.committed)}>
+        {(item) => (
+          <Box key={item.key} width={columns} flexDirection="column">
+            <ItemView item={item} frame={0} now={now} />
+          </Box>
+        )}
+      </Static>
       <Box flexDirection="column">
         {live.map((item) => (
           <ItemView key={item.key} item={item} frame={frame} now={now} />
@@ -44,6 +50,37 @@ function busy(state: ReplState): boolean {
   return state.running || state.items.slice(state.committed).some((i) => i.kind === 'panel' && panelBusy(i.panel));
 }
 
+/** How long a bracketed paste may go without its end marker before what came is taken as the paste. */
+const PASTE_QUIET_MS = 2000;
+
+/**
+ * Keys from ink's raw input events (each a run of text or one escape sequence), decoded by
+ * TerminalKeys: ink's useInput would strip the ESC of a bracketed paste's markers and of
+ * Shift+Enter's sequence, so they could not be told from typed text (terminal-keys.ts).
+ */
+function useTerminalKeys(controller: ReplController): void {
+  const { internal_eventEmitter: events, setRawMode, isRawModeSupported } = useStdin();
+  useEffect(() => {
+    if (!isRawModeSupported) return;
+    setRawMode(true);
+    return () => setRawMode(false);
+  }, [isRawModeSupported, setRawMode]);
+  useEffect(() => {
+    const keys = new TerminalKeys();
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    const onInput = (raw: string) => {
+      clearTimeout(quiet);
+      for (const action of keys.push(raw)) controller.key(action);
+      if (keys.pasting) quiet = setTimeout(() => keys.endPaste().forEach((action) => controller.key(action)), PASTE_QUIET_MS);
+    };
+    events.on('input', onInput);
+    return () => {
+      clearTimeout(quiet);
+      events.off('input', onInput);
+    };
+  }, [events, controller]);
+}
+
 /** A frame counter for spinners and running durations, ticking only while something runs. */
 function useTicker(active: boolean): number {
   const [frame, setFrame] = useState(0);
@@ -55,7 +92,17 @@ function useTicker(active: boolean): number {
   return frame;
 }
 
-/** Draws the REPL on a terminal (Ctrl-C is a key here: the controller decides what it does). */
+/**
+ * Draws the REPL on a terminal (Ctrl-C is a key here: the controller decides what it does), with
+ * bracketed paste on (a paste arrives marked, as one piece) and, where the terminal speaks it
+ * (kitty, WezTerm, ghostty: ink asks), the kitty keyboard protocol, which tells Shift+Enter from
+ * Enter. run-repl.tsx turns bracketed paste off again on exit.
+ */
 export function mountRepl(controller: ReplController, color: boolean, terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Instance {
-  return render(<ReplApp controller={controller} color={color} />, { ...terminal, exitOnCtrlC: false, patchConsole: false });
+  const app = render(<ReplApp controller={controller} color={color} />, { ...terminal, exitOnCtrlC: false, patchConsole: false, kittyKeyboard: { mode: 'auto' } });
+  terminal.stdout.write(BRACKETED_PASTE_ON);
+  return app;
 }
+
+export const BRACKETED_PASTE_ON = '\u001b[?2004h';
+export const BRACKETED_PASTE_OFF = '\u001b[?2004l';

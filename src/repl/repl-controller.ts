@@ -3,11 +3,12 @@ import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
 import { describeToolsChange } from '../manager/facts.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
-import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
+import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
+import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
 import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
-import { displayText } from './terminal-text.js';
+import { count, displayText } from './terminal-text.js';
 
 /** The keys that answer an approval question. */
 const ANSWER_KEYS = new Map<string, ApprovalDecision>([
@@ -37,7 +38,9 @@ export interface ControllerOptions {
 export class ReplController implements CommandHost {
   private current: ReplState;
   private readonly listeners = new Set<() => void>();
+  /** Everything entered, commands too, for Up and Down. */
   private readonly inputHistory = new InputHistory();
+  private readonly said: string[] = [];
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
   private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
@@ -94,8 +97,9 @@ export class ReplController implements CommandHost {
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** What the user said to the model (messages, not commands), in order: `/history`. */
   get history(): readonly string[] {
-    return this.inputHistory.all;
+    return this.said;
   }
 
   get summaries(): readonly TurnSummary[] {
@@ -126,18 +130,28 @@ export class ReplController implements CommandHost {
     if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
     if (this.current.approval && this.approvalKey(action)) return;
     switch (action.type) {
-      case 'enter':
-        return this.submit(this.current.input.text);
-      case 'up': {
-        const line = this.inputHistory.up(this.current.input.text);
-        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
-        return;
+      case 'enter': {
+        // `\` + Enter: a line break instead of sending (for terminals where Alt+Enter is taken).
+        const { text, cursor } = this.current.input;
+        const chars = Array.from(text);
+        if (cursor > 0 && chars[cursor - 1] === '\\') {
+          this.dispatch({ type: 'input', input: { text: [...chars.slice(0, cursor - 1), '\n', ...chars.slice(cursor)].join(''), cursor } });
+          return;
+        }
+        return this.submit(text);
       }
+      case 'up':
       case 'down': {
-        const line = this.inputHistory.down();
-        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
+        // In a text of several lines, Up and Down move between its lines; past the first or last, through the history.
+        const moved = moveLine(this.current.input, action.type === 'up' ? -1 : 1);
+        if (moved) return this.dispatch({ type: 'input', input: moved });
+        const line = action.type === 'up' ? this.inputHistory.up(this.current.input.text) : this.inputHistory.down();
+        if (line !== undefined) this.dispatch({ type: 'input', input: action.type === 'up' ? { text: line, cursor: firstLineEnd(line) } : lineOf(line) });
         return;
       }
+      case 'paste':
+        if (action.cut) this.dispatch({ type: 'hint', text: `the paste was cut at ${count(MAX_PASTE_CHARS)} characters` });
+        break;
       case 'ctrl_o':
         return this.expand();
       case 'ctrl_d':
@@ -163,7 +177,7 @@ export class ReplController implements CommandHost {
   private approvalKey(action: KeyAction): boolean {
     const decision = action.type === 'escape' ? 'decline' : action.type === 'insert' ? ANSWER_KEYS.get(action.text.toLowerCase()) : undefined;
     if (decision && this.current.approval?.ready) {
-      this.answer(decision);
+      this.answer(decision, action.type === 'escape' ? 'Esc' : 'n');
       return true;
     }
     this.holdApproval();
@@ -214,6 +228,8 @@ export class ReplController implements CommandHost {
         return;
       case 'unknown':
         this.context.conversation.note({ type: 'command', text: line.trim(), known: false });
+        // Shown as typed, like a known command, so the error below it has its context.
+        this.dispatch({ type: 'user', text: line.trim() });
         this.note('error', `unknown command /${parsed.name}${parsed.suggestion ? `; did you mean /${parsed.suggestion}?` : ''}`, '/help lists the commands');
         return;
       case 'command':
@@ -230,6 +246,7 @@ export class ReplController implements CommandHost {
     const turn = { controller, done: Promise.resolve() };
     this.turn = turn;
     const run = async () => {
+      this.said.push(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
       const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
@@ -260,7 +277,10 @@ export class ReplController implements CommandHost {
   /** Asks the user; a cancelled turn stops asking (the executor declines then). */
   private approver: Approver = (request, signal) =>
     new Promise<ApprovalDecision>((resolve) => {
-      if (signal.aborted || this.exiting) return resolve('decline');
+      if (signal.aborted || this.exiting) {
+        this.dispatch({ type: 'declined', callId: request.callId, words: 'not run: the turn was ending' });
+        return resolve('decline');
+      }
       const clear = () => {
         clearTimeout(this.approvalTimer);
         if (this.pendingApproval?.resolve === settle) this.pendingApproval = undefined;
@@ -271,17 +291,21 @@ export class ReplController implements CommandHost {
         clear();
         resolve(decision);
       };
-      const onAbort = () => settle('decline');
+      const onAbort = () => {
+        this.dispatch({ type: 'declined', callId: request.callId, words: this.exiting ? 'not run: you left before answering' : 'not run: the turn was cancelled before you answered' });
+        settle('decline');
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.pendingApproval = { resolve: settle };
       this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason, ready: false } });
       this.holdApproval();
     });
 
-  private answer(decision: ApprovalDecision): void {
+  private answer(decision: ApprovalDecision, key: string): void {
     const pending = this.pendingApproval;
     if (!pending) return;
     const tool = this.current.approval?.tool ?? 'the tool';
+    if (decision === 'decline' && this.current.approval) this.dispatch({ type: 'declined', callId: this.current.approval.callId, words: `you declined it (${key})` });
     this.context.conversation.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
     pending.resolve(decision);
   }
@@ -362,4 +386,10 @@ export class ReplController implements CommandHost {
     // A recording's prompt is untrusted: it waits in the line without control sequences.
     if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(displayText(next)) });
   }
+}
+
+/** Where the cursor goes in a recalled entry of several lines: the end of its first line, so Up keeps going back. */
+function firstLineEnd(text: string): number {
+  const at = Array.from(text).indexOf('\n');
+  return at < 0 ? Array.from(text).length : at;
 }

@@ -47,6 +47,12 @@ export interface Panel {
   progress: string | null;
   result: PanelResult | null;
   expanded: boolean;
+  /**
+   * For a call the user declined: what they did, in their terms ("you answered n"). The result
+   * holds the sentence meant for the model ("the user declined to run ...; do not call it
+   * again"), which is not for the user.
+   */
+  declinedBy?: string;
 }
 
 export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
@@ -54,6 +60,14 @@ export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
 export interface OutputLine {
   text: string;
   style?: 'dim' | 'bold' | 'warning' | 'success' | 'accent';
+  /**
+   * A left column (a command, a key): drawn `labelWidth` wide, the text beside it wrapping under
+   * itself, never under the label, however narrow the terminal.
+   */
+  label?: string;
+  labelWidth?: number;
+  /** Coloured parts drawn instead of `text` (a bar); `text` is what a terminal without colour shows. */
+  segments?: { text: string; color?: 'red' | 'green' | 'yellow' | 'cyan' | 'blue' | 'magenta' | 'gray' }[];
 }
 
 export type Item =
@@ -130,6 +144,7 @@ export type ReplAction =
   | { type: 'turn_begin' }
   | { type: 'turn_end'; summary: TurnSummary }
   | { type: 'approval'; approval: ApprovalView | null }
+  | { type: 'declined'; callId: string; words: string }
   | { type: 'input'; input: EditorState }
   | { type: 'status'; status: Partial<StatusView> }
   | { type: 'expand'; n?: number }
@@ -354,6 +369,12 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
     case 'approval':
       return { ...state, approval: action.approval };
+    case 'declined': {
+      const key = Object.keys(state.panelIndex).find((k) => k.endsWith(`:${action.callId}`));
+      if (!key) return state;
+      const [round] = key.split(':');
+      return withPanel(state, Number(round), action.callId, (panel) => ({ ...panel, declinedBy: action.words }));
+    }
     case 'input':
       return { ...state, input: action.input };
     case 'status':
@@ -380,7 +401,7 @@ function expand(state: ReplState, n = state.panelCount): ReplState {
   return commit(add(state, { kind: 'expanded', settled: true, panel: { ...item.panel, expanded: true } }));
 }
 
-/** The marker words of a panel: truncated, deduplicated, refused, declined, cancelled, error. */
+/** The marker words of a panel: approved, truncated, deduplicated, refused, error (declined and cancelled are status words). */
 export function panelMarkers(panel: Panel): string[] {
   const markers: string[] = [];
   const r = panel.result;
@@ -388,9 +409,9 @@ export function panelMarkers(panel: Panel): string[] {
   if (!r) return markers;
   if (r.truncated) markers.push(r.originalTokens ? `truncated from ~${r.originalTokens} tokens` : 'truncated');
   if (r.deduplicated) markers.push('deduplicated');
-  if (r.errorKind === 'declined') markers.push('declined');
-  else if (r.errorKind && REFUSED_KINDS.includes(r.errorKind)) markers.push(`refused: ${r.errorKind}`);
-  else if (r.errorKind === 'cancelled') markers.push('cancelled');
+  // A declined or cancelled call says so in its status word ("declined", "cancelled"), not as a failure's marker.
+  if (r.errorKind === 'declined' || r.errorKind === 'cancelled') return markers;
+  if (r.errorKind && REFUSED_KINDS.includes(r.errorKind)) markers.push(`refused: ${r.errorKind}`);
   else if (r.errorKind) markers.push(`error: ${r.errorKind}`);
   return markers;
 }

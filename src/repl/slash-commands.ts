@@ -37,9 +37,11 @@ export const COMMANDS: readonly CommandSpec[] = [
 
 export const KEYS: readonly [string, string][] = [
   ['Enter', 'send the message or command'],
-  ['Up / Down', 'earlier messages and commands'],
+  ['Alt+Enter, \\ Enter', 'a new line without sending (Shift+Enter too where the terminal tells it apart; Ctrl-J); a paste keeps its lines'],
+  ['Tab', 'complete a command, a tool, a profile, a model or a file name; again for the next choice'],
+  ['Up / Down', 'earlier messages and commands (in a text of several lines: the line above or below)'],
   ['Ctrl-O', 'show the last tool call in full (/expand N for another)'],
-  ['y / n / a, Esc', 'answer an approval (one key press, once its keys show): yes, no, always for this tool this session; Esc: no'],
+  ['y / n / a, Esc', 'answer an approval, one key press once its keys show: yes, no, always for this tool; Esc: no'],
   ['Ctrl-C', 'cancel the running turn; press again to exit (code 130)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'start/end of line, delete before/after the cursor, delete a word'],
 ];
@@ -84,6 +86,7 @@ export interface CommandHost {
   /** Base for /save paths. */
   readonly cwd: string;
   readonly state: ReplState;
+  /** What the user said to the model, in order (not the commands). */
   readonly history: readonly string[];
   readonly summaries: readonly TurnSummary[];
   output(lines: OutputLine[], title?: string): void;
@@ -117,12 +120,13 @@ type Runner = (args: string, host: CommandHost) => void | Promise<void>;
 
 const COMMAND_RUNNERS: Record<string, Runner> = {
   help: (_args, host) => {
-    const width = Math.max(...COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`.length));
+    // Two columns: a summary wraps under itself, never under the command (an 80- or 120-column terminal alike).
+    const labelWidth = Math.max(...[...COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`), ...KEYS.map(([k]) => k)].map((l) => l.length)) + 4;
     host.output(
       [
-        ...COMMANDS.map((c) => ({ text: `  ${`/${c.name}${c.args ? ` ${c.args}` : ''}`.padEnd(width)}  ${c.summary}` })),
+        ...COMMANDS.map((c) => ({ label: `  /${c.name}${c.args ? ` ${c.args}` : ''}`, labelWidth, text: c.summary })),
         { text: 'keys', style: 'bold' as const },
-        ...KEYS.map(([k, what]) => ({ text: `  ${k.padEnd(width)}  ${what}` })),
+        ...KEYS.map(([k, what]) => ({ label: `  ${k}`, labelWidth, text: what })),
         { text: 'Anything else is sent to the model; start with // to send a message that begins with /.', style: 'dim' as const },
       ],
       'commands',
@@ -135,7 +139,11 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
     if (host.history.length === 0) return host.note('dim', 'nothing said yet');
     const width = String(host.history.length).length;
     host.output(
-      host.history.map((text, i) => ({ text: `  ${String(i + 1).padStart(width)}  ${text}` })),
+      host.history.map((text, i) => {
+        // A message of several lines: its first line, and how many more.
+        const lines = text.split('\n');
+        return { text: `  ${String(i + 1).padStart(width)}  ${lines[0]}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}` };
+      }),
       'you said',
     );
   },

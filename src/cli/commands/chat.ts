@@ -183,9 +183,13 @@ async function oneShotTurn(conversation: Conversation, prompt: string, options: 
       case 'tool_status':
         if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${name(event.name)} needs approval (${name(event.reason)}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
         return;
-      case 'tool_result':
-        io.stderr.write(event.response.ok ? c.dim(`✓ ${name(event.response.tool)} ${event.response.duration_ms} ms${event.response.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(event.response.tool)}: ${name(event.response.error ?? '')}\n`));
+      case 'tool_result': {
+        const r = event.response;
+        // A decline says what decided it, in the user's terms: the error text is the sentence meant for the model.
+        if (r.error_kind === 'declined') io.stderr.write(c.yellow(`⊘ ${name(r.tool)} declined: ${options.yes ? 'it was not run' : 'it needs approval and there is no terminal to ask; --yes approves'}\n`));
+        else io.stderr.write(r.ok ? c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${r.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
         return;
+      }
       case 'search':
         io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
         return;
