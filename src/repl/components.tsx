@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { type EditorState } from './line-editor.js';
+import { MarkdownText } from './markdown-view.js';
 import { panelElapsed, panelMarkers, panelOutcome, statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
 import { compactJson, displayText, duration, oneLine, prettyResult } from './terminal-text.js';
 
@@ -48,8 +49,8 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
     case 'assistant':
       return (
         <Box flexDirection="column">
-          {item.via ? <T dim>{`answer from ${item.via}:`}</T> : null}
-          <T>{displayText(item.text)}</T>
+          {item.via ? <T dim>{`answer from ${oneLine(item.via)}:`}</T> : null}
+          <Answer text={item.text} />
         </Box>
       );
     case 'panel':
@@ -76,6 +77,11 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
     case 'round':
       return <T dim>{`· round ${item.round}: ${item.tools} tool${item.tools === 1 ? '' : 's'} offered${item.choice ? `; ${displayText(item.choice)}` : ''}`}</T>;
   }
+}
+
+/** An answer's Markdown, laid out (markdown.ts: every piece of it cleaned of control sequences first). */
+function Answer({ text }: { text: string }) {
+  return <MarkdownText text={text} color={useContext(ColorContext)} />;
 }
 
 const NOTE_STYLES: Record<Extract<Item, { kind: 'note' }>['level'], { prefix: string; color?: Color; dim?: boolean }> = {

@@ -3,6 +3,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { ApprovalPrompt, ColorProvider, InputLine, ItemView, StatusLine, T, Waiting } from './components.js';
 import type { ReplController } from './repl-controller.js';
 import { panelBusy, type ReplState } from './repl-state.js';
+import { WidthProvider } from './markdown-view.js';
 import { TerminalKeys } from './terminal-keys.js';
 import { displayText } from './terminal-text.js';
 
@@ -23,25 +24,27 @@ export function ReplApp({ controller, color }: { controller: ReplController; col
   const live = state.items.slice(state.committed);
   return (
     <ColorProvider value={color}>
-      {/* Static items get the terminal's width: ink lays them out apart, where nothing else bounds a row. */}
-      <Static items={state.items.slice(0, state.committed)}>
-        {(item) => (
-          <Box key={item.key} width={columns} flexDirection="column">
-            <ItemView item={item} frame={0} now={now} />
-          </Box>
-        )}
-      </Static>
-      <Box flexDirection="column">
-        {live.map((item) => (
-          <ItemView key={item.key} item={item} frame={frame} now={now} />
-        ))}
-        {state.running && !state.approval && !live.some((i) => i.kind === 'panel' && panelBusy(i.panel)) ? <Waiting frame={frame} cancelling={state.cancelling} /> : null}
-        {state.approval ? <ApprovalPrompt approval={state.approval} /> : null}
-        {state.hint ? <T color="yellow">{displayText(state.hint)}</T> : null}
-        {/* Also under an approval question: what was typed ahead stays in view, and is no answer. */}
-        {state.exitCode === null ? <InputLine input={state.input} running={state.running} /> : null}
-        <StatusLine status={state.status} />
-      </Box>
+      <WidthProvider value={columns}>
+        {/* Static items get the terminal's width: ink lays them out apart, where nothing else bounds a row. */}
+        <Static items={state.items.slice(0, state.committed)}>
+          {(item) => (
+            <Box key={item.key} width={columns} flexDirection="column">
+              <ItemView item={item} frame={0} now={now} />
+            </Box>
+          )}
+        </Static>
+        <Box flexDirection="column">
+          {live.map((item) => (
+            <ItemView key={item.key} item={item} frame={frame} now={now} />
+          ))}
+          {state.running && !state.approval && !live.some((i) => i.kind === 'panel' && panelBusy(i.panel)) ? <Waiting frame={frame} cancelling={state.cancelling} /> : null}
+          {state.approval ? <ApprovalPrompt approval={state.approval} /> : null}
+          {state.hint ? <T color="yellow">{displayText(state.hint)}</T> : null}
+          {/* Also under an approval question: what was typed ahead stays in view, and is no answer. */}
+          {state.exitCode === null ? <InputLine input={state.input} running={state.running} /> : null}
+          <StatusLine status={state.status} />
+        </Box>
+      </WidthProvider>
     </ColorProvider>
   );
 }

@@ -4,6 +4,7 @@ import { isToolmanError } from '../shared/errors.js';
 import { describeToolsChange } from '../manager/facts.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
+import { loadMarkdown } from './markdown.js';
 import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
@@ -120,6 +121,8 @@ export class ReplController implements CommandHost {
     this.prefillNext();
     if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
     void this.countDefinitions();
+    // Markdown's parser loads once the prompt is up, not before it: the REPL's start does not wait for it.
+    setTimeout(() => void loadMarkdown(), 0).unref();
   }
 
   // --- keys ---
@@ -249,6 +252,8 @@ export class ReplController implements CommandHost {
       this.said.push(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
+      // Answers settle into the scrollback once, drawn as Markdown: the parser is there before the first one.
+      await loadMarkdown();
       const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
       this.turn = undefined;
