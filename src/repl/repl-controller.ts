@@ -1,4 +1,6 @@
+import type { ModelSwitch } from '../conversation/conversation.js';
 import type { ApprovalDecision, Approver } from '../execute/types.js';
+import type { ProviderName } from '../providers/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
 import { describeToolsChange } from '../manager/facts.js';
@@ -112,17 +114,33 @@ export class ReplController implements CommandHost {
     const { context } = this;
     const { conversation } = context;
     this.output([{ text: `catalog ${context.manager.catalog.name} | ${conversation.provider} ${conversation.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
-    this.drainNotices();
     this.stopListening.push(
       conversation.onChange((change) => (change.type === 'session' ? this.refreshCounts() : this.note('warning', change.message))),
       conversation.watchTools((change) => this.mcpToolsChanged(change)),
     );
+    void this.countDefinitions();
+    const resumed = conversation.resumed;
+    if (!resumed) {
+      this.startNotes();
+      // Markdown's parser loads once the prompt is up, not before it: the REPL's start does not wait for it.
+      setTimeout(() => void loadMarkdown(), 0).unref();
+      return;
+    }
+    // A resumed conversation is drawn once, as Markdown: the parser first.
+    void loadMarkdown().then(() => {
+      this.said.push(...conversation.messages.flatMap((m) => (m.role === 'user' ? [m.text] : [])));
+      this.dispatch({ type: 'history', messages: conversation.messages });
+      this.note('info', `resumed ${resumed.file}: ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'}, ${resumed.messages.length} messages; the conversation goes on with ${conversation.provider} ${conversation.model}`);
+      this.startNotes();
+    });
+  }
+
+  /** What setup had to say, and a replay's first message in the input line. */
+  private startNotes(): void {
+    this.drainNotices();
     if (this.initialPrompts.length) this.note('info', `replaying a recording: press Enter to send what the recorded user said (${this.initialPrompts.length} message${this.initialPrompts.length === 1 ? '' : 's'})`);
     this.prefillNext();
-    if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
-    void this.countDefinitions();
-    // Markdown's parser loads once the prompt is up, not before it: the REPL's start does not wait for it.
-    setTimeout(() => void loadMarkdown(), 0).unref();
+    if (this.context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
   }
 
   // --- keys ---
@@ -338,6 +356,15 @@ export class ReplController implements CommandHost {
   /** `/profile NAME` (force undefined) or `/force NAMES` (the current profile): the conversation swaps its session. */
   switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult> {
     return this.context.conversation.switchSession(profile, force);
+  }
+
+  /** `/model`, `/provider`: the conversation goes on with another model; the status line follows. */
+  async switchModel(target: { provider?: ProviderName; model?: string }): Promise<ModelSwitch> {
+    const { conversation } = this.context;
+    const result = await conversation.switchModel(target);
+    this.dispatch({ type: 'status', status: { provider: conversation.provider, model: conversation.model, search: conversation.search } });
+    this.refreshCounts();
+    return result;
   }
 
   /** A server said its tools changed (list_changed): say what; the conversation offers the new list from the next turn. */

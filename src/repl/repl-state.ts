@@ -1,7 +1,9 @@
 import type { ErrorKind } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import type { ChatMessage } from '../providers/model-client.js';
 import type { ToolChoice } from '../select/tool-choice.js';
 import { EMPTY_LINE, type EditorState } from './line-editor.js';
+import { resumedItems } from './resumed-items.js';
 import { count, oneLine } from './terminal-text.js';
 
 /**
@@ -145,6 +147,8 @@ export type ReplAction =
   | { type: 'turn_end'; summary: TurnSummary }
   | { type: 'approval'; approval: ApprovalView | null }
   | { type: 'declined'; callId: string; words: string }
+  /** A resumed conversation, drawn as it went (resumed-items.ts). */
+  | { type: 'history'; messages: readonly ChatMessage[] }
   | { type: 'input'; input: EditorState }
   | { type: 'status'; status: Partial<StatusView> }
   | { type: 'expand'; n?: number }
@@ -369,6 +373,10 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
     case 'approval':
       return { ...state, approval: action.approval };
+    case 'history': {
+      const { items, panels } = resumedItems(action.messages, state.panelCount + 1);
+      return commit(items.reduce(add, { ...state, panelCount: panels }));
+    }
     case 'declined': {
       const key = Object.keys(state.panelIndex).find((k) => k.endsWith(`:${action.callId}`));
       if (!key) return state;

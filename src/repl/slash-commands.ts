@@ -6,7 +6,10 @@ import { profileNames, toolSummary } from '../manager/facts.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isToolmanError } from '../shared/errors.js';
+import type { ModelSwitch } from '../conversation/conversation.js';
+import type { ProviderName } from '../providers/types.js';
 import type { ReplContext } from './repl-context.js';
+import { SESSION_COMMANDS } from './session-commands.js';
 import type { NoteLevel, OutputLine, ReplState } from './repl-state.js';
 import { clip, count } from './terminal-text.js';
 
@@ -18,18 +21,24 @@ export interface CommandSpec {
   aliases?: string[];
   /** Changes the conversation or its tools: not while a turn runs. */
   idleOnly?: boolean;
+  /** What Tab completes in its arguments (completion.ts). */
+  completes?: 'tool' | 'tools' | 'profile' | 'file' | 'provider' | 'mcp';
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
   { name: 'tools', summary: 'the tools offered now: active, deferred, found by search' },
-  { name: 'profile', args: 'NAME', summary: 'switch profile (a new tool session; the conversation goes on)', idleOnly: true },
-  { name: 'force', args: 'TOOL', summary: "require TOOL in the next turn's first round", idleOnly: true },
+  { name: 'profile', args: 'NAME', summary: 'switch profile (a new tool session; the conversation goes on)', idleOnly: true, completes: 'profile' },
+  { name: 'force', args: 'TOOL', summary: "require TOOL in the next turn's first round", idleOnly: true, completes: 'tools' },
+  { name: 'model', args: '[NAME]', summary: 'the model; with NAME, go on with that model (the conversation comes along)' },
+  { name: 'provider', args: '[NAME [MODEL]]', summary: 'the providers; with NAME, go on with that provider (its default model, or MODEL)', completes: 'provider' },
+  { name: 'context', summary: 'what the next request costs, by part: system, tools, deferred tools, history' },
+  { name: 'mcp', args: '[restart NAME]', summary: "each MCP server's state (up, or failed and why), tools and their tokens; restart one", completes: 'mcp' },
   { name: 'search', args: 'QUERY', summary: "what tool search finds among this session's tools" },
   { name: 'budget', summary: 'what the tool definitions offered now cost, against the budget' },
-  { name: 'show', args: 'TOOL', summary: "a tool's description and parameters" },
+  { name: 'show', args: 'TOOL', summary: "a tool's description and parameters", completes: 'tool' },
   { name: 'expand', args: '[N]', summary: 'tool call N (default: the last) in full: arguments and result' },
   { name: 'history', summary: 'what you said so far' },
-  { name: 'save', args: 'FILE', summary: 'write the conversation and the turn summaries as JSON' },
+  { name: 'save', args: 'FILE', summary: 'write the conversation and the turn summaries as JSON', completes: 'file' },
   { name: 'reset', summary: 'forget the conversation (tools found stay found)', idleOnly: true },
   { name: 'help', summary: 'the commands and keys' },
   { name: 'exit', summary: 'leave the REPL', aliases: ['quit'] },
@@ -97,6 +106,8 @@ export interface CommandHost {
    */
   switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult>;
   expand(n?: number): void;
+  /** Goes on with another provider or model; the status line follows. */
+  switchModel(target: { provider?: ProviderName; model?: string }): Promise<ModelSwitch>;
   reset(): void;
   exit(code: number): void;
   /** The path a /save refused because it exists: saving to it again overwrites. */
@@ -110,13 +121,13 @@ export async function runCommand(parsed: Extract<ParsedInput, { kind: 'command' 
     return;
   }
   try {
-    await COMMAND_RUNNERS[parsed.name]!(parsed.args, host);
+    await (COMMAND_RUNNERS[parsed.name] ?? SESSION_COMMANDS[parsed.name]!)(parsed.args, host);
   } catch (error) {
     host.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
   }
 }
 
-type Runner = (args: string, host: CommandHost) => void | Promise<void>;
+export type Runner = (args: string, host: CommandHost) => void | Promise<void>;
 
 const COMMAND_RUNNERS: Record<string, Runner> = {
   help: (_args, host) => {
