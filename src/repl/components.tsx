@@ -311,6 +311,15 @@ export function inputView(input: EditorState, max = INPUT_LINES): { lines: Input
   return { lines: shown, first, above: first, below: Math.max(0, lines.length - first - max) };
 }
 
+/** At most this many of Tab's choices show. */
+const MAX_CHOICES = 40;
+
+/** What Tab can complete to: the names (file names come from the disk: drawn without control sequences). */
+export function Choices({ choices }: { choices: readonly string[] }) {
+  const shown = choices.slice(0, MAX_CHOICES).map((c) => oneLine(c));
+  return <T dim>{`${shown.join('  ')}${choices.length > MAX_CHOICES ? `  (+${choices.length - MAX_CHOICES} more)` : ''}`}</T>;
+}
+
 /** The status parts, wrapped between parts (never inside one) when the terminal is narrow. */
 export function StatusLine({ status }: { status: StatusView }) {
   return (

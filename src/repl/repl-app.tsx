@@ -1,6 +1,6 @@
 import { Box, render, Static, useApp, useStdin, useStdout, type Instance } from 'ink';
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { ApprovalPrompt, ColorProvider, InputLine, ItemView, StatusLine, T, Waiting } from './components.js';
+import { ApprovalPrompt, Choices, ColorProvider, InputLine, ItemView, StatusLine, T, Waiting } from './components.js';
 import type { ReplController } from './repl-controller.js';
 import { panelBusy, type ReplState } from './repl-state.js';
 import { WidthProvider } from './markdown-view.js';
@@ -40,6 +40,7 @@ export function ReplApp({ controller, color }: { controller: ReplController; col
           {state.running && !state.approval && !live.some((i) => i.kind === 'panel' && panelBusy(i.panel)) ? <Waiting frame={frame} cancelling={state.cancelling} /> : null}
           {state.approval ? <ApprovalPrompt approval={state.approval} /> : null}
           {state.hint ? <T color="yellow">{displayText(state.hint)}</T> : null}
+          {state.choices ? <Choices choices={state.choices} /> : null}
           {/* Also under an approval question: what was typed ahead stays in view, and is no answer. */}
           {state.exitCode === null ? <InputLine input={state.input} running={state.running} /> : null}
           <StatusLine status={state.status} />

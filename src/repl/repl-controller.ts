@@ -3,9 +3,10 @@ import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { ProviderName } from '../providers/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
-import { describeToolsChange } from '../manager/facts.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
-import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
+import { CHAT_PROVIDERS, describeToolsChange, profileNames } from '../manager/facts.js';
+import { completionAt, replaceWord, type Completion, type CompletionSources } from './completion.js';
+import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type EditorState, type KeyAction } from './line-editor.js';
 import { loadMarkdown } from './markdown.js';
 import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
@@ -44,6 +45,8 @@ export class ReplController implements CommandHost {
   /** Everything entered, commands too, for Up and Down. */
   private readonly inputHistory = new InputHistory();
   private readonly said: string[] = [];
+  /** Tab pressed again goes through the choices of the first Tab. */
+  private tabbing: { completion: Completion; base: EditorState; index: number } | undefined;
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
   private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
@@ -147,6 +150,10 @@ export class ReplController implements CommandHost {
 
   key(action: KeyAction): void {
     if (this.exiting) return;
+    if (action.type !== 'tab' && action.type !== 'shift_tab' && (this.tabbing || this.current.choices)) {
+      this.tabbing = undefined;
+      this.dispatch({ type: 'choices', choices: null });
+    }
     if (action.type === 'ctrl_c') return this.ctrlC();
     if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
     if (this.current.approval && this.approvalKey(action)) return;
@@ -170,6 +177,9 @@ export class ReplController implements CommandHost {
         if (line !== undefined) this.dispatch({ type: 'input', input: action.type === 'up' ? { text: line, cursor: firstLineEnd(line) } : lineOf(line) });
         return;
       }
+      case 'tab':
+      case 'shift_tab':
+        return this.tab(action.type === 'tab' ? 1 : -1);
       case 'paste':
         if (action.cut) this.dispatch({ type: 'hint', text: `the paste was cut at ${count(MAX_PASTE_CHARS)} characters` });
         break;
@@ -187,6 +197,48 @@ export class ReplController implements CommandHost {
     }
     const input = edit(this.current.input, action);
     if (input !== this.current.input) this.dispatch({ type: 'input', input });
+  }
+
+  /**
+   * Tab: completes the word before the cursor (completion.ts): the one choice, with a space after
+   * it; or what all choices share, and the choices shown; Tab again goes through them one by one
+   * (Shift+Tab back). Any other key ends it.
+   */
+  private tab(direction: 1 | -1): void {
+    if (this.tabbing) {
+      const { completion, base } = this.tabbing;
+      const n = completion.candidates.length;
+      this.tabbing.index = (this.tabbing.index + direction + n) % n;
+      this.dispatch({ type: 'input', input: replaceWord(base, completion, completion.candidates[this.tabbing.index]!, false) });
+      return;
+    }
+    const completion = completionAt(this.current.input, this.completionSources());
+    if (!completion) return;
+    if (completion.candidates.length === 1) {
+      this.dispatch({ type: 'input', input: replaceWord(this.current.input, completion, completion.candidates[0]!, completion.closes) });
+      return;
+    }
+    if (completion.common !== completion.word) {
+      const input = replaceWord(this.current.input, completion, completion.common, false);
+      this.dispatch({ type: 'input', input });
+      this.tabbing = { completion: { ...completion, word: completion.common }, base: input, index: -1 };
+    } else {
+      this.tabbing = { completion, base: this.current.input, index: direction > 0 ? -1 : 0 };
+    }
+    this.dispatch({ type: 'choices', choices: completion.candidates });
+  }
+
+  /** What Tab completes from: this catalog's tools, profiles and MCP servers, the providers, files under the working folder. */
+  private completionSources(): CompletionSources {
+    const { manager } = this.context;
+    return {
+      tools: () => manager.catalog.tools.flatMap((t) => [t.name, ...t.aliases]),
+      profiles: () => profileNames(manager.catalog),
+      providers: () => CHAT_PROVIDERS,
+      mcpServers: () => [...manager.catalog.mcpServers.keys()],
+      cwd: this.cwd,
+      ...(process.env.HOME ? { home: process.env.HOME } : {}),
+    };
   }
 
   /**

@@ -133,6 +133,8 @@ export interface ReplState {
   input: EditorState;
   /** A one-line message above the input (Ctrl-C hint, command refusals). */
   hint: string | null;
+  /** What Tab can complete the word to, shown above the input until another key. */
+  choices: string[] | null;
   exitArmed: boolean;
   exitCode: number | null;
   status: StatusView;
@@ -153,6 +155,7 @@ export type ReplAction =
   | { type: 'status'; status: Partial<StatusView> }
   | { type: 'expand'; n?: number }
   | { type: 'hint'; text: string | null }
+  | { type: 'choices'; choices: string[] | null }
   | { type: 'arm_exit'; armed: boolean }
   | { type: 'cancelling' }
   | { type: 'exit'; code: number };
@@ -170,6 +173,7 @@ export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> &
     approval: null,
     input: EMPTY_LINE,
     hint: null,
+    choices: null,
     exitArmed: false,
     exitCode: null,
     status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, ...status },
@@ -391,6 +395,8 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return expand(state, action.n);
     case 'hint':
       return { ...state, hint: action.text };
+    case 'choices':
+      return { ...state, choices: action.choices };
     case 'arm_exit':
       return { ...state, exitArmed: action.armed, hint: action.armed ? 'press Ctrl-C again to exit' : state.hint === 'press Ctrl-C again to exit' ? null : state.hint };
     case 'cancelling':
