@@ -4,7 +4,7 @@ import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { readRecording } from '../loop/recording.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import type { FormatFlags } from '../providers/format-options.js';
-import type { ProviderName } from '../providers/types.js';
+import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import type { SessionRequest } from '../session/session-request.js';
 import type { ToolSession } from '../session/tool-session.js';
 import type { SecretSet } from '../shared/secrets.js';
@@ -76,4 +76,6 @@ export interface ConversationHost {
   watchMcpServers(listener: (change: McpToolsChange) => void): () => void;
   /** Sub-agents' nested loops' events; returns the unsubscribe. */
   onAgentEvent(listener: (event: AgentLoopEvent) => void): () => void;
+  /** Named tools formatted on their own (what deferred tools would cost: `/context`). */
+  formatTools(provider: ProviderName, names: readonly string[], options?: FormatOptions): Promise<FormatResult>;
 }

@@ -10,6 +10,7 @@ import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { carryMessages, type ModelTarget } from './carry-messages.js';
+import { contextCost, type ContextCost } from './context-cost.js';
 import type { ConversationHost } from './conversation-options.js';
 import type { SwitchedModel } from './open-conversation.js';
 import type { TranscriptHistory } from './transcript-history.js';
@@ -39,6 +40,8 @@ export interface ConversationParts {
   switchModel?: ((target: ModelTarget) => Promise<SwitchedModel>) | undefined;
   /** Why this conversation cannot switch models (a replay, a recording). */
   whyNoSwitch?: string | undefined;
+  /** The user's system prompt (the tools' contributions follow it). */
+  system?: string | undefined;
 }
 
 /** Something drivers show between turns: a new session (the tools offered changed), or a notice. */
@@ -81,6 +84,7 @@ export class Conversation {
   private openSession: ConversationParts['openSession'];
   private readonly switcher: ConversationParts['switchModel'];
   private readonly whyNoSwitch: string | undefined;
+  private readonly system: string | undefined;
   /** Who answers confirmations (kept for a new loop after a switch). */
   private approver: Approver | undefined;
   private approverSet = false;
@@ -105,6 +109,7 @@ export class Conversation {
     this.resumed = parts.resumed;
     this.switcher = parts.switchModel;
     this.whyNoSwitch = parts.whyNoSwitch;
+    this.system = parts.system;
     this.openSession = parts.openSession;
     this.transcript = parts.transcript;
     this.recordFile = parts.recordFile;
@@ -261,6 +266,22 @@ export class Conversation {
       this.pendingForce = dropped.length ? undefined : wanted;
       this.use(session, previous);
       return { dropped };
+    });
+  }
+
+  /**
+   * What the next request costs before the user's next message, by part: the system prompt,
+   * each tool offered (an MCP server's together), the overhead, the history; and what the
+   * deferred tools would cost (context-cost.ts). Counted by toolman's tokenizers, loaded here.
+   */
+  contextCost(): Promise<ContextCost> {
+    return contextCost({
+      client: this.loop.client,
+      session: this.session,
+      format: this.format,
+      system: this.system,
+      messages: this.loop.messages,
+      formatTools: (provider, names, options) => this.host.formatTools(provider, names, options),
     });
   }
 

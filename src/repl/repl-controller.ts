@@ -451,7 +451,7 @@ export class ReplController implements CommandHost {
     void this.countDefinitions();
   }
 
-  /** The definitions offered now, counted by toolman (the tokenizer loads on first use, after the prompt shows). */
+  /** The definitions offered now and the next request in all, counted by toolman (the tokenizer loads on first use, after the prompt shows). */
   private async countDefinitions(): Promise<void> {
     const version = ++this.countVersion;
     try {
@@ -459,6 +459,9 @@ export class ReplController implements CommandHost {
       const { conversation } = this.context;
       const cost = await countDefinitions(conversation.session.format(conversation.provider, 1, conversation.format), conversation.model);
       if (version === this.countVersion) this.dispatch({ type: 'status', status: { definitions: cost.total } });
+      // What the next request costs in all (the status line points to /context for its parts).
+      const context = await conversation.contextCost();
+      if (version === this.countVersion) this.dispatch({ type: 'status', status: { context: context.total } });
     } catch {
       // the status line goes without it
     }

@@ -114,6 +114,8 @@ export interface StatusView {
   definitions: number | null;
   /** The catalog's `budget.definitions`. */
   budget: number | null;
+  /** What the next request costs before the user's message (toolman's count; /context has its parts). */
+  context: number | null;
   search: 'client' | 'native';
   yes: boolean;
 }
@@ -160,7 +162,7 @@ export type ReplAction =
   | { type: 'cancelling' }
   | { type: 'exit'; code: number };
 
-export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> & Partial<Pick<StatusView, 'usage' | 'definitions'>>): ReplState {
+export function initialState(status: Omit<StatusView, 'usage' | 'definitions' | 'context'> & Partial<Pick<StatusView, 'usage' | 'definitions' | 'context'>>): ReplState {
   return {
     items: [],
     committed: 0,
@@ -176,7 +178,7 @@ export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> &
     choices: null,
     exitArmed: false,
     exitCode: null,
-    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, ...status },
+    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, context: null, ...status },
   };
 }
 
@@ -474,6 +476,7 @@ export function statusParts(status: StatusView): string[] {
     ...(status.forced.length ? [`next turn forces ${status.forced.map(oneLine).join(', ')}`] : []),
     tokens,
     ...(definitions ? [definitions] : []),
+    ...(status.context !== null ? [`next request ${count(status.context)} (/context)`] : []),
     ...(status.yes ? ['--yes'] : []),
   ];
 }
