@@ -15,7 +15,8 @@ import type { KeyAction } from './line-editor.js';
  *   `\` + Enter is the controller's (it looks at the text before the cursor).
  * - A terminal without bracketed paste delivers a paste as one run of text: a line break with
  *   more text after it in the same run is a newline, not Enter; a break at the end of the run is
- *   Enter (a line typed and sent at once, as tmux sends `text` then Enter).
+ *   Enter (a line typed and sent at once, as tmux sends `text` then Enter). Keys typed while the
+ *   REPL was busy arrive in one run too: `\` + Enter among them is a newline, as typed alone.
  * - Every other escape sequence (function keys, focus reports, mouse) is dropped: nothing the
  *   terminal sends reaches the screen as a sequence.
  */
@@ -127,6 +128,11 @@ function textRun(raw: string): KeyAction[] {
     if (ch === '\r' || ch === '\n') {
       // CR LF is one break.
       if (ch === '\r' && chars[i + 1] === '\n') i++;
+      // `\` + Enter typed while the REPL was busy arrives in one run: a newline, as when typed alone.
+      if (run.endsWith('\\')) {
+        run = `${run.slice(0, -1)}\n`;
+        continue;
+      }
       const rest = chars.slice(i + 1).join('');
       if (/^[\r\n]*$/.test(rest)) {
         flush();
@@ -141,7 +147,9 @@ function textRun(raw: string): KeyAction[] {
       flush();
       actions.push({ type: 'ctrl_c' });
     } else if (ch === '\t') {
-      run += '\t';
+      // Tab typed while the REPL was busy is still Tab (a paste's tabs come marked, as text).
+      flush();
+      actions.push({ type: 'tab' });
     } else if (!/[\u0000-\u001f\u007f-\u009f]/.test(ch)) {
       run += ch;
     }

@@ -47,6 +47,11 @@ describe('what the terminal sends', () => {
     expect(keys('one\ntwo\nthree')).toEqual([{ type: 'insert', text: 'one\ntwo\nthree' }]);
     expect(keys('one\r\ntwo\r\n')).toEqual([{ type: 'insert', text: 'one\ntwo' }, { type: 'enter' }]);
     expect(keys('/exit\r')).toEqual([{ type: 'insert', text: '/exit' }, { type: 'enter' }]);
+    // \ + Enter typed while the REPL was busy: a newline, the backslash gone, as when typed alone.
+    expect(keys('two\\\rthree')).toEqual([{ type: 'insert', text: 'two\nthree' }]);
+    expect(keys('two\\\r')).toEqual([{ type: 'insert', text: 'two\n' }]);
+    // So is Tab: completion, not a tab character.
+    expect(keys('/sh\t')).toEqual([{ type: 'insert', text: '/sh' }, { type: 'tab' }]);
   });
 
   it('cursor keys, word moves and the kitty encoding of control keys', () => {
