@@ -116,3 +116,36 @@ export function replaceWord(input: EditorState, completion: Completion, word: st
   const inserted = Array.from(word + (close && after[0] !== ' ' ? ' ' : ''));
   return { text: [...chars.slice(0, completion.start), ...inserted, ...after].join(''), cursor: completion.start + inserted.length };
 }
+
+/**
+ * Tab pressed in the REPL: the one choice, with a space after it; or what all choices share, and
+ * the choices to show; Tab again goes through them one by one (Shift+Tab back) until `reset()`
+ * (any other key).
+ */
+export class TabCompletion {
+  private cycling: { completion: Completion; base: EditorState; index: number } | undefined;
+
+  reset(): void {
+    this.cycling = undefined;
+  }
+
+  /** The input after Tab (undefined: nothing to complete), and the choices when there are several. */
+  press(input: EditorState, direction: 1 | -1, sources: CompletionSources): { input: EditorState; choices?: string[] } | undefined {
+    if (this.cycling) {
+      const { completion, base } = this.cycling;
+      const n = completion.candidates.length;
+      this.cycling.index = (this.cycling.index + direction + n) % n;
+      return { input: replaceWord(base, completion, completion.candidates[this.cycling.index]!, false) };
+    }
+    const completion = completionAt(input, sources);
+    if (!completion) return undefined;
+    if (completion.candidates.length === 1) return { input: replaceWord(input, completion, completion.candidates[0]!, completion.closes) };
+    if (completion.common !== completion.word) {
+      const next = replaceWord(input, completion, completion.common, false);
+      this.cycling = { completion: { ...completion, word: completion.common }, base: next, index: -1 };
+      return { input: next, choices: completion.candidates };
+    }
+    this.cycling = { completion, base: input, index: direction > 0 ? -1 : 0 };
+    return { input, choices: completion.candidates };
+  }
+}

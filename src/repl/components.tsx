@@ -2,7 +2,8 @@ import { Box, Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { type EditorState } from './line-editor.js';
 import { MarkdownText } from './markdown-view.js';
-import { panelElapsed, panelMarkers, panelOutcome, statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
+import { panelElapsed, panelMarkers, panelOutcome } from './panel-view.js';
+import { statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
 import { compactJson, displayText, duration, oneLine, prettyResult } from './terminal-text.js';
 
 /**

@@ -2,7 +2,8 @@ import { Box, render, Static, useApp, useStdin, useStdout, type Instance } from 
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { ApprovalPrompt, Choices, ColorProvider, InputLine, ItemView, StatusLine, T, Waiting } from './components.js';
 import type { ReplController } from './repl-controller.js';
-import { panelBusy, type ReplState } from './repl-state.js';
+import { panelBusy } from './panel-view.js';
+import type { ReplState } from './repl-state.js';
 import { WidthProvider } from './markdown-view.js';
 import { TerminalKeys } from './terminal-keys.js';
 import { displayText } from './terminal-text.js';

@@ -1,25 +1,18 @@
 import type { ModelSwitch } from '../conversation/conversation.js';
-import type { ApprovalDecision, Approver } from '../execute/types.js';
 import type { ProviderName } from '../providers/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import { CHAT_PROVIDERS, describeToolsChange, profileNames } from '../manager/facts.js';
-import { completionAt, replaceWord, type Completion, type CompletionSources } from './completion.js';
-import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type EditorState, type KeyAction } from './line-editor.js';
+import { ApprovalQuestions } from './approval-questions.js';
+import { TabCompletion } from './completion.js';
+import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
 import { loadMarkdown } from './markdown.js';
 import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
 import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
 import { count, displayText } from './terminal-text.js';
-
-/** The keys that answer an approval question. */
-const ANSWER_KEYS = new Map<string, ApprovalDecision>([
-  ['y', 'approve'],
-  ['n', 'decline'],
-  ['a', 'always'],
-]);
 
 export interface ControllerOptions {
   /** Base for /save paths. */
@@ -45,12 +38,10 @@ export class ReplController implements CommandHost {
   /** Everything entered, commands too, for Up and Down. */
   private readonly inputHistory = new InputHistory();
   private readonly said: string[] = [];
-  /** Tab pressed again goes through the choices of the first Tab. */
-  private tabbing: { completion: Completion; base: EditorState; index: number } | undefined;
+  private readonly tabs = new TabCompletion();
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
-  private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
-  private approvalTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly questions: ApprovalQuestions;
   private readonly initialPrompts: string[];
   private resolveExit!: (code: number) => void;
   private exiting = false;
@@ -79,7 +70,16 @@ export class ReplController implements CommandHost {
       yes: context.yes,
     });
     this.initialPrompts = [...conversation.recordedPrompts];
-    if (!context.yes) conversation.useApprover(this.approver);
+    this.questions = new ApprovalQuestions(
+      {
+        state: () => this.current,
+        dispatch: (action) => this.dispatch(action),
+        noteAnswer: (entry) => this.context.conversation.note({ type: 'approval', ...entry }),
+        exiting: () => this.exiting,
+      },
+      options.approvalGuardMs,
+    );
+    if (!context.yes) conversation.useApprover(this.questions.approver);
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
   }
 
@@ -150,13 +150,13 @@ export class ReplController implements CommandHost {
 
   key(action: KeyAction): void {
     if (this.exiting) return;
-    if (action.type !== 'tab' && action.type !== 'shift_tab' && (this.tabbing || this.current.choices)) {
-      this.tabbing = undefined;
-      this.dispatch({ type: 'choices', choices: null });
+    if (action.type !== 'tab' && action.type !== 'shift_tab') {
+      this.tabs.reset();
+      if (this.current.choices) this.dispatch({ type: 'choices', choices: null });
     }
     if (action.type === 'ctrl_c') return this.ctrlC();
     if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
-    if (this.current.approval && this.approvalKey(action)) return;
+    if (this.current.approval && this.questions.key(action)) return;
     switch (action.type) {
       case 'enter': {
         // `\` + Enter: a line break instead of sending (for terminals where Alt+Enter is taken).
@@ -199,74 +199,20 @@ export class ReplController implements CommandHost {
     if (input !== this.current.input) this.dispatch({ type: 'input', input });
   }
 
-  /**
-   * Tab: completes the word before the cursor (completion.ts): the one choice, with a space after
-   * it; or what all choices share, and the choices shown; Tab again goes through them one by one
-   * (Shift+Tab back). Any other key ends it.
-   */
+  /** Tab and Shift+Tab: completion.ts decides; the choices show until another key. */
   private tab(direction: 1 | -1): void {
-    if (this.tabbing) {
-      const { completion, base } = this.tabbing;
-      const n = completion.candidates.length;
-      this.tabbing.index = (this.tabbing.index + direction + n) % n;
-      this.dispatch({ type: 'input', input: replaceWord(base, completion, completion.candidates[this.tabbing.index]!, false) });
-      return;
-    }
-    const completion = completionAt(this.current.input, this.completionSources());
-    if (!completion) return;
-    if (completion.candidates.length === 1) {
-      this.dispatch({ type: 'input', input: replaceWord(this.current.input, completion, completion.candidates[0]!, completion.closes) });
-      return;
-    }
-    if (completion.common !== completion.word) {
-      const input = replaceWord(this.current.input, completion, completion.common, false);
-      this.dispatch({ type: 'input', input });
-      this.tabbing = { completion: { ...completion, word: completion.common }, base: input, index: -1 };
-    } else {
-      this.tabbing = { completion, base: this.current.input, index: direction > 0 ? -1 : 0 };
-    }
-    this.dispatch({ type: 'choices', choices: completion.candidates });
-  }
-
-  /** What Tab completes from: this catalog's tools, profiles and MCP servers, the providers, files under the working folder. */
-  private completionSources(): CompletionSources {
     const { manager } = this.context;
-    return {
+    const result = this.tabs.press(this.current.input, direction, {
       tools: () => manager.catalog.tools.flatMap((t) => [t.name, ...t.aliases]),
       profiles: () => profileNames(manager.catalog),
       providers: () => CHAT_PROVIDERS,
       mcpServers: () => [...manager.catalog.mcpServers.keys()],
       cwd: this.cwd,
       ...(process.env.HOME ? { home: process.env.HOME } : {}),
-    };
-  }
-
-  /**
-   * A key while an approval question shows. Only one key press of y, n, a or Esc, once the
-   * question is ready, answers: a key typed ahead (the "y" of "my") or a run of text (a paste)
-   * goes to the input line as usual, and the question waits for a quiet moment again.
-   * Returns whether the key answered.
-   */
-  private approvalKey(action: KeyAction): boolean {
-    const decision = action.type === 'escape' ? 'decline' : action.type === 'insert' ? ANSWER_KEYS.get(action.text.toLowerCase()) : undefined;
-    if (decision && this.current.approval?.ready) {
-      this.answer(decision, action.type === 'escape' ? 'Esc' : 'n');
-      return true;
-    }
-    this.holdApproval();
-    return false;
-  }
-
-  /** The question takes no answer until no key came for a moment; then its keys show. */
-  private holdApproval(): void {
-    clearTimeout(this.approvalTimer);
-    const approval = this.current.approval;
-    if (!approval) return;
-    if (approval.ready) this.dispatch({ type: 'approval', approval: { ...approval, ready: false } });
-    this.approvalTimer = setTimeout(() => {
-      const current = this.current.approval;
-      if (current?.callId === approval.callId) this.dispatch({ type: 'approval', approval: { ...current, ready: true } });
-    }, this.options.approvalGuardMs ?? 400);
+    });
+    if (!result) return;
+    this.dispatch({ type: 'input', input: result.input });
+    if (result.choices) this.dispatch({ type: 'choices', choices: result.choices });
   }
 
   /** Ctrl-C: cancels a running turn; a second one (or one while idle, after a warning) exits with 130. */
@@ -347,44 +293,6 @@ export class ReplController implements CommandHost {
     if (event.type === 'search') this.refreshCounts();
   };
 
-  // --- approvals ---
-
-  /** Asks the user; a cancelled turn stops asking (the executor declines then). */
-  private approver: Approver = (request, signal) =>
-    new Promise<ApprovalDecision>((resolve) => {
-      if (signal.aborted || this.exiting) {
-        this.dispatch({ type: 'declined', callId: request.callId, words: 'not run: the turn was ending' });
-        return resolve('decline');
-      }
-      const clear = () => {
-        clearTimeout(this.approvalTimer);
-        if (this.pendingApproval?.resolve === settle) this.pendingApproval = undefined;
-        if (this.current.approval?.callId === request.callId) this.dispatch({ type: 'approval', approval: null });
-      };
-      const settle = (decision: ApprovalDecision) => {
-        signal.removeEventListener('abort', onAbort);
-        clear();
-        resolve(decision);
-      };
-      const onAbort = () => {
-        this.dispatch({ type: 'declined', callId: request.callId, words: this.exiting ? 'not run: you left before answering' : 'not run: the turn was cancelled before you answered' });
-        settle('decline');
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.pendingApproval = { resolve: settle };
-      this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason, ready: false } });
-      this.holdApproval();
-    });
-
-  private answer(decision: ApprovalDecision, key: string): void {
-    const pending = this.pendingApproval;
-    if (!pending) return;
-    const tool = this.current.approval?.tool ?? 'the tool';
-    if (decision === 'decline' && this.current.approval) this.dispatch({ type: 'declined', callId: this.current.approval.callId, words: `you declined it (${key})` });
-    this.context.conversation.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
-    pending.resolve(decision);
-  }
-
   // --- CommandHost ---
 
   output(lines: OutputLine[], title?: string): void {
@@ -430,8 +338,7 @@ export class ReplController implements CommandHost {
     for (const stop of this.stopListening.splice(0)) stop();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
-    clearTimeout(this.approvalTimer);
-    this.pendingApproval?.resolve('decline');
+    this.questions.close();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
       this.context.conversation.note({ type: 'exit', code });

@@ -6,7 +6,8 @@ import { routeConsole } from '../../src/repl/console-notes.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
 import { edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
 import { TerminalKeys } from '../../src/repl/terminal-keys.js';
-import { describeChoice, initialState, panelMarkers, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
+import { panelMarkers } from '../../src/repl/panel-view.js';
+import { describeChoice, initialState, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
 import { COMMANDS, parseInput } from '../../src/repl/slash-commands.js';
 import { displayText, plainText } from '../../src/repl/terminal-text.js';
 
