@@ -130,3 +130,16 @@ describe('Tab in the REPL', () => {
     expect(h.controller.state.choices).toBeNull();
   });
 });
+
+describe('names from the disk are untrusted', () => {
+  it('a file name with escape sequences is shown without them', async () => {
+    const cwd = folder();
+    writeFileSync(join(cwd, 'bad\u001b[2J\u001b]0;pwned\u0007name.json'), '');
+    writeFileSync(join(cwd, 'bad-other.json'), '');
+    const h = await repl({ cwd });
+    await h.write('/save ba');
+    await h.write(TAB);
+    await h.waitFor('bad-other.json');
+    expect(h.frames().join('')).not.toMatch(/\u001b\[2J|\u001b\]0;|pwned\u0007/);
+  });
+});
