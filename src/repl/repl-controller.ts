@@ -125,8 +125,9 @@ export class ReplController implements CommandHost {
     const resumed = conversation.resumed;
     if (!resumed) {
       this.startNotes();
-      // Markdown's parser loads once the prompt is up, not before it: the REPL's start does not wait for it.
-      setTimeout(() => void loadMarkdown(), 0).unref();
+      // Markdown's parser loads once the prompt is up (half a second on), not before it: the
+      // REPL's start does not wait for it, and a message sent sooner waits for it (send()).
+      setTimeout(() => void loadMarkdown(), 500).unref();
       return;
     }
     // A resumed conversation is drawn once, as Markdown: the parser first.
