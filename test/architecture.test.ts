@@ -50,6 +50,8 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
   { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
   { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },
+  // The REPL's Markdown: marked's lexer (loaded when the REPL first shows an answer) and the widths it lays out by.
+  { pattern: /^(marked|string-width)(\/|$)/, homes: ['repl'] },
 ];
 
 /**

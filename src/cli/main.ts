@@ -247,6 +247,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--replay <file>', 'answer from a recording instead of a provider: no network, no key')
     .option('--replay-strict', 'with --replay: exit 1 when a tool answers differently from the recording')
     .option('--recorded-catalog', 'with --replay and no --catalog: load the catalog the recording names (its paths are printed; only mock handlers answer, no MCP server starts)')
+    .option('--continue', 'go on with the last conversation of a chat in this folder (from its transcript: what was said, tool calls and results)')
+    .option('--resume <file>', 'go on with the conversation in this transcript (provider, model and profile as it names them unless given)')
     .action(async (opts, command: Command) => {
       const { chatCommand, readPrompt } = await import('./commands/chat.js');
       const interrupt = interruption();

@@ -4,10 +4,11 @@ import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { readRecording } from '../loop/recording.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import type { FormatFlags } from '../providers/format-options.js';
-import type { ProviderName } from '../providers/types.js';
+import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import type { SessionRequest } from '../session/session-request.js';
 import type { ToolSession } from '../session/tool-session.js';
 import type { SecretSet } from '../shared/secrets.js';
+import type { TranscriptHistory } from './transcript-history.js';
 
 /** A recording read back (its header, the user's messages, the exchanges). */
 export type Recording = ReturnType<typeof readRecording>;
@@ -54,6 +55,12 @@ export interface ConversationOptions {
   wrapRunners?: SessionRequest['wrapRunners'];
   /** A transcript of everything, as JSON lines: the file, and what its first line says besides the conversation's own facts. */
   transcript?: { file: string; header?: Record<string, unknown> };
+  /**
+   * A conversation read back from a transcript (`chat --continue`, `--resume FILE`;
+   * transcript-history.ts): the loop goes on from its messages, as this provider and model can
+   * take them (carry-messages.ts). Its provider, model and profile are the driver's to use.
+   */
+  resume?: TranscriptHistory;
 }
 
 /** What a conversation needs from the manager that opens it. */
@@ -69,4 +76,6 @@ export interface ConversationHost {
   watchMcpServers(listener: (change: McpToolsChange) => void): () => void;
   /** Sub-agents' nested loops' events; returns the unsubscribe. */
   onAgentEvent(listener: (event: AgentLoopEvent) => void): () => void;
+  /** Named tools formatted on their own (what deferred tools would cost: `/context`). */
+  formatTools(provider: ProviderName, names: readonly string[], options?: FormatOptions): Promise<FormatResult>;
 }

@@ -6,9 +6,15 @@ import type { TranscriptWriter } from '../loop/transcript.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import type { ChatMessage } from '../providers/model-client.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
+import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { ToolSession } from '../session/tool-session.js';
+import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { carryMessages, type ModelTarget } from './carry-messages.js';
+import { contextCost, type ContextCost } from './context-cost.js';
 import type { ConversationHost } from './conversation-options.js';
 import { redactValue } from '../shared/secrets.js';
+import type { SwitchedModel } from './open-conversation.js';
+import type { TranscriptHistory } from './transcript-history.js';
 import { RedactedEvents, redactSummary } from './redacted-events.js';
 
 /** What `openConversation` hands a new conversation. */
@@ -29,10 +35,28 @@ export interface ConversationParts {
   recordedPrompts: string[];
   /** Set by the replay's fetch: where a difference from the recording is reported. */
   replay?: { onDifference(listener: (message: string) => void): void };
+  /** The transcript this conversation went on from. */
+  resumed?: TranscriptHistory;
+  /** Builds what another provider or model needs (live conversations only). */
+  switchModel?: ((target: ModelTarget) => Promise<SwitchedModel>) | undefined;
+  /** Why this conversation cannot switch models (a replay, a recording). */
+  whyNoSwitch?: string | undefined;
+  /** The user's system prompt (the tools' contributions follow it). */
+  system?: string | undefined;
 }
 
 /** Something drivers show between turns: a new session (the tools offered changed), or a notice. */
 export type ConversationChange = { type: 'session'; session: ToolSession } | { type: 'notice'; message: string };
+
+/** What a switch of provider or model did. */
+export interface ModelSwitch {
+  from: ModelTarget;
+  to: ModelTarget;
+  /** Messages that went along. */
+  kept: number;
+  /** What could not go along as it was (carry-messages.ts), and what else changed. */
+  notes: string[];
+}
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -48,17 +72,23 @@ export interface RunOptions {
  * redacted event stream. Drivers only show what it reports and say what the user typed.
  */
 export class Conversation {
-  readonly provider: ProviderName;
-  readonly model: string;
-  readonly search: 'client' | 'native';
+  private current: { provider: ProviderName; model: string; search: 'client' | 'native' };
   /** What setup had to say, for the driver to show once. */
   readonly notices: string[];
   /** A replay's recorded user messages, in order: what a replay without a prompt says. */
   readonly recordedPrompts: string[];
   readonly transcript: TranscriptWriter | undefined;
+  /** The transcript this conversation went on from (`--continue`, `--resume`). */
+  readonly resumed: TranscriptHistory | undefined;
   private readonly host: ConversationHost;
-  private readonly loop: ChatLoop;
-  private readonly openSession: ConversationParts['openSession'];
+  private loop: ChatLoop;
+  private openSession: ConversationParts['openSession'];
+  private readonly switcher: ConversationParts['switchModel'];
+  private readonly whyNoSwitch: string | undefined;
+  private readonly system: string | undefined;
+  /** Who answers confirmations (kept for a new loop after a switch). */
+  private approver: Approver | undefined;
+  private approverSet = false;
   private readonly recordFile: string | undefined;
   private differed = false;
   /** Where replay differences go while a turn runs: its event stream. */
@@ -75,10 +105,12 @@ export class Conversation {
 
   constructor(parts: ConversationParts) {
     this.host = parts.host;
-    this.provider = parts.provider;
-    this.model = parts.model;
-    this.search = parts.search;
+    this.current = { provider: parts.provider, model: parts.model, search: parts.search };
     this.loop = parts.loop;
+    this.resumed = parts.resumed;
+    this.switcher = parts.switchModel;
+    this.whyNoSwitch = parts.whyNoSwitch;
+    this.system = parts.system;
     this.openSession = parts.openSession;
     this.transcript = parts.transcript;
     this.recordFile = parts.recordFile;
@@ -93,6 +125,20 @@ export class Conversation {
     // Sub-agents' nested loops get their own section of the transcript: their events, marked with the agent and the parent's call.
     const transcript = this.transcript;
     if (transcript) this.unsubscribe.push(this.host.onAgentEvent(({ agent, call_id, depth, event }) => event.type !== 'text' && transcript.note({ type: 'agent_event', agent, call_id, depth, event })));
+  }
+
+  /** The provider the conversation talks to now (`switchModel` changes it). */
+  get provider(): ProviderName {
+    return this.current.provider;
+  }
+
+  get model(): string {
+    return this.current.model;
+  }
+
+  /** How deferred tools are found: toolman's tool_search, or the provider's own. */
+  get search(): 'client' | 'native' {
+    return this.current.search;
   }
 
   /** The tools this conversation offers now (a swap replaces it). */
@@ -133,7 +179,41 @@ export class Conversation {
 
   /** Who answers confirmations from now on (the REPL asks the user). */
   useApprover(approve: Approver | undefined): void {
+    this.approver = approve;
+    this.approverSet = true;
     this.loop.useApprover(approve);
+  }
+
+  /**
+   * Goes on with another provider or model (`/model`, `/provider`): the same conversation, the
+   * same profile and the tools found so far, a new client and session. The history goes along as
+   * the new model can take it (carry-messages.ts says what cannot, and the result lists it). A
+   * replay or a recording cannot switch (the error says why), nor can a conversation while a turn
+   * runs; a provider whose key is missing is the usual error, and nothing changes.
+   */
+  switchModel(target: { provider?: ProviderName; model?: string }): Promise<ModelSwitch> {
+    return this.swap(async () => {
+      if (!this.switcher) throw new ToolmanError(ErrorCode.USAGE, `this conversation cannot change its model: ${this.whyNoSwitch ?? 'it has no live connection'}`);
+      if (this.running) throw new ToolmanError(ErrorCode.USAGE, 'a turn is running: change the model after it ends');
+      const from: ModelTarget = { provider: this.provider, model: this.model };
+      const provider = target.provider ?? from.provider;
+      const model = target.model ?? (provider === from.provider ? from.model : undefined);
+      const switched = await this.switcher({ provider, model: model ?? DEFAULT_MODELS[provider] });
+      const to: ModelTarget = { provider: switched.provider, model: switched.model };
+      const previous = this.session;
+      const session = await switched.openSession(previous.selection.profile.name, this.pendingForce);
+      const carried = carryMessages(this.loop.messages, from, to);
+      const loop = switched.newLoop(session);
+      loop.messages.push(...carried.messages);
+      if (this.approverSet) loop.useApprover(this.approver);
+      this.loop = loop;
+      this.openSession = switched.openSession;
+      this.current = { provider: to.provider, model: to.model, search: switched.search };
+      this.use(session, previous);
+      const notes = [...switched.notices, ...carried.notes];
+      this.transcript?.note({ type: 'model', provider: to.provider, model: to.model, kept: carried.messages.length, notes });
+      return { from, to, kept: carried.messages.length, notes };
+    });
   }
 
   /**
@@ -193,6 +273,22 @@ export class Conversation {
       this.pendingForce = dropped.length ? undefined : wanted;
       this.use(session, previous);
       return { dropped };
+    });
+  }
+
+  /**
+   * What the next request costs before the user's next message, by part: the system prompt,
+   * each tool offered (an MCP server's together), the overhead, the history; and what the
+   * deferred tools would cost (context-cost.ts). Counted by toolman's tokenizers, loaded here.
+   */
+  contextCost(): Promise<ContextCost> {
+    return contextCost({
+      client: this.loop.client,
+      session: this.session,
+      format: this.format,
+      system: this.system,
+      messages: this.loop.messages,
+      formatTools: (provider, names, options) => this.host.formatTools(provider, names, options),
     });
   }
 

@@ -2,14 +2,15 @@ import { dirname, relative } from 'node:path';
 import { ChatLoop } from '../loop/chat-loop.js';
 import { recordingFetch, replayFetch } from '../loop/recording.js';
 import { TranscriptWriter } from '../loop/transcript.js';
-import { credentialsFor } from '../providers/credentials.js';
+import { credentialsFor, PROVIDER_ENV } from '../providers/credentials.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import { formatOptions } from '../providers/format-options.js';
-import type { ClientConnection } from '../providers/model-client.js';
+import type { ClientConnection, ModelClient } from '../providers/model-client.js';
 import { CHAT_PROVIDERS, createModelClient } from '../providers/model-clients.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { carryMessages } from './carry-messages.js';
 import { Conversation } from './conversation.js';
 import type { ConversationHost, ConversationOptions } from './conversation-options.js';
 
@@ -41,15 +42,7 @@ export async function openConversation(host: ConversationHost, options: Conversa
   } else {
     provider = chatProvider(options.provider ?? 'openai');
     model = options.model ?? DEFAULT_MODELS[provider];
-    const credentials = credentialsFor(provider, options.env ?? host.env, {
-      purpose: options.purpose ?? ((label) => `a conversation with ${label}`),
-      ...(options.missingKeyHint ? { hint: options.missingKeyHint } : {}),
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      // Local servers (Ollama, vLLM, llama.cpp, LM Studio) take any key.
-      keyOptionalWithBaseUrl: true,
-      secrets: host.secrets,
-    });
-    client = { apiKey: credentials.apiKey, ...(credentials.baseUrl ? { baseUrl: credentials.baseUrl } : {}) };
+    client = liveConnection(host, options, provider, options.baseUrl);
   }
   const { search, format } = searchAndFormat(host, provider, options, notices);
   if (connection.mode === 'record') {
@@ -58,23 +51,21 @@ export async function openConversation(host: ConversationHost, options: Conversa
     client.fetch = recordingFetch(file, { provider, model, base_url: client.baseUrl ?? null, catalog, profile: options.profile ?? null }, host.secrets, client.fetch, connection.replace ? { replace: true } : {});
   }
 
-  const openSession = (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
-    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
-  const session = await openSession(options.profile);
+  const session = await sessionOpener(host, options, provider, model, format)(options.profile);
   let transcript: TranscriptWriter | undefined;
   try {
     const modelClient = await createModelClient(provider, model, client);
-    const loop = new ChatLoop({
-      client: modelClient,
-      session,
-      format,
-      ...(options.system ? { system: options.system } : {}),
-      ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
-      stream: options.stream !== false,
-      ...(options.approve ? { approve: options.approve } : {}),
-    });
+    const loop = newLoop(options, modelClient, session, format);
+    // A resumed conversation goes on from what its transcript holds, as this model can take it.
+    const resumed = options.resume ? carryMessages(options.resume.messages, { provider: options.resume.provider ?? provider, model: options.resume.model ?? model }, { provider, model }) : undefined;
+    if (resumed && options.resume) {
+      loop.messages.push(...resumed.messages);
+      notices.push(...options.resume.notices, ...resumed.notes.map((note) => `resumed: ${note}`));
+    }
     if (options.transcript) {
       transcript = new TranscriptWriter(options.transcript.file, host.secrets, { provider, model, catalog: host.catalog.files, profile: options.profile ?? null, search, ...options.transcript.header });
+      // This transcript starts where the resumed one ended: resuming from it later finds the whole conversation.
+      if (resumed && options.resume) transcript.note({ type: 'history', from: options.resume.file, messages: resumed.messages });
     }
     return new Conversation({
       host,
@@ -82,17 +73,93 @@ export async function openConversation(host: ConversationHost, options: Conversa
       model,
       search,
       loop,
-      openSession,
+      openSession: sessionOpener(host, options, provider, model, format),
       ...(transcript ? { transcript } : {}),
       ...(connection.mode === 'record' ? { recordFile: connection.file } : {}),
       notices,
       recordedPrompts: replay?.prompts ?? [],
       ...(replay ? { replay: { onDifference: (listener: (message: string) => void) => (differences = listener) } } : {}),
+      ...(options.resume ? { resumed: options.resume } : {}),
+      ...(options.system ? { system: options.system } : {}),
+      switchModel: connection.mode === 'live' ? (target) => switchedModel(host, options, target) : undefined,
+      whyNoSwitch: connection.mode === 'replay' ? `a replay answers from its recording, made with ${provider} ${model}: another model has no recorded answers` : connection.mode === 'record' ? `a recording holds one provider and model (its first line says ${provider} ${model}), which its replay talks to; start another --record to record another model` : undefined,
     });
   } catch (error) {
     session.close();
     throw error;
   }
+}
+
+/** What a conversation needs to go on with another provider or model (`Conversation.switchModel`). */
+export interface SwitchedModel {
+  provider: ProviderName;
+  model: string;
+  search: 'client' | 'native';
+  format: FormatOptions;
+  client: ModelClient;
+  /** Opens sessions for this provider and model (the selection can depend on both: `defer: auto`). */
+  openSession(profile: string | undefined, force?: readonly string[]): Promise<ToolSession>;
+  newLoop(session: ToolSession): ChatLoop;
+  notices: string[];
+}
+
+/**
+ * The client, format and sessions for another provider or model, from the same environment: the
+ * key looked up (a missing one is the usual error, and nothing changes), a --base-url kept only
+ * within the OpenAI family it was given for (openai and openai-responses share a server), native
+ * tool search kept where the new provider has one.
+ */
+async function switchedModel(host: ConversationHost, options: ConversationOptions, target: { provider: ProviderName; model: string }): Promise<SwitchedModel> {
+  const provider = chatProvider(target.provider);
+  const notices: string[] = [];
+  const openAiFamily = (p: ProviderName | undefined) => p === 'openai' || p === 'openai-responses';
+  const keepBaseUrl = options.baseUrl !== undefined && (provider === (options.provider ?? 'openai') || (openAiFamily(provider) && openAiFamily(options.provider ?? 'openai')));
+  if (options.baseUrl !== undefined && !keepBaseUrl) notices.push(`--base-url ${options.baseUrl} was for ${options.provider ?? 'openai'}: ${provider} uses ${PROVIDER_ENV[provider].baseUrl} or its own API`);
+  const connection = liveConnection(host, options, provider, keepBaseUrl ? options.baseUrl : undefined);
+  const native = options.search === 'native' && !NATIVE_SEARCH.has(provider);
+  if (native) notices.push(`${provider} has no native tool search: toolman's tool_search finds deferred tools instead`);
+  const { search, format } = searchAndFormat(host, provider, native ? { ...options, search: 'client' } : options, notices);
+  const client = await createModelClient(provider, target.model, connection);
+  return {
+    provider,
+    model: target.model,
+    search,
+    format,
+    client,
+    openSession: sessionOpener(host, options, provider, target.model, format),
+    newLoop: (session) => newLoop(options, client, session, format),
+    notices,
+  };
+}
+
+/** The key and base URL of a live connection, the key a secret from here on. */
+function liveConnection(host: ConversationHost, options: ConversationOptions, provider: ProviderName, baseUrl: string | undefined): ClientConnection {
+  const credentials = credentialsFor(provider, options.env ?? host.env, {
+    purpose: options.purpose ?? ((label) => `a conversation with ${label}`),
+    ...(options.missingKeyHint ? { hint: options.missingKeyHint } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
+    // Local servers (Ollama, vLLM, llama.cpp, LM Studio) take any key.
+    keyOptionalWithBaseUrl: true,
+    secrets: host.secrets,
+  });
+  return { apiKey: credentials.apiKey, ...(credentials.baseUrl ? { baseUrl: credentials.baseUrl } : {}) };
+}
+
+function sessionOpener(host: ConversationHost, options: ConversationOptions, provider: ProviderName, model: string, format: FormatOptions) {
+  return (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
+    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
+}
+
+function newLoop(options: ConversationOptions, client: ModelClient, session: ToolSession, format: FormatOptions): ChatLoop {
+  return new ChatLoop({
+    client,
+    session,
+    format,
+    ...(options.system ? { system: options.system } : {}),
+    ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
+    stream: options.stream !== false,
+    ...(options.approve ? { approve: options.approve } : {}),
+  });
 }
 
 /**

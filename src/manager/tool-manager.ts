@@ -27,7 +27,7 @@ import { withLoading, type Loading } from '../select/with-loading.js';
 export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { CatalogHolder, McpServers, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
@@ -255,6 +255,17 @@ export class ToolManager {
   /** Where each MCP server's tools came from (cache with its age, live, unavailable with why). */
   mcpServers(): McpServerStatus[] {
     return this.mcp?.statuses() ?? [];
+  }
+
+  /** Each MCP server's state now: up, starting, not started, or failed with why and the end of its stderr (the REPL's /mcp). */
+  mcpServerStates(): Promise<McpServerState[]> {
+    return this.mcp ? this.mcp.inspect() : Promise.resolve([]);
+  }
+
+  /** Stops an MCP server and starts it again, then takes its tools anew (a change reaches `watchMcpServers` listeners). */
+  restartMcpServer(name: string): Promise<McpServerState> {
+    if (!this.mcp) return Promise.reject(new ToolmanError(ErrorCode.MCP_SERVER, `no MCP server "${name}": this catalog has no mcp_servers${this.namedBy ? ` that were started (${this.namedBy} names the catalog)` : ''}`));
+    return this.mcp.restart(name);
   }
 
   /**

@@ -4,10 +4,10 @@ import { Reporter } from '../catalog/reporter.js';
 import { dirname } from 'node:path';
 import { applyOverrides, type LoadedCatalog } from '../catalog/load-catalog.js';
 import type { McpServerConfig, Tool } from '../catalog/types.js';
-import { isToolmanError } from '../shared/errors.js';
+import { ErrorCode, isToolmanError, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { McpConnection } from './mcp-connection.js';
-import { serverLaunch, type ServerLaunch } from './server-launch.js';
+import { describeLaunch, serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
 import { isChange, toolsChange, type McpToolsChange } from './tools-change.js';
@@ -64,6 +64,8 @@ interface ServerState {
   serverInfo?: { name: string; version: string };
   /** MCP names of tools `admit` left out of its last list: a session's old copy must not run them. */
   refused?: Set<string>;
+  /** Why the last start failed (a chat's `watch` starts servers and would otherwise forget it): `inspect()` says it. */
+  lastFailure?: unknown;
 }
 
 /**
@@ -77,6 +79,16 @@ export interface CatalogHolder {
   replaceTools(tools: Tool[]): void;
   /** Findings about the servers, added to the loaded catalog's (a new list). */
   addFindings(found: readonly Diagnostic[]): void;
+}
+
+/** A server as `/mcp` shows it: where its tools came from, and whether it runs now. */
+export interface McpServerState extends McpServerStatus {
+  /** How it is reached: the command line, or the URL. */
+  launch: string;
+  /** up: connected now; starting: being started; down: not started (its tools came from the cache); failed: could not start, or stopped. */
+  running: 'up' | 'starting' | 'down' | 'failed';
+  /** Why it failed or stopped, with the end of its stderr for a process; secrets redacted. */
+  problem?: string;
 }
 
 /**
@@ -247,12 +259,66 @@ export class McpServers {
           // A list taken from the cache is checked against the live one once the server runs.
           if (state.status.source === 'cache') void this.refresh(state);
         },
-        () => {
+        (error: unknown) => {
           if (state.connection === started) state.connection = undefined;
+          state.lastFailure = error;
         },
       );
     }
     return state.connection;
+  }
+
+  /**
+   * Each server's state now (the REPL's `/mcp`): its tool list's source, whether it runs (a start
+   * under way is not waited for), and why one failed or stopped, with the end of its stderr.
+   */
+  async inspect(): Promise<McpServerState[]> {
+    return Promise.all([...this.servers.values()].map((state) => this.stateOf(state)));
+  }
+
+  /**
+   * Stops a server and starts it again (`/mcp restart NAME`), then asks for its tools: a changed
+   * list replaces its tools in the catalog and is told to `onToolsChanged` listeners, as on
+   * `list_changed`. A server that fails again is reported as failed, with why.
+   */
+  async restart(name: string): Promise<McpServerState> {
+    const state = this.servers.get(name);
+    if (!state) throw new ToolmanError(ErrorCode.MCP_SERVER, `no MCP server "${name}" in the catalog`, { hint: `servers: ${[...this.servers.keys()].join(', ') || 'none'}` });
+    if (!state.launch) {
+      try {
+        state.launch = serverLaunch(state.config, this.baseDir(state.config), this.options.env, this.options.secrets);
+      } catch (error) {
+        state.lastFailure = error;
+        return this.stateOf(state);
+      }
+    }
+    const previous = state.connection;
+    state.connection = undefined;
+    state.lastFailure = undefined;
+    if (previous) await previous.then((c) => c.close(), () => undefined);
+    try {
+      await this.connect(state);
+      await this.refresh(state);
+    } catch {
+      // connect() kept why in lastFailure
+    }
+    return this.stateOf(state);
+  }
+
+  private async stateOf(state: ServerState): Promise<McpServerState> {
+    const redact = (text: string) => this.options.secrets.redact(text);
+    const base = { ...state.status, ...(state.status.error ? { error: redact(state.status.error) } : {}), launch: state.launch ? redact(describeLaunch(state.launch)) : state.config.name };
+    const failed = (error: unknown): McpServerState => ({ ...base, running: 'failed', problem: redact(error instanceof Error ? error.message : String(error)) });
+    if (!state.launch) return failed(state.lastFailure ?? state.status.error ?? 'it cannot be started');
+    if (state.connection) {
+      const settled = await Promise.race([state.connection.then((c) => ({ c }), (e: unknown) => ({ e })), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 0))]);
+      if (settled === undefined) return { ...base, running: 'starting' };
+      if ('e' in settled) return failed(settled.e);
+      return settled.c.lost ? failed(settled.c.failure(settled.c.lost)) : { ...base, running: 'up' };
+    }
+    if (state.lastFailure !== undefined) return failed(state.lastFailure);
+    if (state.status.source === 'unavailable') return failed(state.status.error ?? 'it could not be started');
+    return { ...base, running: 'down' };
   }
 
   /** Lists the server's tools again and, when they differ, replaces them in the catalog and tells listeners. */

@@ -1,7 +1,9 @@
 import { Box, Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { type EditorState } from './line-editor.js';
-import { panelElapsed, panelMarkers, panelOutcome, statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
+import { MarkdownText } from './markdown-view.js';
+import { panelElapsed, panelMarkers, panelOutcome } from './panel-view.js';
+import { statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
 import { compactJson, displayText, duration, oneLine, prettyResult } from './terminal-text.js';
 
 /**
@@ -48,8 +50,8 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
     case 'assistant':
       return (
         <Box flexDirection="column">
-          {item.via ? <T dim>{`answer from ${item.via}:`}</T> : null}
-          <T>{displayText(item.text)}</T>
+          {item.via ? <T dim>{`answer from ${oneLine(item.via)}:`}</T> : null}
+          <Answer text={item.text} />
         </Box>
       );
     case 'panel':
@@ -78,6 +80,11 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
   }
 }
 
+/** An answer's Markdown, laid out (markdown.ts: every piece of it cleaned of control sequences first). */
+function Answer({ text }: { text: string }) {
+  return <MarkdownText text={text} color={useContext(ColorContext)} />;
+}
+
 const NOTE_STYLES: Record<Extract<Item, { kind: 'note' }>['level'], { prefix: string; color?: Color; dim?: boolean }> = {
   info: { prefix: '· ', color: 'blue' },
   dim: { prefix: '· ', dim: true },
@@ -87,6 +94,30 @@ const NOTE_STYLES: Record<Extract<Item, { kind: 'note' }>['level'], { prefix: st
 };
 
 function OutputRow({ line }: { line: OutputLine }) {
+  const color = useContext(ColorContext);
+  if (line.label !== undefined) {
+    return (
+      <Box>
+        <Box width={line.labelWidth ?? displayText(line.label).length + 2} flexShrink={0}>
+          <T>{displayText(line.label)}</T>
+        </Box>
+        <Box flexShrink={1}>
+          <OutputRow line={{ text: line.text, ...(line.style ? { style: line.style } : {}) }} />
+        </Box>
+      </Box>
+    );
+  }
+  if (line.segments && color) {
+    return (
+      <T>
+        {line.segments.map((segment, i) => (
+          <T key={i} {...(segment.color ? { color: segment.color } : {})}>
+            {displayText(segment.text)}
+          </T>
+        ))}
+      </T>
+    );
+  }
   const text = displayText(line.text) || ' ';
   switch (line.style) {
     case 'dim':
@@ -128,11 +159,13 @@ export function ToolPanel({ panel, frame, now }: { panel: Panel; frame: number; 
   const r = panel.result;
   const { icon, color: iconColor } = outcome === 'busy' ? { icon: spinnerFrame(frame), color: 'cyan' as const } : OUTCOME_ICONS[outcome];
   const elapsed = panelElapsed(panel, now);
-  const word = STATUS_WORDS[outcome === 'busy' ? panel.status : outcome === 'ok' ? 'done' : outcome === 'cancelled' ? 'cancelled' : 'error'];
+  const word = outcome === 'declined' ? 'declined' : STATUS_WORDS[outcome === 'busy' ? panel.status : outcome === 'ok' ? 'done' : outcome === 'cancelled' ? 'cancelled' : 'error'];
   const status = [word, ...(elapsed !== null ? [duration(elapsed)] : [])].join(' ');
   const markers = panelMarkers(panel);
   const args = oneLine(compactJson(panel.arguments ?? {}));
-  const preview = r ? oneLine(r.ok ? r.content : (r.error ?? r.content)) : panel.progress ? oneLine(panel.progress) : '';
+  // A declined call shows what the user did, not the sentence the model was told.
+  const human = outcome === 'declined' ? (panel.declinedBy ?? 'you declined it') : null;
+  const preview = human ?? (r ? oneLine(r.ok ? r.content : (r.error ?? r.content)) : panel.progress ? oneLine(panel.progress) : '');
   return (
     <Box flexDirection="column">
       <T wrap="truncate-end">
@@ -155,8 +188,13 @@ export function ToolPanel({ panel, frame, now }: { panel: Panel; frame: number; 
           <Box paddingLeft={2}>
             <T>{displayText(prettyResult(compactJson(panel.arguments ?? {})))}</T>
           </Box>
-          <T bold>{r ? (r.ok ? 'result' : 'error') : 'result: not yet'}</T>
-          {r ? (
+          <T bold>{human ? 'declined' : r ? (r.ok ? 'result' : 'error') : 'result: not yet'}</T>
+          {human ? (
+            <Box paddingLeft={2} flexDirection="column">
+              <T>{human}</T>
+              <T dim>{`the model was told: ${oneLine(r?.error ?? r?.content ?? '')}`}</T>
+            </Box>
+          ) : r ? (
             <Box paddingLeft={2}>
               <T>{displayText(prettyResult(r.ok ? r.content : (r.error ?? r.content))) || '(empty)'}</T>
             </Box>
@@ -192,33 +230,95 @@ export function ApprovalPrompt({ approval }: { approval: ApprovalView }) {
   );
 }
 
+/** At most this many lines of the input show; a longer text scrolls with the cursor. */
+export const INPUT_LINES = 6;
+
+/**
+ * The input: one line, or several (a paste, Alt+Enter), the first after "> ", the others
+ * indented under it. Past INPUT_LINES it scrolls to keep the cursor's line in view, and says how
+ * many lines are above and below.
+ */
 export function InputLine({ input, running }: { input: EditorState; running: boolean }) {
   const color = useContext(ColorContext);
-  const chars = Array.from(input.text);
-  // The line may hold a replayed recording's prompt: drawn without control sequences, like all untrusted text.
-  const before = displayText(chars.slice(0, input.cursor).join(''));
-  const at = displayText(chars[input.cursor] ?? ' ') || ' ';
-  const after = displayText(chars.slice(input.cursor + 1).join(''));
   const placeholder = running ? 'a turn is running (Ctrl-C cancels it)' : 'type a message, /help for commands';
-  return (
-    <Box>
-      <T color="cyan" bold>
-        {'> '}
-      </T>
-      {input.text === '' ? (
+  if (input.text === '') {
+    return (
+      <Box>
+        <T color="cyan" bold>
+          {'> '}
+        </T>
         <T>
           {color ? <T inverse> </T> : '_'}
           <T dim>{placeholder}</T>
         </T>
-      ) : (
-        <T>
-          {before}
-          {color ? <T inverse>{at}</T> : input.cursor >= chars.length ? '_' : `|${at}`}
-          {after}
-        </T>
-      )}
+      </Box>
+    );
+  }
+  const view = inputView(input);
+  return (
+    <Box flexDirection="column">
+      {view.above ? <T dim>{`  ↑ ${view.above} more line${view.above === 1 ? '' : 's'}`}</T> : null}
+      {view.lines.map((line, i) => (
+        <Box key={view.first + i}>
+          <T color="cyan" bold>
+            {view.first + i === 0 ? '> ' : '  '}
+          </T>
+          {/* The text may hold a replayed recording's prompt: drawn without control sequences, like all untrusted text. */}
+          {line.cursor === null ? (
+            <T>{displayText(line.text) || ' '}</T>
+          ) : (
+            <T>
+              {displayText(line.before)}
+              {color ? <T inverse>{displayText(line.at) || ' '}</T> : line.at === '' ? '_' : `|${displayText(line.at)}`}
+              {displayText(line.after)}
+            </T>
+          )}
+        </Box>
+      ))}
+      {view.below ? <T dim>{`  ↓ ${view.below} more line${view.below === 1 ? '' : 's'}`}</T> : null}
     </Box>
   );
+}
+
+interface InputViewLine {
+  text: string;
+  /** On the cursor's line: the cursor's column, and the text split around it. */
+  cursor: number | null;
+  before: string;
+  at: string;
+  after: string;
+}
+
+/** The lines of the input that show, with the cursor's line split around it. */
+export function inputView(input: EditorState, max = INPUT_LINES): { lines: InputViewLine[]; first: number; above: number; below: number } {
+  const chars = Array.from(input.text);
+  const cursor = Math.min(Math.max(0, input.cursor), chars.length);
+  const lines = input.text.split('\n');
+  let line = 0;
+  let start = 0;
+  for (let i = 0; i < cursor; i++) {
+    if (chars[i] === '\n') {
+      line++;
+      start = i + 1;
+    }
+  }
+  const column = cursor - start;
+  const first = lines.length <= max ? 0 : Math.min(Math.max(0, line - max + 1), lines.length - max);
+  const shown = lines.slice(first, first + max).map((text, i): InputViewLine => {
+    if (first + i !== line) return { text, cursor: null, before: '', at: '', after: '' };
+    const own = Array.from(text);
+    return { text, cursor: column, before: own.slice(0, column).join(''), at: own[column] ?? '', after: own.slice(column + 1).join('') };
+  });
+  return { lines: shown, first, above: first, below: Math.max(0, lines.length - first - max) };
+}
+
+/** At most this many of Tab's choices show. */
+const MAX_CHOICES = 40;
+
+/** What Tab can complete to: the names (file names come from the disk: drawn without control sequences). */
+export function Choices({ choices }: { choices: readonly string[] }) {
+  const shown = choices.slice(0, MAX_CHOICES).map((c) => oneLine(c));
+  return <T dim>{`${shown.join('  ')}${choices.length > MAX_CHOICES ? `  (+${choices.length - MAX_CHOICES} more)` : ''}`}</T>;
 }
 
 /** The status parts, wrapped between parts (never inside one) when the terminal is narrow. */

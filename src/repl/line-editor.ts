@@ -1,11 +1,15 @@
 /**
- * The REPL's input line as plain data: keys decoded from what the terminal sent, edits on
- * `{text, cursor}`, and the up/down history. No ink here, so every key is unit-tested.
+ * The REPL's input as plain data: edits on `{text, cursor}` (the text may span lines: a paste,
+ * Alt+Enter), and the up/down history. No ink here, so every key is unit-tested.
  */
 
-/** What a key (or a pasted run of text) asks for. */
+/** What a key (or a pasted run of text) asks for (decoded from the terminal in terminal-keys.ts). */
 export type KeyAction =
   | { type: 'insert'; text: string }
+  /** A bracketed paste, as one piece: never a key (not Enter, not an approval's answer). `cut`: it was over the size limit. */
+  | { type: 'paste'; text: string; cut?: boolean }
+  /** A line break in the input without sending (Alt+Enter, Shift+Enter, Ctrl-J). */
+  | { type: 'newline' }
   | { type: 'enter' }
   | { type: 'backspace' }
   | { type: 'delete' }
@@ -22,99 +26,11 @@ export type KeyAction =
   | { type: 'kill_to_end' }
   | { type: 'escape' }
   | { type: 'tab' }
+  | { type: 'shift_tab' }
   | { type: 'ctrl_c' }
   | { type: 'ctrl_d' }
   | { type: 'ctrl_o' }
   | { type: 'ctrl_l' };
-
-/** The parts of ink's `Key` the decoder reads (ink's own type has more). */
-export interface KeyFlags {
-  upArrow?: boolean;
-  downArrow?: boolean;
-  leftArrow?: boolean;
-  rightArrow?: boolean;
-  home?: boolean;
-  end?: boolean;
-  return?: boolean;
-  escape?: boolean;
-  ctrl?: boolean;
-  meta?: boolean;
-  tab?: boolean;
-  backspace?: boolean;
-  delete?: boolean;
-}
-
-const CTRL_KEYS: Record<string, KeyAction> = {
-  c: { type: 'ctrl_c' },
-  d: { type: 'ctrl_d' },
-  o: { type: 'ctrl_o' },
-  l: { type: 'ctrl_l' },
-  a: { type: 'home' },
-  e: { type: 'end' },
-  b: { type: 'left' },
-  f: { type: 'right' },
-  p: { type: 'up' },
-  n: { type: 'down' },
-  u: { type: 'kill_line' },
-  w: { type: 'kill_word' },
-  k: { type: 'kill_to_end' },
-  h: { type: 'backspace' },
-};
-
-/**
- * Ink hands over one key, or a run of plain text (typed fast, pasted, or sent by tmux) in one
- * piece: that run may hold Enter (CR or LF), Backspace (DEL) or Ctrl-C, so it is split here.
- * Every other control character is dropped: nothing typed reaches the screen as a sequence.
- */
-export function decodeKeys(input: string, key: KeyFlags): KeyAction[] {
-  if (key.return) return [{ type: 'enter' }];
-  if (key.upArrow) return [{ type: 'up' }];
-  if (key.downArrow) return [{ type: 'down' }];
-  if (key.leftArrow) return [{ type: key.ctrl || key.meta ? 'word_left' : 'left' }];
-  if (key.rightArrow) return [{ type: key.ctrl || key.meta ? 'word_right' : 'right' }];
-  if (key.home) return [{ type: 'home' }];
-  if (key.end) return [{ type: 'end' }];
-  if (key.tab) return [{ type: 'tab' }];
-  // Ink reports the Backspace key (DEL) as `delete`; forward delete is Ctrl-D.
-  if (key.backspace || key.delete) return [{ type: key.meta ? 'kill_word' : 'backspace' }];
-  if (key.ctrl && input.length === 1) {
-    const action = CTRL_KEYS[input.toLowerCase()];
-    return action ? [action] : [];
-  }
-  if (key.meta && input === 'b') return [{ type: 'word_left' }];
-  if (key.meta && input === 'f') return [{ type: 'word_right' }];
-  if (key.escape && input === '') return [{ type: 'escape' }];
-  const actions: KeyAction[] = [];
-  let run = '';
-  const flush = () => {
-    if (run) actions.push({ type: 'insert', text: run });
-    run = '';
-  };
-  let previous = '';
-  for (const ch of input) {
-    const after = previous;
-    previous = ch;
-    if (ch === '\r' || ch === '\n') {
-      flush();
-      // CR LF is one Enter.
-      if (!(ch === '\n' && after === '\r')) actions.push({ type: 'enter' });
-    } else if (ch === '\u007f' || ch === '\b') {
-      flush();
-      actions.push({ type: 'backspace' });
-    } else if (ch === '\u0003') {
-      flush();
-      actions.push({ type: 'ctrl_c' });
-    } else if (ch === '\t') {
-      run += ' ';
-    } else if (/[\u0000-\u001f\u007f-\u009f]/.test(ch)) {
-      continue;
-    } else {
-      run += ch;
-    }
-  }
-  flush();
-  return actions;
-}
 
 /** The line being typed; `cursor` counts code points. */
 export interface EditorState {
@@ -128,14 +44,17 @@ export function lineOf(text: string): EditorState {
   return { text, cursor: Array.from(text).length };
 }
 
-/** Applies an editing key; other keys leave the line as it is. */
+/** Applies an editing key; other keys leave the text as it is. Home, End and the kills work on the cursor's line. */
 export function edit(state: EditorState, action: KeyAction): EditorState {
   const chars = Array.from(state.text);
   const cursor = Math.min(Math.max(0, state.cursor), chars.length);
   const make = (next: string[], at: number): EditorState => ({ text: next.join(''), cursor: at });
+  const { start, end } = lineBounds(chars, cursor);
   switch (action.type) {
-    case 'insert': {
-      const inserted = Array.from(action.text);
+    case 'insert':
+    case 'paste':
+    case 'newline': {
+      const inserted = action.type === 'newline' ? ['\n'] : Array.from(action.text);
       return make([...chars.slice(0, cursor), ...inserted, ...chars.slice(cursor)], cursor + inserted.length);
     }
     case 'backspace':
@@ -148,9 +67,9 @@ export function edit(state: EditorState, action: KeyAction): EditorState {
     case 'right':
       return { text: state.text, cursor: Math.min(chars.length, cursor + 1) };
     case 'home':
-      return { text: state.text, cursor: 0 };
+      return { text: state.text, cursor: start };
     case 'end':
-      return { text: state.text, cursor: chars.length };
+      return { text: state.text, cursor: end };
     case 'word_left':
       return { text: state.text, cursor: wordStart(chars, cursor) };
     case 'word_right': {
@@ -160,16 +79,48 @@ export function edit(state: EditorState, action: KeyAction): EditorState {
       return { text: state.text, cursor: at };
     }
     case 'kill_line':
-      return make(chars.slice(cursor), 0);
-    case 'kill_word': {
-      const start = wordStart(chars, cursor);
+      // At a line's start, the break before it goes (the lines join).
+      if (cursor === start && start > 0) return make([...chars.slice(0, start - 1), ...chars.slice(cursor)], start - 1);
       return make([...chars.slice(0, start), ...chars.slice(cursor)], start);
+    case 'kill_word': {
+      const from = wordStart(chars, cursor);
+      return make([...chars.slice(0, from), ...chars.slice(cursor)], from);
     }
     case 'kill_to_end':
-      return make(chars.slice(0, cursor), cursor);
+      // At a line's end, the break after it goes (like Emacs).
+      if (cursor === end && end < chars.length) return make([...chars.slice(0, cursor), ...chars.slice(cursor + 1)], cursor);
+      return make([...chars.slice(0, cursor), ...chars.slice(end)], cursor);
     default:
       return state;
   }
+}
+
+/** The line the cursor is on, as code point offsets: its start, and its end (before its break). */
+export function lineBounds(chars: readonly string[], cursor: number): { start: number; end: number } {
+  let start = cursor;
+  while (start > 0 && chars[start - 1] !== '\n') start--;
+  let end = cursor;
+  while (end < chars.length && chars[end] !== '\n') end++;
+  return { start, end };
+}
+
+/**
+ * The cursor one line up (-1) or down (+1), at the same column or the line's end; undefined on the
+ * first (last) line, where Up (Down) goes through the history instead.
+ */
+export function moveLine(state: EditorState, direction: -1 | 1): EditorState | undefined {
+  const chars = Array.from(state.text);
+  const cursor = Math.min(Math.max(0, state.cursor), chars.length);
+  const { start, end } = lineBounds(chars, cursor);
+  const column = cursor - start;
+  if (direction < 0) {
+    if (start === 0) return undefined;
+    const above = lineBounds(chars, start - 1);
+    return { text: state.text, cursor: Math.min(above.start + column, above.end) };
+  }
+  if (end >= chars.length) return undefined;
+  const below = lineBounds(chars, end + 1);
+  return { text: state.text, cursor: Math.min(below.start + column, below.end) };
 }
 
 function wordStart(chars: string[], cursor: number): number {

@@ -1,20 +1,18 @@
-import type { ApprovalDecision, Approver } from '../execute/types.js';
+import type { ModelSwitch } from '../conversation/conversation.js';
+import type { ProviderName } from '../providers/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
-import { describeToolsChange } from '../manager/facts.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
-import { edit, InputHistory, lineOf, EMPTY_LINE, type KeyAction } from './line-editor.js';
+import { CHAT_PROVIDERS, describeToolsChange, profileNames } from '../manager/facts.js';
+import { ApprovalQuestions } from './approval-questions.js';
+import { TabCompletion } from './completion.js';
+import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
+import { loadMarkdown } from './markdown.js';
+import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
 import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
-import { displayText } from './terminal-text.js';
-
-/** The keys that answer an approval question. */
-const ANSWER_KEYS = new Map<string, ApprovalDecision>([
-  ['y', 'approve'],
-  ['n', 'decline'],
-  ['a', 'always'],
-]);
+import { count, displayText } from './terminal-text.js';
 
 export interface ControllerOptions {
   /** Base for /save paths. */
@@ -37,11 +35,13 @@ export interface ControllerOptions {
 export class ReplController implements CommandHost {
   private current: ReplState;
   private readonly listeners = new Set<() => void>();
+  /** Everything entered, commands too, for Up and Down. */
   private readonly inputHistory = new InputHistory();
+  private readonly said: string[] = [];
+  private readonly tabs = new TabCompletion();
   private readonly turnSummaries: TurnSummary[] = [];
   private turn: { controller: AbortController; done: Promise<void> } | undefined;
-  private pendingApproval: { resolve: (decision: ApprovalDecision) => void } | undefined;
-  private approvalTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly questions: ApprovalQuestions;
   private readonly initialPrompts: string[];
   private resolveExit!: (code: number) => void;
   private exiting = false;
@@ -70,7 +70,16 @@ export class ReplController implements CommandHost {
       yes: context.yes,
     });
     this.initialPrompts = [...conversation.recordedPrompts];
-    if (!context.yes) conversation.useApprover(this.approver);
+    this.questions = new ApprovalQuestions(
+      {
+        state: () => this.current,
+        dispatch: (action) => this.dispatch(action),
+        noteAnswer: (entry) => this.context.conversation.note({ type: 'approval', ...entry }),
+        exiting: () => this.exiting,
+      },
+      options.approvalGuardMs,
+    );
+    if (!context.yes) conversation.useApprover(this.questions.approver);
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
   }
 
@@ -94,8 +103,9 @@ export class ReplController implements CommandHost {
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** What the user said to the model (messages, not commands), in order: `/history`. */
   get history(): readonly string[] {
-    return this.inputHistory.all;
+    return this.said;
   }
 
   get summaries(): readonly TurnSummary[] {
@@ -107,37 +117,73 @@ export class ReplController implements CommandHost {
     const { context } = this;
     const { conversation } = context;
     this.output([{ text: `catalog ${context.manager.catalog.name} | ${conversation.provider} ${conversation.model} | /help lists commands | Ctrl-C cancels a turn | /exit leaves`, style: 'dim' }], 'toolman chat');
-    this.drainNotices();
     this.stopListening.push(
       conversation.onChange((change) => (change.type === 'session' ? this.refreshCounts() : this.note('warning', change.message))),
       conversation.watchTools((change) => this.mcpToolsChanged(change)),
     );
+    void this.countDefinitions();
+    const resumed = conversation.resumed;
+    if (!resumed) {
+      this.startNotes();
+      // Markdown's parser loads once the prompt is up (half a second on), not before it: the
+      // REPL's start does not wait for it, and a message sent sooner waits for it (send()).
+      setTimeout(() => void loadMarkdown(), 500).unref();
+      return;
+    }
+    // A resumed conversation is drawn once, as Markdown: the parser first.
+    void loadMarkdown().then(() => {
+      this.said.push(...conversation.messages.flatMap((m) => (m.role === 'user' ? [m.text] : [])));
+      this.dispatch({ type: 'history', messages: conversation.messages });
+      this.note('info', `resumed ${resumed.file}: ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'}, ${resumed.messages.length} messages; the conversation goes on with ${conversation.provider} ${conversation.model}`);
+      this.startNotes();
+    });
+  }
+
+  /** What setup had to say, and a replay's first message in the input line. */
+  private startNotes(): void {
+    this.drainNotices();
     if (this.initialPrompts.length) this.note('info', `replaying a recording: press Enter to send what the recorded user said (${this.initialPrompts.length} message${this.initialPrompts.length === 1 ? '' : 's'})`);
     this.prefillNext();
-    if (context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
-    void this.countDefinitions();
+    if (this.context.yes) this.note('dim', '--yes: tools that ask for approval run without asking');
   }
 
   // --- keys ---
 
   key(action: KeyAction): void {
     if (this.exiting) return;
+    if (action.type !== 'tab' && action.type !== 'shift_tab') {
+      this.tabs.reset();
+      if (this.current.choices) this.dispatch({ type: 'choices', choices: null });
+    }
     if (action.type === 'ctrl_c') return this.ctrlC();
     if (this.current.exitArmed) this.dispatch({ type: 'arm_exit', armed: false });
-    if (this.current.approval && this.approvalKey(action)) return;
+    if (this.current.approval && this.questions.key(action)) return;
     switch (action.type) {
-      case 'enter':
-        return this.submit(this.current.input.text);
-      case 'up': {
-        const line = this.inputHistory.up(this.current.input.text);
-        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
-        return;
+      case 'enter': {
+        // `\` + Enter: a line break instead of sending (for terminals where Alt+Enter is taken).
+        const { text, cursor } = this.current.input;
+        const chars = Array.from(text);
+        if (cursor > 0 && chars[cursor - 1] === '\\') {
+          this.dispatch({ type: 'input', input: { text: [...chars.slice(0, cursor - 1), '\n', ...chars.slice(cursor)].join(''), cursor } });
+          return;
+        }
+        return this.submit(text);
       }
+      case 'up':
       case 'down': {
-        const line = this.inputHistory.down();
-        if (line !== undefined) this.dispatch({ type: 'input', input: lineOf(line) });
+        // In a text of several lines, Up and Down move between its lines; past the first or last, through the history.
+        const moved = moveLine(this.current.input, action.type === 'up' ? -1 : 1);
+        if (moved) return this.dispatch({ type: 'input', input: moved });
+        const line = action.type === 'up' ? this.inputHistory.up(this.current.input.text) : this.inputHistory.down();
+        if (line !== undefined) this.dispatch({ type: 'input', input: action.type === 'up' ? { text: line, cursor: firstLineEnd(line) } : lineOf(line) });
         return;
       }
+      case 'tab':
+      case 'shift_tab':
+        return this.tab(action.type === 'tab' ? 1 : -1);
+      case 'paste':
+        if (action.cut) this.dispatch({ type: 'hint', text: `the paste was cut at ${count(MAX_PASTE_CHARS)} characters` });
+        break;
       case 'ctrl_o':
         return this.expand();
       case 'ctrl_d':
@@ -154,32 +200,20 @@ export class ReplController implements CommandHost {
     if (input !== this.current.input) this.dispatch({ type: 'input', input });
   }
 
-  /**
-   * A key while an approval question shows. Only one key press of y, n, a or Esc, once the
-   * question is ready, answers: a key typed ahead (the "y" of "my") or a run of text (a paste)
-   * goes to the input line as usual, and the question waits for a quiet moment again.
-   * Returns whether the key answered.
-   */
-  private approvalKey(action: KeyAction): boolean {
-    const decision = action.type === 'escape' ? 'decline' : action.type === 'insert' ? ANSWER_KEYS.get(action.text.toLowerCase()) : undefined;
-    if (decision && this.current.approval?.ready) {
-      this.answer(decision);
-      return true;
-    }
-    this.holdApproval();
-    return false;
-  }
-
-  /** The question takes no answer until no key came for a moment; then its keys show. */
-  private holdApproval(): void {
-    clearTimeout(this.approvalTimer);
-    const approval = this.current.approval;
-    if (!approval) return;
-    if (approval.ready) this.dispatch({ type: 'approval', approval: { ...approval, ready: false } });
-    this.approvalTimer = setTimeout(() => {
-      const current = this.current.approval;
-      if (current?.callId === approval.callId) this.dispatch({ type: 'approval', approval: { ...current, ready: true } });
-    }, this.options.approvalGuardMs ?? 400);
+  /** Tab and Shift+Tab: completion.ts decides; the choices show until another key. */
+  private tab(direction: 1 | -1): void {
+    const { manager } = this.context;
+    const result = this.tabs.press(this.current.input, direction, {
+      tools: () => manager.catalog.tools.flatMap((t) => [t.name, ...t.aliases]),
+      profiles: () => profileNames(manager.catalog),
+      providers: () => CHAT_PROVIDERS,
+      mcpServers: () => [...manager.catalog.mcpServers.keys()],
+      cwd: this.cwd,
+      ...(process.env.HOME ? { home: process.env.HOME } : {}),
+    });
+    if (!result) return;
+    this.dispatch({ type: 'input', input: result.input });
+    if (result.choices) this.dispatch({ type: 'choices', choices: result.choices });
   }
 
   /** Ctrl-C: cancels a running turn; a second one (or one while idle, after a warning) exits with 130. */
@@ -214,6 +248,8 @@ export class ReplController implements CommandHost {
         return;
       case 'unknown':
         this.context.conversation.note({ type: 'command', text: line.trim(), known: false });
+        // Shown as typed, like a known command, so the error below it has its context.
+        this.dispatch({ type: 'user', text: line.trim() });
         this.note('error', `unknown command /${parsed.name}${parsed.suggestion ? `; did you mean /${parsed.suggestion}?` : ''}`, '/help lists the commands');
         return;
       case 'command':
@@ -230,8 +266,11 @@ export class ReplController implements CommandHost {
     const turn = { controller, done: Promise.resolve() };
     this.turn = turn;
     const run = async () => {
+      this.said.push(text);
       this.dispatch({ type: 'user', text });
       this.dispatch({ type: 'turn_begin' });
+      // Answers settle into the scrollback once, drawn as Markdown: the parser is there before the first one.
+      await loadMarkdown();
       const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
       this.turn = undefined;
@@ -255,37 +294,6 @@ export class ReplController implements CommandHost {
     this.dispatch({ type: 'event', event, now: this.now() });
     if (event.type === 'search') this.refreshCounts();
   };
-
-  // --- approvals ---
-
-  /** Asks the user; a cancelled turn stops asking (the executor declines then). */
-  private approver: Approver = (request, signal) =>
-    new Promise<ApprovalDecision>((resolve) => {
-      if (signal.aborted || this.exiting) return resolve('decline');
-      const clear = () => {
-        clearTimeout(this.approvalTimer);
-        if (this.pendingApproval?.resolve === settle) this.pendingApproval = undefined;
-        if (this.current.approval?.callId === request.callId) this.dispatch({ type: 'approval', approval: null });
-      };
-      const settle = (decision: ApprovalDecision) => {
-        signal.removeEventListener('abort', onAbort);
-        clear();
-        resolve(decision);
-      };
-      const onAbort = () => settle('decline');
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.pendingApproval = { resolve: settle };
-      this.dispatch({ type: 'approval', approval: { callId: request.callId, tool: request.tool.name, arguments: request.arguments, reason: request.reason, ready: false } });
-      this.holdApproval();
-    });
-
-  private answer(decision: ApprovalDecision): void {
-    const pending = this.pendingApproval;
-    if (!pending) return;
-    const tool = this.current.approval?.tool ?? 'the tool';
-    this.context.conversation.note({ type: 'approval', call_id: this.current.approval?.callId, tool, decision });
-    pending.resolve(decision);
-  }
 
   // --- CommandHost ---
 
@@ -312,6 +320,15 @@ export class ReplController implements CommandHost {
     return this.context.conversation.switchSession(profile, force);
   }
 
+  /** `/model`, `/provider`: the conversation goes on with another model; the status line follows. */
+  async switchModel(target: { provider?: ProviderName; model?: string }): Promise<ModelSwitch> {
+    const { conversation } = this.context;
+    const result = await conversation.switchModel(target);
+    this.dispatch({ type: 'status', status: { provider: conversation.provider, model: conversation.model, search: conversation.search } });
+    this.refreshCounts();
+    return result;
+  }
+
   /** A server said its tools changed (list_changed): say what; the conversation offers the new list from the next turn. */
   private mcpToolsChanged(change: McpToolsChange): void {
     this.note(change.problems.length ? 'warning' : 'info', describeToolsChange(change));
@@ -323,8 +340,7 @@ export class ReplController implements CommandHost {
     for (const stop of this.stopListening.splice(0)) stop();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
-    clearTimeout(this.approvalTimer);
-    this.pendingApproval?.resolve('decline');
+    this.questions.close();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
       this.context.conversation.note({ type: 'exit', code });
@@ -344,7 +360,7 @@ export class ReplController implements CommandHost {
     void this.countDefinitions();
   }
 
-  /** The definitions offered now, counted by toolman (the tokenizer loads on first use, after the prompt shows). */
+  /** The definitions offered now and the next request in all, counted by toolman (the tokenizer loads on first use, after the prompt shows). */
   private async countDefinitions(): Promise<void> {
     const version = ++this.countVersion;
     try {
@@ -352,6 +368,9 @@ export class ReplController implements CommandHost {
       const { conversation } = this.context;
       const cost = await countDefinitions(conversation.session.format(conversation.provider, 1, conversation.format), conversation.model);
       if (version === this.countVersion) this.dispatch({ type: 'status', status: { definitions: cost.total } });
+      // What the next request costs in all (the status line points to /context for its parts).
+      const context = await conversation.contextCost();
+      if (version === this.countVersion) this.dispatch({ type: 'status', status: { context: context.total } });
     } catch {
       // the status line goes without it
     }
@@ -363,4 +382,10 @@ export class ReplController implements CommandHost {
     // A recording's prompt is untrusted: it waits in the line without control sequences.
     if (next !== undefined && this.current.input.text === '') this.dispatch({ type: 'input', input: lineOf(displayText(next)) });
   }
+}
+
+/** Where the cursor goes in a recalled entry of several lines: the end of its first line, so Up keeps going back. */
+function firstLineEnd(text: string): number {
+  const at = Array.from(text).indexOf('\n');
+  return at < 0 ? Array.from(text).length : at;
 }

@@ -1,7 +1,9 @@
 import type { ErrorKind } from '../execute/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import type { ChatMessage } from '../providers/model-client.js';
 import type { ToolChoice } from '../select/tool-choice.js';
 import { EMPTY_LINE, type EditorState } from './line-editor.js';
+import { resumedItems } from './resumed-items.js';
 import { count, oneLine } from './terminal-text.js';
 
 /**
@@ -47,6 +49,12 @@ export interface Panel {
   progress: string | null;
   result: PanelResult | null;
   expanded: boolean;
+  /**
+   * For a call the user declined: what they did, in their terms ("you answered n"). The result
+   * holds the sentence meant for the model ("the user declined to run ...; do not call it
+   * again"), which is not for the user.
+   */
+  declinedBy?: string;
 }
 
 export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
@@ -54,6 +62,14 @@ export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
 export interface OutputLine {
   text: string;
   style?: 'dim' | 'bold' | 'warning' | 'success' | 'accent';
+  /**
+   * A left column (a command, a key): drawn `labelWidth` wide, the text beside it wrapping under
+   * itself, never under the label, however narrow the terminal.
+   */
+  label?: string;
+  labelWidth?: number;
+  /** Coloured parts drawn instead of `text` (a bar); `text` is what a terminal without colour shows. */
+  segments?: { text: string; color?: 'red' | 'green' | 'yellow' | 'cyan' | 'blue' | 'magenta' | 'gray' }[];
 }
 
 export type Item =
@@ -98,6 +114,8 @@ export interface StatusView {
   definitions: number | null;
   /** The catalog's `budget.definitions`. */
   budget: number | null;
+  /** What the next request costs before the user's message (toolman's count; /context has its parts). */
+  context: number | null;
   search: 'client' | 'native';
   yes: boolean;
 }
@@ -117,6 +135,8 @@ export interface ReplState {
   input: EditorState;
   /** A one-line message above the input (Ctrl-C hint, command refusals). */
   hint: string | null;
+  /** What Tab can complete the word to, shown above the input until another key. */
+  choices: string[] | null;
   exitArmed: boolean;
   exitCode: number | null;
   status: StatusView;
@@ -130,15 +150,19 @@ export type ReplAction =
   | { type: 'turn_begin' }
   | { type: 'turn_end'; summary: TurnSummary }
   | { type: 'approval'; approval: ApprovalView | null }
+  | { type: 'declined'; callId: string; words: string }
+  /** A resumed conversation, drawn as it went (resumed-items.ts). */
+  | { type: 'history'; messages: readonly ChatMessage[] }
   | { type: 'input'; input: EditorState }
   | { type: 'status'; status: Partial<StatusView> }
   | { type: 'expand'; n?: number }
   | { type: 'hint'; text: string | null }
+  | { type: 'choices'; choices: string[] | null }
   | { type: 'arm_exit'; armed: boolean }
   | { type: 'cancelling' }
   | { type: 'exit'; code: number };
 
-export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> & Partial<Pick<StatusView, 'usage' | 'definitions'>>): ReplState {
+export function initialState(status: Omit<StatusView, 'usage' | 'definitions' | 'context'> & Partial<Pick<StatusView, 'usage' | 'definitions' | 'context'>>): ReplState {
   return {
     items: [],
     committed: 0,
@@ -151,9 +175,10 @@ export function initialState(status: Omit<StatusView, 'usage' | 'definitions'> &
     approval: null,
     input: EMPTY_LINE,
     hint: null,
+    choices: null,
     exitArmed: false,
     exitCode: null,
-    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, ...status },
+    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, context: null, ...status },
   };
 }
 
@@ -354,6 +379,16 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
     case 'approval':
       return { ...state, approval: action.approval };
+    case 'history': {
+      const { items, panels } = resumedItems(action.messages, state.panelCount + 1);
+      return commit(items.reduce(add, { ...state, panelCount: panels }));
+    }
+    case 'declined': {
+      const key = Object.keys(state.panelIndex).find((k) => k.endsWith(`:${action.callId}`));
+      if (!key) return state;
+      const [round] = key.split(':');
+      return withPanel(state, Number(round), action.callId, (panel) => ({ ...panel, declinedBy: action.words }));
+    }
     case 'input':
       return { ...state, input: action.input };
     case 'status':
@@ -362,6 +397,8 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return expand(state, action.n);
     case 'hint':
       return { ...state, hint: action.text };
+    case 'choices':
+      return { ...state, choices: action.choices };
     case 'arm_exit':
       return { ...state, exitArmed: action.armed, hint: action.armed ? 'press Ctrl-C again to exit' : state.hint === 'press Ctrl-C again to exit' ? null : state.hint };
     case 'cancelling':
@@ -380,52 +417,6 @@ function expand(state: ReplState, n = state.panelCount): ReplState {
   return commit(add(state, { kind: 'expanded', settled: true, panel: { ...item.panel, expanded: true } }));
 }
 
-/** The marker words of a panel: truncated, deduplicated, refused, declined, cancelled, error. */
-export function panelMarkers(panel: Panel): string[] {
-  const markers: string[] = [];
-  const r = panel.result;
-  if (panel.approval === 'approved' || panel.approval === 'always') markers.push(panel.approval === 'always' ? 'approved (always)' : 'approved');
-  if (!r) return markers;
-  if (r.truncated) markers.push(r.originalTokens ? `truncated from ~${r.originalTokens} tokens` : 'truncated');
-  if (r.deduplicated) markers.push('deduplicated');
-  if (r.errorKind === 'declined') markers.push('declined');
-  else if (r.errorKind && REFUSED_KINDS.includes(r.errorKind)) markers.push(`refused: ${r.errorKind}`);
-  else if (r.errorKind === 'cancelled') markers.push('cancelled');
-  else if (r.errorKind) markers.push(`error: ${r.errorKind}`);
-  return markers;
-}
-
-/**
- * Where a call stands for drawing: its result when it has arrived, else its status. A call can be
- * done before its result arrives (the results come together, when every call of the round ends).
- */
-export function panelOutcome(panel: Panel): 'busy' | 'ok' | 'declined' | 'cancelled' | 'failed' {
-  const r = panel.result;
-  if (r) return r.ok ? 'ok' : r.errorKind === 'declined' ? 'declined' : r.errorKind === 'cancelled' ? 'cancelled' : 'failed';
-  switch (panel.status) {
-    case 'done':
-      return 'ok';
-    case 'cancelled':
-      return 'cancelled';
-    case 'error':
-      return panel.approval === 'declined' ? 'declined' : 'failed';
-    default:
-      return 'busy';
-  }
-}
-
-/** How long the call has run: its duration once it ended, the time since `running` while it runs. */
-export function panelElapsed(panel: Panel, now: number): number | null {
-  if (panel.durationMs !== null) return panel.durationMs;
-  if (panel.status === 'running' && panel.startedAt !== null) return now - panel.startedAt;
-  return null;
-}
-
-/** Whether a panel is still waiting on something (drawn with a spinner). */
-export function panelBusy(panel: Panel): boolean {
-  return panelOutcome(panel) === 'busy';
-}
-
 /** The status line's parts: provider and model, profile, tool counts, tokens against the budget. */
 export function statusParts(status: StatusView): string[] {
   const u = status.usage;
@@ -439,6 +430,7 @@ export function statusParts(status: StatusView): string[] {
     ...(status.forced.length ? [`next turn forces ${status.forced.map(oneLine).join(', ')}`] : []),
     tokens,
     ...(definitions ? [definitions] : []),
+    ...(status.context !== null ? [`next request ${count(status.context)} (/context)`] : []),
     ...(status.yes ? ['--yes'] : []),
   ];
 }

@@ -8,9 +8,11 @@ import type { ReplContext, ReplIO } from './repl-context.js';
 export async function runRepl(context: ReplContext, io: ReplIO): Promise<0 | 1 | 2 | 130> {
   const terminal = io.terminal ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   // No JSX in this file: react's JSX runtime would load before loadInk could choose its build.
-  const [{ mountRepl }, { ReplController }] = await loadInk(() => Promise.all([import('./repl-app.js'), import('./repl-controller.js')]));
+  const [{ mountRepl, BRACKETED_PASTE_OFF }, { ReplController }] = await loadInk(() => Promise.all([import('./repl-app.js'), import('./repl-controller.js')]));
   const controller = new ReplController(context, { cwd: io.cwd ?? process.cwd() });
   const app = mountRepl(controller, colorEnabled(io.env), { ...terminal, stderr: terminal.stderr ?? process.stderr });
+  // The shell after toolman gets its terminal back as it was: pastes unmarked.
+  const pasteOff = () => terminal.stdout.write(BRACKETED_PASTE_OFF);
   // A library's console output (an SDK's deprecation warning) becomes a note instead of tearing the frame.
   const restoreConsole = routeConsole((text, method) => controller.note('dim', `console.${method}: ${text}`));
   try {
@@ -20,6 +22,7 @@ export async function runRepl(context: ReplContext, io: ReplIO): Promise<0 | 1 |
     await app.waitUntilExit().catch(() => undefined);
     return code === 0 || code === 1 || code === 2 ? code : 130;
   } finally {
+    pasteOff();
     restoreConsole();
   }
 }

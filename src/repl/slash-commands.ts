@@ -6,7 +6,10 @@ import { profileNames, toolSummary } from '../manager/facts.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isToolmanError } from '../shared/errors.js';
+import type { ModelSwitch } from '../conversation/conversation.js';
+import type { ProviderName } from '../providers/types.js';
 import type { ReplContext } from './repl-context.js';
+import { SESSION_COMMANDS } from './session-commands.js';
 import type { NoteLevel, OutputLine, ReplState } from './repl-state.js';
 import { clip, count } from './terminal-text.js';
 
@@ -18,18 +21,24 @@ export interface CommandSpec {
   aliases?: string[];
   /** Changes the conversation or its tools: not while a turn runs. */
   idleOnly?: boolean;
+  /** What Tab completes in its arguments (completion.ts). */
+  completes?: 'tool' | 'tools' | 'profile' | 'file' | 'provider' | 'mcp';
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
   { name: 'tools', summary: 'the tools offered now: active, deferred, found by search' },
-  { name: 'profile', args: 'NAME', summary: 'switch profile (a new tool session; the conversation goes on)', idleOnly: true },
-  { name: 'force', args: 'TOOL', summary: "require TOOL in the next turn's first round", idleOnly: true },
+  { name: 'profile', args: 'NAME', summary: 'switch profile (a new tool session; the conversation goes on)', idleOnly: true, completes: 'profile' },
+  { name: 'force', args: 'TOOL', summary: "require TOOL in the next turn's first round", idleOnly: true, completes: 'tools' },
+  { name: 'model', args: '[NAME]', summary: 'the model; with NAME, go on with that model (the conversation comes along)' },
+  { name: 'provider', args: '[NAME [MODEL]]', summary: 'the providers; with NAME, go on with that provider (its default model, or MODEL)', completes: 'provider' },
+  { name: 'context', summary: 'what the next request costs, by part: system, tools, deferred tools, history' },
+  { name: 'mcp', args: '[restart NAME]', summary: "each MCP server's state (up, or failed and why), tools and their tokens; restart one", completes: 'mcp' },
   { name: 'search', args: 'QUERY', summary: "what tool search finds among this session's tools" },
   { name: 'budget', summary: 'what the tool definitions offered now cost, against the budget' },
-  { name: 'show', args: 'TOOL', summary: "a tool's description and parameters" },
+  { name: 'show', args: 'TOOL', summary: "a tool's description and parameters", completes: 'tool' },
   { name: 'expand', args: '[N]', summary: 'tool call N (default: the last) in full: arguments and result' },
   { name: 'history', summary: 'what you said so far' },
-  { name: 'save', args: 'FILE', summary: 'write the conversation and the turn summaries as JSON' },
+  { name: 'save', args: 'FILE', summary: 'write the conversation and the turn summaries as JSON', completes: 'file' },
   { name: 'reset', summary: 'forget the conversation (tools found stay found)', idleOnly: true },
   { name: 'help', summary: 'the commands and keys' },
   { name: 'exit', summary: 'leave the REPL', aliases: ['quit'] },
@@ -37,9 +46,11 @@ export const COMMANDS: readonly CommandSpec[] = [
 
 export const KEYS: readonly [string, string][] = [
   ['Enter', 'send the message or command'],
-  ['Up / Down', 'earlier messages and commands'],
+  ['Alt+Enter, \\ Enter', 'a new line without sending (Shift+Enter too where the terminal tells it apart; Ctrl-J); a paste keeps its lines'],
+  ['Tab', 'complete a command, a tool, a profile, a model or a file name; again for the next choice'],
+  ['Up / Down', 'earlier messages and commands (in a text of several lines: the line above or below)'],
   ['Ctrl-O', 'show the last tool call in full (/expand N for another)'],
-  ['y / n / a, Esc', 'answer an approval (one key press, once its keys show): yes, no, always for this tool this session; Esc: no'],
+  ['y / n / a, Esc', 'answer an approval, one key press once its keys show: yes, no, always for this tool; Esc: no'],
   ['Ctrl-C', 'cancel the running turn; press again to exit (code 130)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'start/end of line, delete before/after the cursor, delete a word'],
 ];
@@ -84,6 +95,7 @@ export interface CommandHost {
   /** Base for /save paths. */
   readonly cwd: string;
   readonly state: ReplState;
+  /** What the user said to the model, in order (not the commands). */
   readonly history: readonly string[];
   readonly summaries: readonly TurnSummary[];
   output(lines: OutputLine[], title?: string): void;
@@ -94,6 +106,8 @@ export interface CommandHost {
    */
   switchSession(profile: string | undefined, force?: string[]): Promise<SwitchResult>;
   expand(n?: number): void;
+  /** Goes on with another provider or model; the status line follows. */
+  switchModel(target: { provider?: ProviderName; model?: string }): Promise<ModelSwitch>;
   reset(): void;
   exit(code: number): void;
   /** The path a /save refused because it exists: saving to it again overwrites. */
@@ -107,22 +121,23 @@ export async function runCommand(parsed: Extract<ParsedInput, { kind: 'command' 
     return;
   }
   try {
-    await COMMAND_RUNNERS[parsed.name]!(parsed.args, host);
+    await (COMMAND_RUNNERS[parsed.name] ?? SESSION_COMMANDS[parsed.name]!)(parsed.args, host);
   } catch (error) {
     host.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
   }
 }
 
-type Runner = (args: string, host: CommandHost) => void | Promise<void>;
+export type Runner = (args: string, host: CommandHost) => void | Promise<void>;
 
 const COMMAND_RUNNERS: Record<string, Runner> = {
   help: (_args, host) => {
-    const width = Math.max(...COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`.length));
+    // Two columns: a summary wraps under itself, never under the command (an 80- or 120-column terminal alike).
+    const labelWidth = Math.max(...[...COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`), ...KEYS.map(([k]) => k)].map((l) => l.length)) + 4;
     host.output(
       [
-        ...COMMANDS.map((c) => ({ text: `  ${`/${c.name}${c.args ? ` ${c.args}` : ''}`.padEnd(width)}  ${c.summary}` })),
+        ...COMMANDS.map((c) => ({ label: `  /${c.name}${c.args ? ` ${c.args}` : ''}`, labelWidth, text: c.summary })),
         { text: 'keys', style: 'bold' as const },
-        ...KEYS.map(([k, what]) => ({ text: `  ${k.padEnd(width)}  ${what}` })),
+        ...KEYS.map(([k, what]) => ({ label: `  ${k}`, labelWidth, text: what })),
         { text: 'Anything else is sent to the model; start with // to send a message that begins with /.', style: 'dim' as const },
       ],
       'commands',
@@ -135,7 +150,11 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
     if (host.history.length === 0) return host.note('dim', 'nothing said yet');
     const width = String(host.history.length).length;
     host.output(
-      host.history.map((text, i) => ({ text: `  ${String(i + 1).padStart(width)}  ${text}` })),
+      host.history.map((text, i) => {
+        // A message of several lines: its first line, and how many more.
+        const lines = text.split('\n');
+        return { text: `  ${String(i + 1).padStart(width)}  ${lines[0]}${lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : ''}` };
+      }),
       'you said',
     );
   },

@@ -6,6 +6,7 @@ import { render as inkRender } from 'ink';
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
 import type { Recording } from '../../src/conversation/conversation-options.js';
+import type { TranscriptHistory } from '../../src/conversation/transcript-history.js';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { ProviderName } from '../../src/providers/types.js';
 import { ReplApp } from '../../src/repl/repl-app.js';
@@ -51,6 +52,8 @@ export interface HarnessOptions {
   model?: string;
   /** The wait before a key answers an approval question (the controller's default otherwise). */
   approvalGuardMs?: number;
+  /** A conversation read back from a transcript (`chat --resume`). */
+  resume?: TranscriptHistory;
 }
 
 export interface Harness {
@@ -132,6 +135,7 @@ export async function openContext(server: ModelServer, options: HarnessOptions =
     approve: async () => (options.yes ? 'approve' : 'decline'),
     ...(options.transcript ? { transcript: { file: options.transcript } } : {}),
     ...(options.recording ? { connection: { mode: 'replay' as const, recording: options.recording } } : {}),
+    ...(options.resume ? { resume: options.resume } : {}),
   });
   conversation.notices.push(...(options.notices ?? []));
   conversation.recordedPrompts.push(...(options.initialPrompts ?? []));

@@ -174,7 +174,8 @@ describe('approvals', () => {
     await h.waitFor('[y] yes');
     await h.write('n');
     await h.idle();
-    expect(h.frame()).toMatch(/⊘ #1 delete_event .*\n {2}failed .*\[declined\] · the user declined to run delete_event/);
+    expect(h.frame()).toMatch(/⊘ #1 delete_event .*\n {2}declined · you declined it \(n\)/);
+    expect(h.frame()).not.toContain('the user declined');
     expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('the user declined to run delete_event');
   });
 
@@ -411,7 +412,7 @@ describe('Ctrl-C', () => {
     await h.waitFor(/running \d+ ms/);
     await h.write(KEY.ctrlC);
     await h.idle();
-    expect(h.frame()).toMatch(/⊘ #1 slow_task \{\}\n {2}cancelled .*\[cancelled\]/);
+    expect(h.frame()).toMatch(/⊘ #1 slow_task \{\}\n {2}cancelled [^[\n]*· /);
   });
 
   it('cancels a pending approval', async () => {
@@ -485,7 +486,9 @@ describe('the terminal', () => {
     const widths = h.frames().flatMap((f) => f.split('\n')).map((line) => stringWidth(line));
     expect(Math.max(...widths)).toBeLessThanOrEqual(80);
     expect(Math.max(...widths)).toBeGreaterThan(70);
-    expect(h.frame()).toContain('indented with a tab');
+    // Markdown joins the tab-indented line to its paragraph (a lazy continuation); no tab reaches the terminal.
+    expect(flat(h)).toContain('indented with a tab');
+    expect(h.frames().join('')).not.toContain('\t');
   });
 });
 
@@ -528,7 +531,7 @@ describe('approvals and typing ahead', () => {
     await h.waitFor('[y] yes');
     await h.write(KEY.escape);
     await h.idle();
-    expect(h.frame()).toContain('[declined]');
+    expect(h.frame()).toMatch(/⊘ #1 delete_event \{"id":"e1"\}\n {2}declined · you declined it \(Esc\)/);
   });
 });
 

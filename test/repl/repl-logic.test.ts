@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { ToolPanel } from '../../src/repl/components.js';
 import { routeConsole } from '../../src/repl/console-notes.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
-import { decodeKeys, edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
-import { describeChoice, initialState, panelMarkers, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
+import { edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
+import { TerminalKeys } from '../../src/repl/terminal-keys.js';
+import { panelMarkers } from '../../src/repl/panel-view.js';
+import { describeChoice, initialState, reduce, statusParts, type Item, type ReplAction, type ReplState } from '../../src/repl/repl-state.js';
 import { COMMANDS, parseInput } from '../../src/repl/slash-commands.js';
 import { displayText, plainText } from '../../src/repl/terminal-text.js';
 
@@ -53,7 +55,8 @@ describe('the reducer: loop events to the view model', () => {
       ...kinds.map((k) => [`refused: ${k}`]),
       ['truncated from ~900 tokens'],
       ['deduplicated'],
-      ['declined'],
+      // Its status word says it: "declined", not a failure with a marker.
+      [],
       ['error: tool_error'],
     ]);
     expect(panels(s).every((p) => p.status !== 'requested')).toBe(true);
@@ -109,7 +112,8 @@ describe('the reducer: loop events to the view model', () => {
     ]);
     expect(panels(s).map((p) => p.durationMs)).toEqual([40, null]);
     const declined = render(createElement(ToolPanel, { panel: panels(s)[1]!, frame: 0, now: 15000 })).lastFrame()!;
-    expect(declined).toMatch(/^⊘ #2 delete_event \{\}\n {2}failed \[declined\]/);
+    expect(declined).toMatch(/^⊘ #2 delete_event \{\}\n {2}declined · you declined it$/m);
+    expect(declined).not.toMatch(/failed|\[declined\]/);
   });
 
   it('ends a turn with what stopped it', () => {
@@ -128,15 +132,18 @@ describe('the reducer: loop events to the view model', () => {
 });
 
 describe('the input line', () => {
-  const keys = (input: string, key = {}) => decodeKeys(input, key);
+  const keys = (...raw: string[]) => {
+    const decoder = new TerminalKeys();
+    return raw.flatMap((r) => decoder.push(r));
+  };
   it('splits a run of typed text at Enter, Backspace and Ctrl-C, and drops other controls', () => {
-    expect(keys('ab\rc')).toEqual([{ type: 'insert', text: 'ab' }, { type: 'enter' }, { type: 'insert', text: 'c' }]);
+    expect(keys('ab\r')).toEqual([{ type: 'insert', text: 'ab' }, { type: 'enter' }]);
     expect(keys('x\r\n')).toEqual([{ type: 'insert', text: 'x' }, { type: 'enter' }]);
     expect(keys('a\u007fb\u0003')).toEqual([{ type: 'insert', text: 'a' }, { type: 'backspace' }, { type: 'insert', text: 'b' }, { type: 'ctrl_c' }]);
     expect(keys('a\u0007\u009bb')).toEqual([{ type: 'insert', text: 'ab' }]);
-    expect(keys('c', { ctrl: true })).toEqual([{ type: 'ctrl_c' }]);
-    expect(keys('', { upArrow: true })).toEqual([{ type: 'up' }]);
-    expect(keys('', { delete: true })).toEqual([{ type: 'backspace' }]);
+    expect(keys('\u0003')).toEqual([{ type: 'ctrl_c' }]);
+    expect(keys('\u001b[A')).toEqual([{ type: 'up' }]);
+    expect(keys('\u007f')).toEqual([{ type: 'backspace' }]);
   });
 
   it('edits by code point: insert, backspace, cursor moves, kills', () => {

@@ -4,7 +4,8 @@ import type { Conversation } from '../../conversation/conversation.js';
 import type { ConversationOptions, Recording } from '../../conversation/conversation-options.js';
 import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
 import { defaultTranscriptPath, readRecording } from '../../manager/documents.js';
-import { CHAT_PROVIDERS } from '../../manager/facts.js';
+import { CHAT_PROVIDERS, profileNames } from '../../manager/facts.js';
+import { lastTranscript, readTranscriptFile, type TranscriptHistory } from '../../conversation/transcript-history.js';
 import type { ProviderName } from '../../providers/types.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -46,6 +47,10 @@ export interface ChatOptions {
   replayStrict?: boolean;
   /** Load the catalog a --replay recording names (only its mock handlers run). */
   recordedCatalog?: boolean;
+  /** Go on from the last transcript of a chat in this folder. */
+  continue?: boolean;
+  /** Go on from this transcript. */
+  resume?: string;
   signal?: AbortSignal;
 }
 
@@ -60,6 +65,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
   const given = options.prompt === undefined ? [] : Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   if (given.some((prompt) => prompt.trim() === '')) throw new ToolmanError(ErrorCode.USAGE, 'an empty --prompt: every turn needs a message');
   const recording = options.replay ? readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: '--replay' }), options.replay) : undefined;
+  const resumed = resumedHistory(options, io);
   if (options.provider === 'replay' && !recording) throw new ToolmanError(ErrorCode.USAGE, '--provider replay needs --replay FILE (a recording made with --record)', { hint: 'try --replay catalogs/recordings/assistant.jsonl' });
   // A recording is untrusted: the catalog it names is loaded only on the user's word (--recorded-catalog).
   const choice = chooseCatalogs(io.cwd, options.catalog, recording && options.replay ? { by: `the recording ${options.replay}`, files: recordedCatalogs(recording.header.catalog, resolve(io.cwd, options.replay)), flag: '--recorded-catalog', use: options.recordedCatalog === true } : undefined);
@@ -70,7 +76,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
     io,
     choice.catalogs,
     async (manager) => {
-      const conversation = await manager.conversation(conversationOptions(options, io, recording));
+      const conversation = await manager.conversation(conversationOptions(options, io, recording, resumed && resumedFor(resumed, options, profileNames(manager.catalog))));
       const transcript = conversation.transcript?.file ?? null;
       try {
         const oneShot = options.prompt !== undefined || !options.interactive || options.json || options.events;
@@ -78,6 +84,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
           const { runRepl } = await import('../../repl/run-repl.js');
           return await runRepl({ manager, conversation, yes: options.yes ?? false, ...(options.signal ? { signal: options.signal } : {}) }, io);
         }
+        if (resumed) io.stderr.write(`resuming ${resumed.file}: ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'} (${resumed.messages.length} messages) with ${conversation.provider} ${conversation.model}\n`);
         const prompts = await promptsFor(options, given, conversation.recordedPrompts);
         if (prompts === undefined) return EXIT.INTERRUPTED;
         const documents: Record<string, unknown>[] = [];
@@ -106,8 +113,34 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
   );
 }
 
+/**
+ * The transcript `--continue` or `--resume FILE` goes on from, read and checked (an untrusted
+ * file: it gives messages, and names of a provider, model and profile, never a catalog).
+ */
+function resumedHistory(options: ChatOptions, io: CliIO): TranscriptHistory | undefined {
+  if (!options.continue && options.resume === undefined) return undefined;
+  if (options.continue && options.resume !== undefined) throw new ToolmanError(ErrorCode.USAGE, '--continue and --resume both name the conversation to go on from: choose one');
+  const flag = options.continue ? '--continue' : '--resume';
+  if (options.replay) throw new ToolmanError(ErrorCode.USAGE, `${flag} and --replay: a replay answers from its recording, which holds its own conversation`);
+  if (options.record) throw new ToolmanError(ErrorCode.USAGE, `${flag} and --record: the recording's replay could not rebuild the conversation it went on from`, { hint: 'record a new conversation, or resume without --record' });
+  if (options.resume !== undefined) return readTranscriptFile(options.resume, io.cwd);
+  const file = lastTranscript(io.env, io.cwd);
+  if (!file) {
+    const folder = defaultTranscriptPath(io.env);
+    throw new ToolmanError(ErrorCode.USAGE, `no transcript of a chat in ${io.cwd} to continue`, { hint: `--resume FILE goes on from any transcript${folder ? ` (they are in ${dirname(folder)})` : ''}` });
+  }
+  return readTranscriptFile(file, io.cwd);
+}
+
+/** The resumed transcript, with its profile only when this catalog has it (the flags win over what it names). */
+function resumedFor(history: TranscriptHistory, options: ChatOptions, profiles: readonly string[]): TranscriptHistory {
+  if (options.profile !== undefined || history.profile === undefined || profiles.includes(history.profile)) return history;
+  const { profile, ...rest } = history;
+  return { ...rest, notices: [...history.notices, `the transcript's profile ${profile} is not in this catalog: the default profile is used`] };
+}
+
 /** What the command line asks of the conversation: provider, connection, tools, transcript. */
-function conversationOptions(options: ChatOptions, io: CliIO, recording: Recording | undefined): ConversationOptions {
+function conversationOptions(options: ChatOptions, io: CliIO, recording: Recording | undefined, resumed?: TranscriptHistory): ConversationOptions {
   const transcript = options.transcript === false ? undefined : options.transcript ? resolve(io.cwd, options.transcript) : defaultTranscriptPath(io.env);
   if (options.provider !== undefined && options.provider !== 'replay' && !(CHAT_PROVIDERS as readonly string[]).includes(options.provider)) {
     throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${options.provider}"`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay` });
@@ -115,22 +148,28 @@ function conversationOptions(options: ChatOptions, io: CliIO, recording: Recordi
   // The shipped recordings, where this toolman is installed: the path works from any folder.
   const shipped = relative(io.env.PWD ?? process.cwd(), join(packageRoot(), 'catalogs', 'recordings', 'assistant.jsonl')) || 'catalogs/recordings/assistant.jsonl';
   const catalog = relative(io.env.PWD ?? process.cwd(), join(packageRoot(), 'catalogs', 'assistant.yaml')) || 'catalogs/assistant.yaml';
+  // A resumed conversation goes on with its provider and model unless the flags name others.
+  const provider = options.provider && options.provider !== 'replay' ? (options.provider as ProviderName) : resumed?.provider;
+  const model = options.model ?? (resumed?.model !== undefined && provider === resumed.provider ? resumed.model : undefined);
+  const profile = options.profile ?? recording?.header.profile ?? resumed?.profile;
   return {
-    ...(options.provider && options.provider !== 'replay' ? { provider: options.provider as ProviderName } : {}),
-    ...(options.model ? { model: options.model } : {}),
+    ...(provider ? { provider } : {}),
+    ...(model ? { model } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     connection: recording ? { mode: 'replay', recording } : options.record ? { mode: 'record', file: resolve(io.cwd, options.record) } : { mode: 'live' },
     purpose: (label) => `toolman chat with ${label}`,
     missingKeyHint: (variable) => `set ${variable}${options.provider === undefined || options.provider === 'openai' ? ', point --base-url at a local OpenAI-compatible server' : ', or --base-url for a compatible endpoint'}, or see the loop without a key: toolman -c ${catalog} chat --replay ${shipped}`,
-    // A replay is made with a profile: it uses it unless told otherwise.
-    ...((options.profile ?? recording?.header.profile) ? { profile: (options.profile ?? recording?.header.profile)! } : {}),
+    // A replay is made with a profile, a resumed conversation had one: each uses it unless told otherwise.
+    ...(profile ? { profile } : {}),
     ...(options.force ? { force: options.force } : {}),
     ...(options.search ? { search: options.search } : {}),
     format: options.strict !== undefined ? { strict: options.strict } : {},
     ...(options.system ? { system: options.system } : {}),
     stream: options.stream !== false,
     approve: async () => (options.yes ? 'approve' : 'decline'),
-    ...(transcript ? { transcript: { file: transcript, header: { replay: options.replay ?? null } } } : {}),
+    // The folder it ran in, so `--continue` there finds it.
+    ...(transcript ? { transcript: { file: transcript, header: { replay: options.replay ?? null, cwd: io.cwd } } } : {}),
+    ...(resumed ? { resume: resumed } : {}),
   };
 }
 
@@ -190,9 +229,13 @@ async function oneShotTurn(conversation: Conversation, prompt: string, options: 
       case 'tool_status':
         if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${name(event.name)} needs approval (${name(event.reason)}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
         return;
-      case 'tool_result':
-        io.stderr.write(event.response.ok ? c.dim(`✓ ${name(event.response.tool)} ${event.response.duration_ms} ms${event.response.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(event.response.tool)}: ${name(event.response.error ?? '')}\n`));
+      case 'tool_result': {
+        const r = event.response;
+        // A decline says what decided it, in the user's terms: the error text is the sentence meant for the model.
+        if (r.error_kind === 'declined') io.stderr.write(c.yellow(`⊘ ${name(r.tool)} declined: ${options.yes ? 'it was not run' : 'it needs approval and there is no terminal to ask; --yes approves'}\n`));
+        else io.stderr.write(r.ok ? c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${r.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
         return;
+      }
       case 'search':
         io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
         return;
