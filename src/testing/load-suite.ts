@@ -51,6 +51,16 @@ export function loadSuite(path: string, options: { cwd?: string; catalog?: Catal
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, path);
   const text = readRegularFile(absolute, { maxBytes: MAX_SUITE_BYTES, label: 'suite' });
+  return readSuite(text, path, absolute, options.catalog);
+}
+
+/** A suite from its text (what `toolman test init` drafts, checked before it is written), as `loadSuite` reads a file. */
+export function loadSuiteText(text: string, absolute: string, options: { catalog?: Catalog } = {}): Suite {
+  return readSuite(text, absolute, absolute, options.catalog);
+}
+
+function readSuite(text: string, path: string, absolute: string, catalog: Catalog | undefined): Suite {
+  const options = { catalog };
   const { file, diagnostics } = SourceFile.parse(path, absolute, text);
   const findings: SuiteFinding[] = diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: path, line: d.line, column: d.column, message: d.message }));
   if (findings.length) throw new SuiteError(findings);
