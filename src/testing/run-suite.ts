@@ -12,7 +12,7 @@ import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
 import { withCatalogNames } from './catalog-names.js';
 import { costOf } from './prices.js';
-import { sequentialDecision } from './sequential-test.js';
+import { decisionAt } from './sequential-test.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
 
@@ -148,13 +148,17 @@ export async function runSuite(given: SuiteRunOptions): Promise<RunResult[]> {
   const alpha = options.sequential.alpha;
   const chains = chosen.map(async (group) => {
     const results: RunResult[] = [];
-    const outcomes: boolean[] = [];
+    let passes = 0;
+    let ran = 0;
     for (let r = 1; r <= group.testCase.repeat; r++) {
       const result = await limiter.run(() => runJob({ ...group, repeat: r }));
       results.push(result);
       if (result.error === INTERRUPTED) break;
-      if (result.error === null) outcomes.push(result.passed);
-      if (sequentialDecision(outcomes, group.testCase.repeat, group.testCase.minPassRate, alpha)) {
+      if (result.error === null) {
+        ran++;
+        if (result.passed) passes++;
+      }
+      if (decisionAt(passes, ran, group.testCase.repeat, group.testCase.minPassRate, alpha)) {
         // Settled: the repeats left are not made (the progress total shrinks by them).
         total -= group.testCase.repeat - r;
         break;

@@ -41,19 +41,27 @@ export function passesNeeded(planned: number, minPassRate: number): number {
  * out), or null while it is not settled. `planned` is the case's repeat count (N).
  */
 export function sequentialDecision(outcomes: readonly boolean[], planned: number, minPassRate: number, alpha = DEFAULT_ALPHA): SequentialDecision | null {
-  const need = passesNeeded(planned, minPassRate);
-  const threshold = Math.log(1 / alpha);
   let passes = 0;
   for (let n = 1; n <= outcomes.length; n++) {
     if (outcomes[n - 1]) passes++;
-    const failures = n - passes;
-    // At least one run, so even a case whose bar is 0 is seen once.
-    if (passes >= need) return { passed: true, runs: n, rule: n >= planned ? 'all runs' : 'curtailment' };
-    if (passes + (planned - n) < need) return { passed: false, runs: n, rule: n >= planned ? 'all runs' : 'curtailment' };
-    if (minPassRate > 0 && minPassRate < 1) {
-      if (logMixtureRatio(passes, failures, minPassRate, 'above') >= threshold) return { passed: true, runs: n, rule: 'evidence' };
-      if (logMixtureRatio(passes, failures, minPassRate, 'below') >= threshold) return { passed: false, runs: n, rule: 'evidence' };
-    }
+    const decision = decisionAt(passes, n, planned, minPassRate, alpha);
+    if (decision) return decision;
+  }
+  return null;
+}
+
+/** The rules at one look: `passes` of the first `runs` runs (for a runner that looks after every run). */
+export function decisionAt(passes: number, runs: number, planned: number, minPassRate: number, alpha = DEFAULT_ALPHA): SequentialDecision | null {
+  const need = passesNeeded(planned, minPassRate);
+  // At least one run, so even a case whose bar is 0 is seen once.
+  if (runs < 1) return null;
+  if (passes >= need) return { passed: true, runs, rule: runs >= planned ? 'all runs' : 'curtailment' };
+  if (passes + (planned - runs) < need) return { passed: false, runs, rule: runs >= planned ? 'all runs' : 'curtailment' };
+  if (minPassRate > 0 && minPassRate < 1) {
+    const threshold = Math.log(1 / alpha);
+    const failures = runs - passes;
+    if (logMixtureRatio(passes, failures, minPassRate, 'above') >= threshold) return { passed: true, runs, rule: 'evidence' };
+    if (logMixtureRatio(passes, failures, minPassRate, 'below') >= threshold) return { passed: false, runs, rule: 'evidence' };
   }
   return null;
 }

@@ -150,8 +150,8 @@ export interface SuiteTextOptions {
 /** The suite as YAML the user edits: each case with a comment saying why it is there. */
 export function suiteText(draft: SuiteDraft, options: SuiteTextOptions): string {
   const lines = [
-    `# yaml-language-server: $schema=${options.schema}`,
-    `# Drafted by toolman test init from ${options.catalog}; ${options.prompts}.`,
+    comment(`yaml-language-server: $schema=${options.schema}`),
+    comment(`Drafted by toolman test init from ${options.catalog}; ${options.prompts}.`),
     '# Edit it: reword the prompts as your users would ask, tighten the expectations, add cases.',
     '# Run it: toolman test THIS_FILE --record recordings (live), then --replay recordings in CI.',
     `name: ${flow(options.name)}`,

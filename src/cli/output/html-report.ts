@@ -33,7 +33,7 @@ table{border-collapse:collapse;margin:6px 0 12px;width:100%}th,td{border-bottom:
 td.n{text-align:right;font-variant-numeric:tabular-nums}.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}.warn{color:var(--warn);font-weight:600}.muted{color:var(--muted)}
 .badge{display:inline-block;border-radius:12px;padding:2px 10px;color:#fff;font-weight:600}.badge.ok{background:var(--ok);color:#fff}.badge.bad{background:var(--bad);color:#fff}.badge.warn{background:var(--warn);color:#fff}
 code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8fa;padding:6px 8px;border-radius:6px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
-details{margin:4px 0 8px}summary{cursor:pointer}.heat td{text-align:center;min-width:48px}.legend{font-size:12px;color:var(--muted)}
+details{margin:4px 0 8px}summary{cursor:pointer}.heat{width:auto}.heat td{text-align:center;min-width:64px}.legend{font-size:12px;color:var(--muted)}
 `;
 
 /** A pass rate as a bar: the rate filled, its Wilson 95% interval as a whisker, the case's bar as a tick. */
@@ -156,11 +156,11 @@ const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TE
 
 function failureBlock(row: CaseRow, failed: readonly RunResult[]): string {
   const reasons = row.failures.map((f) => `<li><span class="muted">${f.runs}/${row.runs}</span> <code>${esc(f.expectation)}</code>: ${esc(f.message)}</li>`).join('');
-  const shown = failed.slice(0, MAX_RUNS_SHOWN).map((run) => {
+  const shown = failed.slice(0, MAX_RUNS_SHOWN).map((run, i) => {
     const calls = run.calls.length
       ? run.calls.map((c) => `<li><code>${esc(c.name)}</code>${c.meta ? ' <span class="muted">(meta-tool)</span>' : ''} ${c.ok ? '<span class="ok">ok</span>' : `<span class="bad">${esc(c.error ?? 'failed')}</span>`}<pre>${esc(clip(JSON.stringify(c.arguments ?? null, null, 1) ?? 'null'))}</pre></li>`).join('')
       : '<li class="muted">no tool called</li>';
-    return `<details><summary>run #${run.repeat}: ${run.rounds} round${run.rounds === 1 ? '' : 's'}, stop ${esc(run.stop)}</summary><p>The model's calls:</p><ol>${calls}</ol><p>Its answer:</p><pre>${esc(clip(run.answer)) || '<span class="muted">(none)</span>'}</pre></details>`;
+    return `<details${i === 0 ? ' open' : ''}><summary>run #${run.repeat}: ${run.rounds} round${run.rounds === 1 ? '' : 's'}, stop ${esc(run.stop)}</summary><p>The model's calls:</p><ol>${calls}</ol><p>Its answer:</p><pre>${esc(clip(run.answer)) || '<span class="muted">(none)</span>'}</pre></details>`;
   });
   const more = failed.length > MAX_RUNS_SHOWN ? `<p class="muted">… ${failed.length - MAX_RUNS_SHOWN} more failed runs (see --json)</p>` : '';
   return `<div><h4>${row.ok ? '<span class="warn">•</span>' : '<span class="bad">✗</span>'} ${esc(row.case)} [${esc(row.provider)}]</h4><ul>${reasons}</ul>${shown.join('')}${more}</div>`;
