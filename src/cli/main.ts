@@ -290,9 +290,11 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       interrupt.dispose();
     }
   });
-  finishFlags(test.command('merge').description('join the --json results of every shard of one run (toolman test --shard I/N) into the report of the whole run').argument('<results...>', 'the shards\' --json files')).action(async (files: string[], opts) => {
+  finishFlags(test.command('merge').description('join the --json results of every shard of one run (toolman test --shard I/N) into the report of the whole run').argument('<results...>', 'the shards\' --json files')).action(async (files: string[], _opts, command: Command) => {
     const { mergeCommand } = await import('./commands/test-merge.js');
-    setCode(await mergeCommand({ files, ...opts }, io));
+    // `test`'s options of the same names (--json, --html...) take them wherever they are written: read both.
+    const { json, junit, html, baseline, updateBaseline, history, quarantineFlaky, flakyWindow } = command.optsWithGlobals();
+    setCode(await mergeCommand({ files, json, junit, html, baseline, updateBaseline, history, quarantineFlaky, flakyWindow }, io));
   });
   test
     .command('init')
@@ -304,11 +306,13 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--record <file>', 'with --model: record the conversation to this file')
     .option('--replay <file>', 'with --model: answer from this recording (no network, no key)')
     .option('--force', 'overwrite the output (and --record) file if it exists')
-    .action(async (opts, command: Command) => {
+    .action(async (_opts, command: Command) => {
       const { initCommand } = await import('./commands/test-init.js');
       const interrupt = interruption();
+      // `test`'s options of the same names (--record, --replay, --base-url) take them wherever they are written: read both.
+      const { output, profile, model, baseUrl, record, replay, force } = command.optsWithGlobals();
       try {
-        setCode(await initCommand({ catalog: catalogOf(command), ...opts, signal: interrupt.signal }, io));
+        setCode(await initCommand({ catalog: catalogOf(command), output, profile, model, baseUrl, record, replay, force, signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }

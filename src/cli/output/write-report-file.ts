@@ -50,8 +50,15 @@ function ready(path: string, label: string, mode: 'new' | 'replace' | 'append', 
       fail(`cannot make the folder ${folder} (${describeFsError(error)})`);
     }
   }
+  let existed = true;
+  try {
+    lstatSync(path);
+  } catch {
+    existed = false;
+  }
   prepareOutputFile(path, label, mode);
-  if (mode !== 'append') chmodSync(path, 0o600);
+  // A file toolman made, or emptied for new content, is 0600; one it appends to stays as the user set it.
+  if (mode !== 'append' || !existed) chmodSync(path, 0o600);
 }
 
 function write(path: string, text: string, label: string, flags: number): void {
