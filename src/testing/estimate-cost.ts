@@ -27,7 +27,8 @@ function assumedRounds(testCase: SuiteCase, maxRounds: number): number {
 
 /**
  * What a live run should cost, before it starts: toolman's own count of each case's first request
- * (tools, system prompt, the user's message: the part that repeats every round), times the rounds
+ * (tools, system prompt, the user's message: the part that repeats every round; the tools and
+ * system prompt counted once per profile, each message's share at 4 characters a token), times the rounds
  * the case is expected to take, plus ASSUMED_OUTPUT_PER_ROUND output tokens a round, times the
  * repeats, at list prices. Later rounds also carry the results so far, so it errs low.
  */
@@ -41,14 +42,26 @@ export async function estimateCost(manager: ToolManager, suite: Suite, targets: 
   for (const target of targets) {
     const client = await createModelClient(target.provider, target.model, { apiKey: 'estimate' });
     const sessions = new Map<string, Awaited<ReturnType<ToolManager['session']>>>();
+    const counts = new Map<string, { tokens: number; prompt: string }>();
     for (const testCase of suite.cases) {
       const profile = testCase.profile ?? suite.profile ?? '';
       let session = sessions.get(profile);
       if (!session) sessions.set(profile, (session = await manager.session({ ...(profile ? { profile } : {}), provider: target.provider, model: target.model, format })));
       const fragment = session.format(target.provider, 1, format);
       const system = [testCase.system ?? suite.system, ...fragment.prompts.system].filter((s) => s && s.trim()).join('\n\n');
-      const request: ModelRequest = { model: target.model, system, messages: [{ role: 'user', text: testCase.turns[0]!.prompt }], tools: fragment, stream: false, maxTokens: 4096 };
-      const counted = (await countRequest(target.provider, client.body(request), target.model)).tokens;
+      // The tools and system prompt repeat in every case: counted once per profile and system
+      // prompt, each case's own message then told apart at 4 characters a token (counting all of a
+      // 126-tool catalog's tools again for each of 100 cases took most of a shard's start-up).
+      const prompt = testCase.turns[0]!.prompt;
+      const key = `${profile}\u0000${system}`;
+      let counted: number;
+      const known = counts.get(key);
+      if (known) counted = Math.max(1, known.tokens + Math.round((prompt.length - known.prompt.length) / 4));
+      else {
+        const request: ModelRequest = { model: target.model, system, messages: [{ role: 'user', text: prompt }], tools: fragment, stream: false, maxTokens: 4096 };
+        counted = (await countRequest(target.provider, client.body(request), target.model)).tokens;
+        counts.set(key, { tokens: counted, prompt });
+      }
       const rounds = assumedRounds(testCase, suite.maxRounds ?? manager.catalog.limits.max_rounds);
       const caseInput = counted * rounds * testCase.repeat;
       const caseOutput = ASSUMED_OUTPUT_PER_ROUND * rounds * testCase.repeat;
@@ -67,6 +80,6 @@ export async function estimateCost(manager: ToolManager, suite: Suite, targets: 
     output_tokens: output,
     usd: unpriced.size ? null : usd,
     unpriced: [...unpriced],
-    method: `toolman's count of each case's first request x expected rounds + ${ASSUMED_OUTPUT_PER_ROUND} output tokens a round, x repeats`,
+    method: `toolman's count of each case's first request (tools and system prompt counted once per profile) x expected rounds + ${ASSUMED_OUTPUT_PER_ROUND} output tokens a round, x repeats`,
   };
 }

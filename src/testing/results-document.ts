@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv, SourceFile } from '../manager/documents.js';
+import { SourceFile, validateResultsDocument } from '../manager/documents.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { jsonErrorReason } from '../shared/json-text.js';
-import { packageRoot } from '../shared/package-root.js';
 import { plainText } from '../shared/plain-text.js';
 import { MiB, readRegularFile } from '../shared/read-file.js';
 import type { RunResult } from './run-suite.js';
@@ -102,11 +100,8 @@ interface ParsedResults {
   suites: { suite: string; runs: RunResult[] }[];
 }
 
-let validator: ValidateFunction | undefined;
-function resultsValidator(): ValidateFunction {
-  validator ??= createAjv({ allErrors: true, strictTypes: false, strictRequired: false }).compile(JSON.parse(readFileSync(join(packageRoot(), 'schema', 'results.schema.json'), 'utf8')) as object);
-  return validator;
-}
+/** Precompiled at build time from schema/results.schema.json (catalog/document-validators.ts). */
+const resultsValidator = (): ValidateFunction => validateResultsDocument;
 
 /** A results file that cannot be used, with where: a JSON pointer, and a line and column when the file is small enough to index. */
 function invalid(file: string, text: string, problems: { pointer: string; message: string }[]): ToolmanError {

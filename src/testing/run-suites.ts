@@ -37,8 +37,12 @@ export interface SuitesRequest {
 /** Where the runs' surroundings come from: the CLI passes its own. */
 export interface SuitesHost {
   cwd: string;
-  /** Opens catalogs through the facade, runs `run`, and closes what it opened. */
-  open<T>(catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, namedBy: string | undefined): Promise<T>;
+  /**
+   * Opens catalogs through the facade and runs `run`. Without `share`, closes what it opened; with
+   * it, a host may keep the manager for the next `open` with the same catalogs and `share` key (the
+   * check before the runs, then the runs), and closes it when the command ends.
+   */
+  open<T>(catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, namedBy: string | undefined, share?: string): Promise<T>;
   /** A line for the person running the suites (estimates, replay differences). */
   say(line: string): void;
   /** Progress of one suite's runs. */
@@ -106,6 +110,8 @@ async function withSuiteCatalog<T>(planned: PlannedSuite, request: SuitesRequest
       return run(manager, suite);
     },
     planned.namedBy,
+    // One manager per variant (a variant's loading changes its catalog).
+    `variant:${variant?.label ?? ''}`,
   );
 }
 

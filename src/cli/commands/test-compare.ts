@@ -40,15 +40,19 @@ export async function compareCommand(options: TestOptions, io: CliIO): Promise<E
   const request = await suitesRequest({ ...options, suites, compare: [] }, io);
   // A comparison's recordings are DIR/A, DIR/B, ..., which only `--compare ... --record DIR` makes.
   if (options.replay) for (const label of ['', ...variants.map((v) => v.label)]) requireFolder(join(options.replay, label), io.cwd, '--replay', 'record every variant with: toolman test SUITE --compare A B ... --record DIR');
-  const host = suitesHost(io);
+  const host = suitesHost(io, true);
   const { preflight, runSuites } = await import('../../testing/run-suites.js');
-  // Every variant checked (catalogs, profiles) and the whole cost estimated before any runs.
-  await preflight(request, host, variants);
   const budget = { spent: 0 };
   const outcomes = [];
-  for (const variant of variants) {
-    if (options.signal?.aborted) break;
-    outcomes.push(await runSuites(request, host, variant, budget));
+  try {
+    // Every variant checked (catalogs, profiles) and the whole cost estimated before any runs.
+    await preflight(request, host, variants);
+    for (const variant of variants) {
+      if (options.signal?.aborted) break;
+      outcomes.push(await runSuites(request, host, variant, budget));
+    }
+  } finally {
+    await host.close();
   }
   if (options.signal?.aborted) return EXIT.INTERRUPTED;
   const sets = outcomes.map((out) => out.map((o) => ({ suite: o.suite.name, results: o.results })));

@@ -10,6 +10,7 @@ import { DEFAULT_ALPHA } from '../../testing/sequential-test.js';
 import { INTERRUPTED, type Prices } from '../../testing/suite-types.js';
 import type { CliIO, ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
 import { plainText } from '../output/terminal-text.js';
 import { checkFinishOptions, WHOLE_RUN_FLAGS, type FinishOptions } from './test-finish.js';
 
@@ -84,10 +85,17 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
   }
   checkFinishOptions(options);
   if (options.replay) requireFolder(options.replay, io.cwd, '--replay');
-  const host = suitesHost(io);
+  const host = suitesHost(io, true);
   const { preflight, runSuites } = await import('../../testing/run-suites.js');
-  await preflight(request, host, [undefined]);
-  const outcomes = await runSuites(request, host);
+  let outcomes;
+  try {
+    // A replay spends nothing and runSuites checks each suite against its catalog before its runs:
+    // the preflight (keys, the cost estimate) is for live runs only.
+    if (!request.replay) await preflight(request, host, [undefined]);
+    outcomes = await runSuites(request, host);
+  } finally {
+    await host.close();
+  }
   const { runPlan, reportOf } = await import('../../testing/results-document.js');
   const plan = runPlan(
     outcomes.map((o) => o.plan),
@@ -123,13 +131,45 @@ export async function suitesRequest(options: TestOptions, io: CliIO): Promise<Su
   };
 }
 
-/** The runner's surroundings on the command line: catalogs opened through withManager, lines and progress on stderr. */
-export function suitesHost(io: CliIO): SuitesHost {
+/**
+ * The runner's surroundings on the command line: catalogs opened through withManager, lines and
+ * progress on stderr. With `reuse`, a manager asked for again (the same catalogs, the same
+ * variant) is the one already open, so a run opens and validates its catalog once, not once to
+ * check and again to run; `close()` then closes them all.
+ */
+export function suitesHost(io: CliIO, reuse = false): SuitesHost & { close(): Promise<void> } {
+  const open = new Map<string, { manager: ToolManager; done: () => void; closed: Promise<void> }>();
   return {
     cwd: io.cwd,
-    open: (catalogs, run, namedBy) => withManager(io, catalogs, run, { requireValid: 'all', ...(namedBy ? { namedBy } : {}) }),
+    open: async (catalogs, run, namedBy, share) => {
+      const options = { requireValid: 'all' as const, ...(namedBy ? { namedBy } : {}) };
+      if (!reuse || share === undefined) return withManager(io, catalogs, run, options);
+      const key = JSON.stringify([catalogs ?? null, namedBy ?? null, share]);
+      let entry = open.get(key);
+      if (!entry) {
+        // withManager holds the manager open until `done` (the end of the command), then closes it.
+        let done!: () => void;
+        const held = new Promise<void>((resolve) => (done = resolve));
+        let opened!: (manager: ToolManager) => void;
+        const ready = new Promise<ToolManager>((resolve) => (opened = resolve));
+        const closed = withManager(io, catalogs, async (manager) => {
+          opened(manager);
+          await held;
+        }, options);
+        // A catalog that cannot be opened rejects `closed` before `ready` ever resolves.
+        const manager = await Promise.race([ready, closed.then(() => undefined as never)]);
+        entry = { manager, done, closed };
+        open.set(key, entry);
+      }
+      return run(entry.manager);
+    },
     say: (line) => io.stderr.write(`${line}\n`),
     progress: (label) => progressBar(io, label),
+    close: async () => {
+      for (const entry of open.values()) entry.done();
+      await Promise.all([...open.values()].map((e) => e.closed));
+      open.clear();
+    },
   };
 }
 
