@@ -153,7 +153,11 @@ export async function runSuite(given: SuiteRunOptions): Promise<RunResult[]> {
     for (let r = 1; r <= group.testCase.repeat; r++) {
       const result = await limiter.run(() => runJob({ ...group, repeat: r }));
       results.push(result);
-      if (result.error === INTERRUPTED) break;
+      if (result.error === INTERRUPTED) {
+        // Ctrl-C: the repeats not started count as stopped, as in a fixed-N run.
+        for (let rest = r + 1; rest <= group.testCase.repeat; rest++) results.push(skipped({ ...group, repeat: rest }, INTERRUPTED));
+        break;
+      }
       if (result.error === null) {
         ran++;
         if (result.passed) passes++;

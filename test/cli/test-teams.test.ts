@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { runBin, spawnBin } from '../helpers/cli.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../helpers/model-server.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { seeded } from '../../src/testing/sequential-simulation.js';
@@ -21,9 +21,9 @@ const env = () => ({ OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${server.url}/v1`
 const assistantTurns = (r: RecordedRequest) => (r.body.messages as { role: string }[]).filter((m) => m.role === 'assistant').length;
 const userText = (r: RecordedRequest) => JSON.stringify((r.body.messages as { role: string }[]).filter((m) => m.role === 'user'));
 
-function suite(name: string, body: string): string {
+function suite(name: string, body: string, providers = '[openai:gpt-4o-mini]'): string {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, `name: ${name}\ncatalog: ${JSON.stringify(catalog)}\nproviders: [openai:gpt-4o-mini]\n${body}`);
+  writeFileSync(file, `name: ${name}\ncatalog: ${JSON.stringify(catalog)}\nproviders: ${providers}\n${body}`);
   return file;
 }
 
@@ -191,6 +191,21 @@ cases:
     expect(text.stdout).toMatch(new RegExp(`sequential test \\(alpha 0\\.05\\): ${100 - savings.runs_saved} of 100 runs made, ${savings.runs_saved} saved`));
   });
 
+  it('Ctrl-C: the repeats a case had not started count as stopped; exit 130, no verdict', async () => {
+    server.requests.length = 0;
+    server.script(() => ({ text: 'slow', delayMs: 10_000 }));
+    const file = suite('sequential-stop', 'repeat: 5\ncases:\n  - { name: slow, prompt: weather in Oslo, min_pass_rate: 0.5, expect: { answer: { contains: slow } } }\n');
+    const run = spawnBin(['test', '--suite-catalog', file, '--sequential'], { env: env() });
+    await new Promise<void>((resolve) => {
+      const check = () => (server.requests.length ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    run.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    expect(done.stdout).toContain('interrupted: 0 runs finished (0 passed), 5 stopped or not started');
+  });
+
   it('--sequential takes an alpha in (0, 0.5]', async () => {
     const file = suite('alpha', body);
     for (const bad of ['0', '0.9', 'x']) expect((await runBin(['test', '--suite-catalog', file, '--sequential', bad], { env: env() })).code).toBe(2);
@@ -247,8 +262,7 @@ cases:
   it('native: the provider\'s own tool search reaches the request (Anthropic), against eager', async () => {
     server.requests.length = 0;
     server.script(() => ({ text: 'ok', usage: { input: 100, output: 5 } }));
-    const file = suite('native', `providers: [anthropic:claude-haiku-4-5]\ncases:\n  - { name: hello, prompt: hello, expect: { no_tool: true } }\n`.replace('providers: [openai:gpt-4o-mini]\n', ''));
-    writeFileSync(file, readFileSync(file, 'utf8').replace('providers: [openai:gpt-4o-mini]\n', ''));
+    const file = suite('native', 'cases:\n  - { name: hello, prompt: hello, expect: { no_tool: true } }\n', '[anthropic:claude-haiku-4-5]');
     const run = await runBin(['test', '--suite-catalog', file, '--compare', 'eager', 'native', '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const bodies = server.requests.map((r) => JSON.stringify(r.body.tools));
