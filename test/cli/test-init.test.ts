@@ -106,6 +106,10 @@ describe('toolman test --coverage', () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it('flags about runs are refused with --coverage (exit 2)', async () => {
+    for (const flag of [['--html', join(dir, 'c.html')], ['--sequential'], ['--shard', '1/2']]) expect((await runBin(['-c', travel, 'test', suite(), '--coverage', ...flag], { env: {} })).code, flag[0]).toBe(2);
+  });
+
   it('--json and JUnit properties', async () => {
     const junit = join(dir, 'coverage.xml');
     const run = await runBin(['-c', travel, 'test', suite(), '--coverage', '--json', '--junit', junit], { env: {} });

@@ -1,5 +1,6 @@
 import type { Suite } from '../../testing/suite-types.js';
 import type { Tool } from '../../catalog/types.js';
+import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { plainText } from '../output/terminal-text.js';
@@ -12,6 +13,9 @@ import { suitesHost, suitesRequest, type TestOptions } from './test.js';
  * or JUnit properties with --junit FILE. Exit 0: coverage informs, it does not gate.
  */
 export async function coverageCommand(options: TestOptions, io: CliIO): Promise<ExitCode> {
+  // Nothing runs: flags about runs are refused, not ignored.
+  const refused = [['--html', options.html], ['--baseline', options.baseline], ['--update-baseline', options.updateBaseline], ['--history', options.history], ['--quarantine-flaky', options.quarantineFlaky], ['--shard', options.shard], ['--sequential', options.sequential], ['--record', options.record]] as const;
+  for (const [flag, value] of refused) if (value !== undefined && value !== false) throw new ToolmanError(ErrorCode.USAGE, `${flag} does not go with --coverage, which runs nothing`, { hint: 'run the suites without --coverage for that' });
   const request = await suitesRequest({ ...options, coverage: false }, io);
   const { eachSuite } = await import('../../testing/run-suites.js');
   const { suiteCoverage, coverageProperties } = await import('../../testing/suite-coverage.js');
