@@ -151,6 +151,15 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
 }
 
 {
+  const { shardsBench } = await import('./shards.mjs');
+  const r = await shardsBench({ quick });
+  const head = r.live_large_warm;
+  const row = { label: `test: 1,000 runs as 4 shards + merge, CPU vs whole`, median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio } };
+  results.push(row);
+  console.log(`${row.label.padEnd(52)} ${row.median_ms.toFixed(0).padStart(8)} ms  ${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, ${head.cpu_per_run_ms} ms a run, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}`);
+}
+
+{
   const { mcpBench } = await import('./mcp.mjs');
   const r = await mcpBench({ quick });
   const validate = { label: 'validate, 3 MCP servers, tool lists cached', median_ms: r.validate.cached_ms, ratio_to_written_out: r.validate.ratio };

@@ -1,4 +1,5 @@
-// Precompiles the catalog schema's validator (and the draft 2020-12 meta-schema's) into plain
+// Precompiles the catalog schema's validator (and the draft 2020-12 meta-schema's, and those of
+// toolman test's suites and results files) into plain
 // modules with ajv's standalone code generation, so `toolman validate` does not pay for compiling
 // them on every start (about 60 ms of a ~100 ms cold start). Runs before tsc, on `npm run build`;
 // the output is TypeScript under src/generated/ (not committed) so tests and tsc both see it.
@@ -48,6 +49,12 @@ export async function writeValidators() {
   const catalogSchema = JSON.parse(readFileSync(new URL('schema/catalog.schema.json', root), 'utf8'));
   const catalogAjv = new Ajv2020({ strict: true, allErrors: true, verbose: true, code: { source: true, esm: true } });
   writeFileSync(new URL('catalog-schema-validator.ts', out), esm(standaloneCode(catalogAjv, catalogAjv.compile(catalogSchema))));
+
+  // toolman test's documents: suites (checked on every run) and results files (toolman test merge).
+  for (const [schema, file, verbose] of [['suite.schema.json', 'suite-schema-validator.ts', true], ['results.schema.json', 'results-schema-validator.ts', false]]) {
+    const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true, verbose, code: { source: true, esm: true } });
+    writeFileSync(new URL(file, out), esm(standaloneCode(ajv, ajv.compile(JSON.parse(readFileSync(new URL(`schema/${schema}`, root), 'utf8'))))));
+  }
 
   const metaAjv = new Ajv2020({ strict: true, allErrors: true, code: { source: true, esm: true } });
   const metaSchema = metaAjv.getSchema('https://json-schema.org/draft/2020-12/schema');

@@ -264,29 +264,68 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       }
     });
 
-  program
-    .command('test')
-    .description('run suites of cases against live models or recordings: which tools they call, with what, at what cost (exit 1 when a case fails)')
-    .argument('[suites...]', 'suite files (YAML; see docs/testing.md)')
-    .addOption(new Option('-P, --provider <provider>', 'run with this provider instead of the suite\'s (provider or provider:model; repeatable)').argParser(collect))
-    .option('--base-url <url>', 'the API\'s base URL (a local OpenAI-compatible server, a proxy)')
-    .option('--record <dir>', 'save each run\'s requests and responses under this folder, for --replay')
-    .option('--replay <dir>', 'answer from recordings under this folder: no network, no key')
-    .option('--concurrency <n>', 'runs at once, a whole number (fewer while the provider answers 429)', '4')
-    .option('--repeat <n>', 'runs per case and provider, over the suite\'s repeat')
-    .option('--max-cost <dollars>', 'stop before a live run whose whole estimate is over this (every model needs a price), and during one that spends it')
-    .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1; not with --compare)')
-    .option('--prices <file>', 'JSON prices {"MODEL": {"input": N, "output": N}}, dollars per million tokens')
-    .option('--compare <variants...>', 'run the suites on two variants A B (catalog files, profile:NAME, eager, deferred) and compare them')
-    .option('--junit <file>', 'write a JUnit XML report here (not with --compare)')
-    .option('--json', 'print one JSON document with every run')
-    .option('--suite-catalog', 'with no --catalog (and no ./toolman.yaml): load the catalog each suite names (its paths are printed; only mock handlers answer, no MCP server starts)')
-    .option('--live-tools', 'let a suite\'s tools: live run the catalog\'s real handlers (without it, tools answer from mocks and stubs)')
-    .action(async (suites: string[], opts, command: Command) => {
-      const { testCommand } = await import('./commands/test.js');
+  const finishFlags = (command: Command) =>
+    command
+      .option('--junit <file>', 'write a JUnit XML report here')
+      .option('--html <file>', 'write one self-contained HTML report here (no network): verdicts, pass-rate bars with intervals, confusions, tokens and cost, failures with the model\'s calls')
+      .option('--baseline <file>', 'compare with this baseline (the rules of --compare): exit 1 on a regression beyond noise')
+      .option('--update-baseline', 'write the baseline (--baseline FILE) from this run instead of comparing with it')
+      .option('--history <path>', 'the run history (a JSONL file, or a folder) flaky cases are found in; default: next to --baseline')
+      .option('--quarantine-flaky', 'leave flaky cases (verdict flipped in the latest runs) out of the verdict')
+      .option('--flaky-window <n>', 'how many latest runs flakiness is judged over (default 10)')
+      .option('--json', 'print one JSON document with every run');
+  const test = finishFlags(
+    program
+      .command('test')
+      .description('run suites of cases against live models or recordings: which tools they call, with what, at what cost (exit 1 when a case fails)')
+      .argument('[suites...]', 'suite files (YAML; see docs/testing.md)')
+      .addOption(new Option('-P, --provider <provider>', 'run with this provider instead of the suite\'s (provider or provider:model; repeatable)').argParser(collect))
+      .option('--base-url <url>', 'the API\'s base URL (a local OpenAI-compatible server, a proxy)')
+      .option('--record <dir>', 'save each run\'s requests and responses under this folder, for --replay')
+      .option('--replay <dir>', 'answer from recordings under this folder: no network, no key')
+      .option('--concurrency <n>', 'runs at once, a whole number (fewer while the provider answers 429)', '4')
+      .option('--repeat <n>', 'runs per case and provider, over the suite\'s repeat')
+      .option('--max-cost <dollars>', 'stop before a live run whose whole estimate is over this (every model needs a price), and during one that spends it')
+      .option('--min-pass-rate <rate>', 'exit 1 when the share of runs passed is under this (0 to 1; not with --compare)')
+      .option('--prices <file>', 'JSON prices {"MODEL": {"input": N, "output": N, "cached_input"?: N}}, dollars per million tokens')
+      .option('--compare <variants...>', 'run the suites on variants A B C... (catalog files, profile:NAME, eager, deferred, native) and compare each with the first')
+      .option('--sequential [alpha]', 'stop each case\'s repeats once its verdict against min_pass_rate is settled (mixture SPRT, alpha default 0.05)')
+      .option('--shard <i/n>', 'run only this machine\'s share of the runs (with --json; join the shards with toolman test merge)')
+      .option('--coverage', 'list the catalog\'s tools, parameters and enum values no case exercises (nothing runs)')
+      .option('--suite-catalog', 'with no --catalog (and no ./toolman.yaml): load the catalog each suite names (its paths are printed; only mock handlers answer, no MCP server starts)')
+      .option('--live-tools', 'let a suite\'s tools: live run the catalog\'s real handlers (without it, tools answer from mocks and stubs)'),
+  ).action(async (suites: string[], opts, command: Command) => {
+    const { testCommand } = await import('./commands/test.js');
+    const interrupt = interruption();
+    try {
+      setCode(await testCommand({ suites, catalog: catalogOf(command), ...opts, signal: interrupt.signal }, io));
+    } finally {
+      interrupt.dispose();
+    }
+  });
+  finishFlags(test.command('merge').description('join the --json results of every shard of one run (toolman test --shard I/N) into the report of the whole run').argument('<results...>', 'the shards\' --json files')).action(async (files: string[], _opts, command: Command) => {
+    const { mergeCommand } = await import('./commands/test-merge.js');
+    // `test`'s options of the same names (--json, --html...) take them wherever they are written: read both.
+    const { json, junit, html, baseline, updateBaseline, history, quarantineFlaky, flakyWindow } = command.optsWithGlobals();
+    setCode(await mergeCommand({ files, json, junit, html, baseline, updateBaseline, history, quarantineFlaky, flakyWindow }, io));
+  });
+  test
+    .command('init')
+    .description('draft an editable suite for the catalog: a case per tool, a not_called case per destructive tool, one per confusable pair, no_tool cases')
+    .option('-o, --output <file>', 'write the suite here (default: standard output)')
+    .option('-p, --profile <name>', 'the profile whose tools the suite covers')
+    .option('-m, --model <provider:model>', 'a model writes the prompts (else they are drafted from descriptions and examples)')
+    .option('--base-url <url>', 'with --model: the API\'s base URL')
+    .option('--record <file>', 'with --model: record the conversation to this file')
+    .option('--replay <file>', 'with --model: answer from this recording (no network, no key)')
+    .option('--force', 'overwrite the output (and --record) file if it exists')
+    .action(async (_opts, command: Command) => {
+      const { initCommand } = await import('./commands/test-init.js');
       const interrupt = interruption();
+      // `test`'s options of the same names (--record, --replay, --base-url) take them wherever they are written: read both.
+      const { output, profile, model, baseUrl, record, replay, force } = command.optsWithGlobals();
       try {
-        setCode(await testCommand({ suites, catalog: catalogOf(command), ...opts, signal: interrupt.signal }, io));
+        setCode(await initCommand({ catalog: catalogOf(command), output, profile, model, baseUrl, record, replay, force, signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }

@@ -56,3 +56,21 @@ export function junitXml(suites: readonly { name: string; results: readonly RunR
   lines.push(...blocks, '</testsuites>', '');
   return lines.join('\n');
 }
+
+/** A JUnit document of properties only (`toolman test --coverage --junit FILE`): one <testsuite> with no test cases. */
+export function junitPropertiesXml(name: string, properties: readonly { name: string; value: string }[], timestamp = new Date()): string {
+  const stamp = timestamp.toISOString().replace(/\.\d{3}Z$/, '');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites>',
+    `  <testsuite name="${xml(name)}" tests="0" failures="0" errors="0" time="0.000" timestamp="${stamp}" hostname="localhost" id="0" package="toolman">`,
+    '    <properties>',
+    ...properties.map((p) => `      <property name="${xml(p.name)}" value="${xml(p.value)}"/>`),
+    '    </properties>',
+    '    <system-out></system-out>',
+    '    <system-err></system-err>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv, SourceFile } from '../manager/documents.js';
+import { SourceFile, validateSuiteDocument } from '../manager/documents.js';
 import { CHAT_PROVIDERS, DEFAULT_MODELS, META_TOOL_NAMES, profileNames } from '../manager/facts.js';
 import type { ChatProvider } from '../providers/model-clients.js';
 import { closest, nearest } from '../shared/did-you-mean.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import { ErrorCode, ToolmanError, type SourceLocation } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
-import { packageRoot } from '../shared/package-root.js';
 import { MiB, readRegularFile } from '../shared/read-file.js';
 import type { CallOrder, CountBound, Expectations, ProviderTarget, Stub, Suite, SuiteCase, ValueMatcher } from './suite-types.js';
 import { MATCHER_KEYWORDS, MatcherError, parseArgMatchers, parseMatcher } from './value-matchers.js';
@@ -33,12 +32,8 @@ export class SuiteError extends ToolmanError {
   }
 }
 
-let validator: ValidateFunction | undefined;
-function suiteValidator(): ValidateFunction {
-  // Compiled on first use: only `toolman test` pays for it.
-  validator ??= createAjv({ allErrors: true, verbose: true, strictTypes: false, strictRequired: false }).compile(JSON.parse(readFileSync(join(packageRoot(), 'schema', 'suite.schema.json'), 'utf8')) as object);
-  return validator;
-}
+/** Precompiled at build time from schema/suite.schema.json (catalog/document-validators.ts). */
+const suiteValidator = (): ValidateFunction => validateSuiteDocument;
 
 /**
  * Reads a suite file: bounded in size and depth like a catalog (it is untrusted input: suites
@@ -51,6 +46,49 @@ export function loadSuite(path: string, options: { cwd?: string; catalog?: Catal
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, path);
   const text = readRegularFile(absolute, { maxBytes: MAX_SUITE_BYTES, label: 'suite' });
+  return readSuite(text, path, absolute, options.catalog);
+}
+
+/** A suite from its text (what `toolman test init` drafts, checked before it is written), as `loadSuite` reads a file. */
+export function loadSuiteText(text: string, absolute: string, options: { catalog?: Catalog } = {}): Suite {
+  return readSuite(text, absolute, absolute, options.catalog);
+}
+
+interface ParsedSuite {
+  file: SourceFile;
+  raw: Record<string, unknown>;
+  suite: Suite;
+  /** Problems of the suite on its own (YAML, schema, matchers); the catalog's are found per catalog. */
+  findings: SuiteFinding[];
+}
+
+/**
+ * Suites parsed in this process, by path and content: a run reads each suite more than once
+ * (planned, then checked against the catalog it runs on, per variant), and parsing a large suite
+ * is a good part of a shard's start-up. Each caller gets its own copy (runs change repeats).
+ */
+const parsedSuites = new Map<string, ParsedSuite>();
+
+function readSuite(text: string, path: string, absolute: string, catalog: Catalog | undefined): Suite {
+  const key = `${path}\u0000${absolute}\u0000${createHash('sha256').update(text).digest('hex')}`;
+  let parsed = parsedSuites.get(key);
+  if (!parsed) {
+    parsed = parseSuite(text, path, absolute);
+    parsedSuites.set(key, parsed);
+  }
+  const findings = [...parsed.findings];
+  if (catalog) {
+    const source = parsed.file;
+    checkAgainstCatalog(parsed.raw, catalog, (pointer, message, part = 'value') => {
+      const span = source.locate(pointer, part);
+      findings.push({ file: path, line: span.line, column: span.column, message });
+    });
+  }
+  if (findings.length) throw new SuiteError(findings.sort((a, b) => a.line - b.line || a.column - b.column));
+  return structuredClone(parsed.suite);
+}
+
+function parseSuite(text: string, path: string, absolute: string): ParsedSuite {
   const { file, diagnostics } = SourceFile.parse(path, absolute, text);
   const findings: SuiteFinding[] = diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: path, line: d.line, column: d.column, message: d.message }));
   if (findings.length) throw new SuiteError(findings);
@@ -102,9 +140,7 @@ export function loadSuite(path: string, options: { cwd?: string; catalog?: Catal
       else if (schemaValid) throw error;
     }
   });
-  if (options.catalog) checkAgainstCatalog(raw, options.catalog, at);
-  if (findings.length) throw new SuiteError(findings.sort((a, b) => a.line - b.line || a.column - b.column));
-  return suite;
+  return { file, raw, suite, findings };
 }
 
 type At = (pointer: string, message: string, part?: 'key' | 'value') => void;

@@ -47,15 +47,22 @@ export const DEFAULT_PRICES: Prices = {
  * The price row for a model: an exact name, else the longest known name it starts with
  * (`claude-haiku-4-5-20251001` is priced as `claude-haiku-4-5`); undefined when unknown.
  */
-export function priceOf(model: string, prices: Prices): { input: number; output: number } | undefined {
+export function priceOf(model: string, prices: Prices): Prices[string] | undefined {
   if (Object.hasOwn(prices, model)) return prices[model];
   let best: string | undefined;
   for (const name of Object.keys(prices)) if (model.startsWith(name) && (!best || name.length > best.length)) best = name;
   return best ? prices[best] : undefined;
 }
 
-/** Dollars for these token counts, or null when the model has no price. */
-export function costOf(model: string, prices: Prices, input: number, output: number): number | null {
+/**
+ * Dollars for these token counts, or null when the model has no price. `cached` is the part of
+ * `input` read from the provider's prompt cache: billed at the row's `cached_input` price when it
+ * gives one (a suite's `prices:` or --prices), else at the input price like the rest (the built-in
+ * rows carry no cache prices, so their costs are upper bounds when the cache is used).
+ */
+export function costOf(model: string, prices: Prices, input: number, output: number, cached = 0): number | null {
   const row = priceOf(model, prices);
-  return row ? (input * row.input + output * row.output) / 1_000_000 : null;
+  if (!row) return null;
+  const reused = row.cached_input === undefined ? 0 : Math.min(cached, input);
+  return ((input - reused) * row.input + reused * (row.cached_input ?? row.input) + output * row.output) / 1_000_000;
 }

@@ -12,6 +12,7 @@ import { AdaptiveLimiter } from './adaptive-limiter.js';
 import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
 import { withCatalogNames } from './catalog-names.js';
 import { costOf } from './prices.js';
+import { decisionAt } from './sequential-test.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
 
@@ -56,6 +57,10 @@ export interface SuiteRunOptions {
   maxCost?: number;
   signal?: AbortSignal;
   onResult?: (result: RunResult, done: number, total: number) => void;
+  /** How deferred tools are found (a `--compare` variant `native`): toolman's tool_search or the provider's own. */
+  search?: 'client' | 'native';
+  sequential?: SequentialOptions;
+  shard?: ShardSlice;
 }
 
 /** Attempts of a run the provider rate-limited to the end (its client already retried each request). */
@@ -77,44 +82,105 @@ function caseSlug(suite: Suite, testCase: SuiteCase): string {
   return clash ? `${base}-${createHash('sha256').update(testCase.name).digest('hex').slice(0, 8)}` : base;
 }
 
+/** Which runs of a suite this invocation makes: all of them, or one shard's (`--shard I/N`). */
+export interface ShardSlice {
+  /** 1-based. */
+  index: number;
+  count: number;
+  /** Units of the suites before this one, so shards stay balanced over several suites. */
+  offset: number;
+}
+
+/** Sequential testing over each case's repeats (`--sequential`): stop once the verdict is settled. */
+export interface SequentialOptions {
+  alpha: number;
+}
+
 /**
  * Runs every case of a suite with every target, `repeat` times each, at most `concurrency` at a
  * time (fewer while the provider answers 429), each run a fresh conversation through the facade,
  * exactly as `toolman chat` would run it. Never throws for a run: a run that cannot run or finish
- * is a result with its `error` (no verdict: reports leave it out of the rates).
+ * is a result with its `error` (no verdict: reports leave it out of the rates). Results come in
+ * plan order (case, target, repeat).
+ *
+ * With `sequential`, a case's repeats run one after another (other cases fill the concurrency),
+ * and no further repeat starts once `sequentialDecision` settles the case's verdict: that is what
+ * makes the verdict, and the runs made, a function of the outcomes alone (not of timing).
+ * With `shard`, only this shard's slice runs: every N-th run in plan order, or every N-th case
+ * and target with `sequential` (whose repeats must stay together to be decided).
  */
 export async function runSuite(given: SuiteRunOptions): Promise<RunResult[]> {
   // Expectations read calls by catalog name: an alias in the suite names the tool it stands for.
   const options = { ...given, suite: withCatalogNames(given.suite, (name) => given.manager.catalogName(name)) };
   const { suite, targets } = options;
-  const jobs = suite.cases.flatMap((c) => targets.flatMap((t) => Array.from({ length: c.repeat }, (_, r) => ({ testCase: c, target: t, repeat: r + 1 }))));
+  const groups = suite.cases.flatMap((c) => targets.map((t) => ({ testCase: c, target: t })));
+  const shard = options.shard;
+  const mine = (unit: number) => !shard || (unit + shard.offset) % shard.count === shard.index - 1;
   const limiter = new AdaptiveLimiter(options.concurrency);
   let spent = 0;
   let done = 0;
-  const results = await Promise.all(
-    jobs.map((job) =>
-      limiter.run(async () => {
-        let result: RunResult;
-        if (options.signal?.aborted) result = skipped(job, INTERRUPTED);
-        else if (options.maxCost !== undefined && spent >= options.maxCost) result = skipped(job, `not run: $${spent.toFixed(4)} spent, at --max-cost ${options.maxCost}`);
-        else {
-          for (let attempt = 1; ; attempt++) {
-            const rateLimited = { value: false };
-            result = await runCase(options, job.testCase, job.target, job.repeat, limiter, rateLimited);
-            if (!rateLimited.value || attempt >= RATE_LIMIT_ATTEMPTS || options.replay) break;
-          }
-          if (result.error === null) limiter.succeeded();
-        }
-        spent += result.cost_usd ?? 0;
-        options.onResult?.(result, ++done, jobs.length);
-        return result;
-      }),
-    ),
-  );
-  return results;
+  let total = 0;
+  const runJob = async (job: Job): Promise<RunResult> => {
+    let result: RunResult;
+    if (options.signal?.aborted) result = skipped(job, INTERRUPTED);
+    else if (options.maxCost !== undefined && spent >= options.maxCost) result = skipped(job, `not run: $${spent.toFixed(4)} spent, at --max-cost ${options.maxCost}`);
+    else {
+      for (let attempt = 1; ; attempt++) {
+        const rateLimited = { value: false };
+        result = await runCase(options, job.testCase, job.target, job.repeat, limiter, rateLimited);
+        if (!rateLimited.value || attempt >= RATE_LIMIT_ATTEMPTS || options.replay) break;
+      }
+      if (result.error === null) limiter.succeeded();
+    }
+    spent += result.cost_usd ?? 0;
+    options.onResult?.(result, ++done, total);
+    return result;
+  };
+
+  if (!options.sequential) {
+    let unit = 0;
+    const jobs: Job[] = [];
+    for (const group of groups) for (let r = 1; r <= group.testCase.repeat; r++) if (mine(unit++)) jobs.push({ ...group, repeat: r });
+    total = jobs.length;
+    return Promise.all(jobs.map((job) => limiter.run(() => runJob(job))));
+  }
+  const chosen = groups.filter((_, unit) => mine(unit));
+  total = chosen.reduce((n, g) => n + g.testCase.repeat, 0);
+  const alpha = options.sequential.alpha;
+  const chains = chosen.map(async (group) => {
+    const results: RunResult[] = [];
+    let passes = 0;
+    let ran = 0;
+    for (let r = 1; r <= group.testCase.repeat; r++) {
+      const result = await limiter.run(() => runJob({ ...group, repeat: r }));
+      results.push(result);
+      if (result.error === INTERRUPTED) {
+        // Ctrl-C: the repeats not started count as stopped, as in a fixed-N run.
+        for (let rest = r + 1; rest <= group.testCase.repeat; rest++) results.push(skipped({ ...group, repeat: rest }, INTERRUPTED));
+        break;
+      }
+      if (result.error === null) {
+        ran++;
+        if (result.passed) passes++;
+      }
+      if (decisionAt(passes, ran, group.testCase.repeat, group.testCase.minPassRate, alpha)) {
+        // Settled: the repeats left are not made (the progress total shrinks by them).
+        total -= group.testCase.repeat - r;
+        break;
+      }
+    }
+    return results;
+  });
+  return (await Promise.all(chains)).flat();
 }
 
-function skipped(job: { testCase: SuiteCase; target: ProviderTarget; repeat: number }, why: string): RunResult {
+interface Job {
+  testCase: SuiteCase;
+  target: ProviderTarget;
+  repeat: number;
+}
+
+function skipped(job: Job, why: string): RunResult {
   return {
     case: job.testCase.name, provider: job.target.label, model: job.target.model, repeat: job.repeat, passed: false,
     failures: [{ expectation: 'run', message: why }], error: why, calls: [], answer: '', rounds: 0, stop: 'cancelled',
@@ -140,7 +206,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
   };
   const finish = (): RunResult => {
     result.latency_ms = Math.round(performance.now() - started);
-    if (result.usage.reported) result.cost_usd = costOf(target.model, options.prices, result.usage.input, result.usage.output);
+    if (result.usage.reported) result.cost_usd = costOf(target.model, options.prices, result.usage.input, result.usage.output, result.usage.cached);
     if (result.error !== null) result.failures.unshift({ expectation: 'run', message: result.error });
     result.passed = result.failures.length === 0;
     // Everything the report shows comes from here: no secret (the catalog's, the provider's key) leaves it.
@@ -181,11 +247,12 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       model: target.model,
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       connection,
-      purpose: (label) => `a live run with ${label}`,
+      purpose: (label) => `a live run uses ${label}`,
       missingKeyHint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`,
       ...(profile ? { profile } : {}),
       force: testCase.force,
       ...(options.format ? { format: options.format } : {}),
+      ...(options.search ? { search: options.search } : {}),
       ...(system ? { system } : {}),
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
       stream: suite.stream,

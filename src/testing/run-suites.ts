@@ -4,7 +4,8 @@ import type { ToolManager } from '../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { plainText } from '../shared/plain-text.js';
 import type { Variant } from './compare-runs.js';
-import type { RunResult } from './run-suite.js';
+import type { SuitePlan } from './results-document.js';
+import type { RunResult, SequentialOptions } from './run-suite.js';
 import type { SuiteReport } from './suite-report.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite } from './suite-types.js';
 
@@ -29,13 +30,21 @@ export interface SuitesRequest {
   /** --prices: over the built-in table and each suite's. */
   prices: Prices;
   signal?: AbortSignal;
+  /** --sequential: stop each case's repeats once its verdict is settled (sequential-test.ts). */
+  sequential?: SequentialOptions;
+  /** --shard I/N: only this slice of the runs. */
+  shard?: { index: number; count: number };
 }
 
 /** Where the runs' surroundings come from: the CLI passes its own. */
 export interface SuitesHost {
   cwd: string;
-  /** Opens catalogs through the facade, runs `run`, and closes what it opened. */
-  open<T>(catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, namedBy: string | undefined): Promise<T>;
+  /**
+   * Opens catalogs through the facade and runs `run`. Without `share`, closes what it opened; with
+   * it, a host may keep the manager for the next `open` with the same catalogs and `share` key (the
+   * check before the runs, then the runs), and closes it when the command ends.
+   */
+  open<T>(catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, namedBy: string | undefined, share?: string): Promise<T>;
   /** A line for the person running the suites (estimates, replay differences). */
   say(line: string): void;
   /** Progress of one suite's runs. */
@@ -44,6 +53,8 @@ export interface SuitesHost {
 
 export interface SuiteOutcome {
   suite: Suite;
+  /** What the suite planned (cases, bars, repeats, providers): what a results file carries for `toolman test merge`. */
+  plan: SuitePlan;
   /** The runs that finished or could not run: an interrupted run is not a result. */
   results: RunResult[];
   report: SuiteReport;
@@ -114,7 +125,14 @@ async function withSuiteCatalog<T>(planned: PlannedSuite, request: SuitesRequest
       return run(manager, suite);
     },
     planned.namedBy,
+    // One manager per variant (a variant's loading changes its catalog).
+    `variant:${variant?.label ?? ''}`,
   );
+}
+
+/** The plan of one suite as run: every case's bar and repeats (after --repeat), the providers' labels. */
+function suitePlan(suite: Suite, targets: readonly ProviderTarget[]): SuitePlan {
+  return { name: suite.name, file: suite.file, providers: targets.map((t) => t.label), cases: suite.cases.map((c) => ({ name: c.name, min_pass_rate: c.minPassRate, repeat: c.repeat })) };
 }
 
 const labelOf = (suite: Suite, variant: Variant | undefined) => `${plainText(suite.name)}${variant?.label ? ` [${variant.label}]` : ''}`;
@@ -137,10 +155,16 @@ export async function preflight(request: SuitesRequest, host: SuitesHost, varian
       await withSuiteCatalog(planned, request, host, variant, async (manager, suite) => {
         if (!live) return;
         for (const target of planned.targets) {
-          manager.credentials(target.provider, { purpose: (label) => `a live run with ${label}`, hint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`, ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}), keyOptionalWithBaseUrl: true });
+          manager.credentials(target.provider, { purpose: (label) => `a live run uses ${label}`, hint: (variable) => `set ${variable}, or run offline from recordings: toolman test SUITE --replay DIR`, ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}), keyOptionalWithBaseUrl: true });
         }
         const { estimateCost } = await import('./estimate-cost.js');
         const estimate = await estimateCost(manager, suite, planned.targets, planned.prices, request.baseUrl ? { baseUrl: request.baseUrl } : {});
+        // A shard runs about 1/N of the runs; --sequential makes at most the planned ones.
+        if (request.shard) {
+          const share = 1 / request.shard.count;
+          Object.assign(estimate, { runs: Math.ceil(estimate.runs * share), input_tokens: Math.round(estimate.input_tokens * share), output_tokens: Math.round(estimate.output_tokens * share), usd: estimate.usd === null ? null : estimate.usd * share, method: `${estimate.method}; this shard's share, 1/${request.shard.count}` });
+        }
+        if (request.sequential) estimate.method += '; at most: --sequential stops cases early';
         runs += estimate.runs;
         if (estimate.usd === null) for (const m of estimate.unpriced) unpriced.add(plainText(m));
         else total += estimate.usd;
@@ -167,11 +191,16 @@ export async function runSuites(request: SuitesRequest, host: SuitesHost, varian
   const { runSuite } = await import('./run-suite.js');
   const { summarizeRuns } = await import('./suite-report.js');
   const outcomes: SuiteOutcome[] = [];
+  // Shards are dealt over every suite's runs in turn, so each shard gets its share of each suite.
+  let offset = 0;
   for (const file of request.suites) {
     if (request.signal?.aborted) break;
     const planned = await planSuite(file, request, host, variant);
     const outcome = await withSuiteCatalog(planned, request, host, variant, async (manager, suite) => {
       const progress = host.progress(labelOf(suite, variant));
+      const plan = suitePlan(suite, planned.targets);
+      const shard = request.shard ? { ...request.shard, offset } : undefined;
+      offset += request.sequential ? plan.cases.length * plan.providers.length : plan.cases.reduce((n, c) => n + c.repeat, 0) * plan.providers.length;
       const results = await runSuite({
         manager,
         suite,
@@ -183,6 +212,9 @@ export async function runSuites(request: SuitesRequest, host: SuitesHost, varian
         prices: planned.prices,
         ...(request.maxCost !== undefined ? { maxCost: Math.max(0, request.maxCost - budget.spent) } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
+        ...(variant?.search ? { search: variant.search } : {}),
+        ...(request.sequential ? { sequential: request.sequential } : {}),
+        ...(shard ? { shard } : {}),
         onResult: progress.update,
       });
       progress.end();
@@ -192,9 +224,19 @@ export async function runSuites(request: SuitesRequest, host: SuitesHost, varian
       for (const r of results) for (const n of r.notices) notices.set(n, [...(notices.get(n) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
       for (const [notice, runs] of notices) host.say(`warning: ${runs.slice(0, 3).map(plainText).join(', ')}${runs.length > 3 ? ` and ${runs.length - 3} more` : ''}: ${plainText(notice)}`);
       const finished = results.filter((r) => r.error !== INTERRUPTED);
-      return { suite, results: finished, report: summarizeRuns(suite, finished, request.minPassRate), interrupted: results.length - finished.length };
+      return { suite, plan, results: finished, report: summarizeRuns(suite, finished, request.minPassRate, request.sequential), interrupted: results.length - finished.length };
     });
     outcomes.push(outcome);
   }
   return outcomes;
+}
+
+/** Opens every suite on the catalog chosen for it (as a run would) and calls `use` with it; nothing runs. */
+export async function eachSuite<T>(request: SuitesRequest, host: SuitesHost, use: (manager: ToolManager, suite: Suite) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (const file of request.suites) {
+    const planned = await planSuite(file, request, host, undefined);
+    out.push(await withSuiteCatalog(planned, request, host, undefined, use));
+  }
+  return out;
 }

@@ -1,7 +1,14 @@
 import type { RunResult } from './run-suite.js';
 import { selectionScores } from './selection-metrics.js';
+import { sequentialDecision, type SequentialRule } from './sequential-test.js';
 import { mean, passHatK, percentile, wilson, type Interval } from './statistics.js';
-import type { Suite } from './suite-types.js';
+
+/** What a report needs of a suite: its names and each case's bar and repeats (a loaded suite, or a results file's plan). */
+export interface SuiteShape {
+  name: string;
+  file: string;
+  cases: readonly { name: string; minPassRate: number; repeat?: number }[];
+}
 
 /** One case with one provider, over its repeats. */
 export interface CaseRow {
@@ -16,6 +23,22 @@ export interface CaseRow {
   ok: boolean;
   /** Each distinct failure reason, with how many runs had it. */
   failures: { expectation: string; message: string; runs: number }[];
+  /** With --sequential: the runs the case planned, what settled its verdict (null: nothing yet) and the runs it did not need. */
+  sequential?: { planned: number; rule: SequentialRule | null; runs_saved: number };
+}
+
+/** What --sequential saved over a suite: runs exactly, model calls estimated from each case's mean rounds per run. */
+export interface SequentialSavings {
+  alpha: number;
+  runs_planned: number;
+  runs_made: number;
+  runs_saved: number;
+  /** Model requests made (each run's rounds). */
+  calls_made: number;
+  /** Model requests not made: each case's saved runs x its mean rounds per run (an estimate: the runs not made were never seen). */
+  calls_saved_estimate: number;
+  /** Cases per rule that settled them. */
+  settled_by: Record<SequentialRule, number>;
 }
 
 export interface ProviderSummary {
@@ -56,10 +79,11 @@ export interface SuiteReport {
   /** Runs that could not run (no recording, a replay mismatch, the API failed): no verdict, each reason with its runs. */
   not_run: { runs: number; reasons: { reason: string; runs: string[] }[] };
   ok: boolean;
+  sequential?: SequentialSavings;
 }
 
 /** Aggregates runs into the report `toolman test` prints: per case and provider, per provider. */
-export function summarizeRuns(suite: Suite, all: readonly RunResult[], minPassRate = 0): SuiteReport {
+export function summarizeRuns(suite: SuiteShape, all: readonly RunResult[], minPassRate = 0, sequential?: { alpha: number }): SuiteReport {
   const results = all.filter((r) => r.error === null);
   const notRun = new Map<string, string[]>();
   for (const r of all) if (r.error !== null) notRun.set(r.error, [...(notRun.get(r.error) ?? []), `${r.case} #${r.repeat} [${r.provider}]`]);
@@ -84,10 +108,18 @@ export function summarizeRuns(suite: Suite, all: readonly RunResult[], minPassRa
         }
       }
       const rate = passes / runs.length;
-      rows.push({
+      const row: CaseRow = {
         case: testCase.name, provider, runs: runs.length, passes, pass_rate: rate, min_pass_rate: testCase.minPassRate,
         pass_hat_k: passHatK(passes, runs.length, runs.length), ok: rate >= testCase.minPassRate - 1e-9, failures: [...reasons.values()],
-      });
+      };
+      if (sequential) {
+        // The verdict the runner stopped on, decided again from the outcomes in repeat order (the same live, replayed or merged).
+        const planned = testCase.repeat ?? runs.length;
+        const decision = sequentialDecision([...runs].sort((a, b) => a.repeat - b.repeat).map((r) => r.passed), planned, testCase.minPassRate, sequential.alpha);
+        if (decision) row.ok = decision.passed;
+        row.sequential = { planned, rule: decision?.rule ?? null, runs_saved: Math.max(0, planned - runs.length) };
+      }
+      rows.push(row);
     }
   }
   const providers = [...new Set(results.map((r) => r.provider))].map((provider) => providerSummary(provider, results.filter((r) => r.provider === provider), rows.filter((r) => r.provider === provider)));
@@ -98,7 +130,23 @@ export function summarizeRuns(suite: Suite, all: readonly RunResult[], minPassRa
     suite: suite.name, file: suite.file, cases: rows, providers, pass_rate: passRate, failed_cases: failed,
     not_run: { runs: unfinished, reasons: [...notRun].map(([reason, runs]) => ({ reason, runs })) },
     ok: failed === 0 && unfinished === 0 && passRate >= minPassRate - 1e-9,
+    ...(sequential ? { sequential: savings(rows, byKey, sequential.alpha) } : {}),
   };
+}
+
+function savings(rows: readonly CaseRow[], byKey: ReadonlyMap<string, RunResult[]>, alpha: number): SequentialSavings {
+  const out: SequentialSavings = { alpha, runs_planned: 0, runs_made: 0, runs_saved: 0, calls_made: 0, calls_saved_estimate: 0, settled_by: { curtailment: 0, evidence: 0, 'all runs': 0 } };
+  for (const row of rows) {
+    const runs = byKey.get(`${row.case}\u0000${row.provider}`) ?? [];
+    const calls = runs.reduce((n, r) => n + r.rounds, 0);
+    out.runs_planned += row.sequential!.planned;
+    out.runs_made += runs.length;
+    out.runs_saved += row.sequential!.runs_saved;
+    out.calls_made += calls;
+    out.calls_saved_estimate += runs.length ? Math.round((row.sequential!.runs_saved * calls) / runs.length) : 0;
+    if (row.sequential!.rule) out.settled_by[row.sequential!.rule]++;
+  }
+  return out;
 }
 
 function providerSummary(provider: string, runs: readonly RunResult[], rows: readonly CaseRow[]): ProviderSummary {

@@ -79,7 +79,7 @@ export interface ProviderTarget {
 
 export interface Prices {
   /** US dollars per million tokens. */
-  [model: string]: { input: number; output: number };
+  [model: string]: { input: number; output: number; cached_input?: number };
 }
 
 export interface Suite {

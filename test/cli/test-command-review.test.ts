@@ -67,7 +67,7 @@ describe('runs that could not run fail a comparison (issue 12: 1)', () => {
     const run = await runBin(['test', '--suite-catalog', '--compare', 'eager', 'deferred', file(), '--replay', join(dir, 'nonexistent')], { env: {} });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no such folder');
-    expect(run.stderr).toContain('hint: record both variants with: toolman test SUITE --compare A B --record DIR');
+    expect(run.stderr).toContain('hint: record every variant with: toolman test SUITE --compare A B ... --record DIR');
   });
 
   it('--compare with no recordings: exit 2 (could not run, as in a plain run), not "within noise" at 0%', async () => {
@@ -78,7 +78,7 @@ describe('runs that could not run fail a comparison (issue 12: 1)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/4 of 4 runs of A \(eager\) could not run/);
     expect(run.stderr).toContain('no usable recording');
-    expect(JSON.parse(run.stdout).overall).toEqual([]);
+    expect(JSON.parse(run.stdout).comparisons[0].overall).toEqual([]);
   });
 
   it('diff --suite with no recordings: exit 2 (could not run, as test and --compare), said on stderr', async () => {

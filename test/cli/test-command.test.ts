@@ -198,7 +198,7 @@ cases:
     script();
     const run = await runBin(['test', '--suite-catalog', file(), '--compare', catalog, better, '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
-    const doc = JSON.parse(run.stdout);
+    const doc = JSON.parse(run.stdout).comparisons[0];
     expect(doc.rows).toHaveLength(3);
     for (const row of doc.rows) {
       expect(row.pass_rate).toMatchObject({ a: 0, b: 1, delta: 1, verdict: 'better' });
@@ -243,7 +243,7 @@ cases:
 `);
     const run = await runBin(['test', '--suite-catalog', eagerVsDeferred, '--compare', 'eager', 'deferred', '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
-    const doc = JSON.parse(run.stdout);
+    const doc = JSON.parse(run.stdout).comparisons[0];
     expect(doc.rows[0].pass_rate).toMatchObject({ a: 1, b: 1, verdict: 'within noise' });
     const offered = server.requests.map((r) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort().join(','));
     expect(offered).toContain('tool_search');
@@ -254,7 +254,7 @@ cases:
     script();
     const run = await runBin(['test', '--suite-catalog', file(), '--compare', catalog, catalog, '--json'], { env: env() });
     expect(run.code).toBe(0);
-    const doc = JSON.parse(run.stdout);
+    const doc = JSON.parse(run.stdout).comparisons[0];
     expect(doc.overall[0].pass_rate.verdict).toBe('within noise');
     expect(doc.rows.every((r: { pass_rate: { verdict: string } }) => r.pass_rate.verdict === 'within noise')).toBe(true);
   });

@@ -1,6 +1,4 @@
 import { statSync } from 'node:fs';
-import { writePrivateFile } from '../../shared/output-file.js';
-import { ERROR_PREFIX } from '../output/error-prefix.js';
 import { resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/is-record.js';
@@ -8,14 +6,15 @@ import { parseJsonText } from '../../shared/json-text.js';
 import { readRegularFile } from '../../shared/read-file.js';
 import type { RunResult } from '../../testing/run-suite.js';
 import type { SuitesHost, SuitesRequest } from '../../testing/run-suites.js';
-import type { SuiteReport } from '../../testing/suite-report.js';
+import { DEFAULT_ALPHA } from '../../testing/sequential-test.js';
 import { INTERRUPTED, type Prices } from '../../testing/suite-types.js';
-import { colorEnabled, palette } from '../color.js';
-import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import type { CliIO, ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import type { ToolManager } from '../../manager/tool-manager.js';
 import { plainText } from '../output/terminal-text.js';
+import { checkFinishOptions, WHOLE_RUN_FLAGS, type FinishOptions } from './test-finish.js';
 
-export interface TestOptions {
+export interface TestOptions extends FinishOptions {
   suites: string[];
   /** --catalog: the catalog every suite runs on. */
   catalog?: string[];
@@ -27,14 +26,18 @@ export interface TestOptions {
   baseUrl?: string;
   record?: string;
   replay?: string;
-  json?: boolean;
-  junit?: string;
   maxCost?: string;
   minPassRate?: string;
   concurrency?: string;
   repeat?: string;
   prices?: string;
   compare?: string[];
+  /** --sequential [ALPHA]: stop each case once its verdict is settled. */
+  sequential?: boolean | string;
+  /** --shard I/N. */
+  shard?: string;
+  /** --coverage: what the suites exercise of the catalog; nothing runs. */
+  coverage?: boolean;
   signal?: AbortSignal;
 }
 
@@ -49,11 +52,22 @@ export function number(value: string | undefined, flag: string, min: number, max
   return n;
 }
 
+/** `--shard I/N`: this machine's slice, 1 <= I <= N <= 1024. */
+export function parseShard(value: string): { index: number; count: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || index < 1 || count < 1 || index > count || count > 1024) {
+    throw new ToolmanError(ErrorCode.USAGE, `--shard takes I/N, this machine's share of N (1 <= I <= N <= 1024), not ${JSON.stringify(value)}`, { hint: 'e.g. --shard 2/4 on the second of four CI machines; join their --json with toolman test merge' });
+  }
+  return { index, count };
+}
+
 /**
  * `toolman test SUITE...`: runs each suite's cases with each provider through the live loop (or
  * a recording), checks the expectations, prints the report. Exit 1 when a case is under its
- * min_pass_rate or the whole run under --min-pass-rate; 2 when runs could not run (no recording,
- * the API failed): they are no verdict, not failures.
+ * min_pass_rate, the whole run under --min-pass-rate, or a regression against --baseline; 2 when
+ * runs could not run (no recording, the API failed): they are no verdict, not failures.
  */
 export async function testCommand(options: TestOptions, io: CliIO): Promise<ExitCode> {
   if (options.compare?.length) {
@@ -61,62 +75,38 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
     return compareCommand(options, io);
   }
   if (options.suites.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name at least one suite file', { hint: 'e.g. toolman -c catalogs/assistant.yaml test suites/assistant.yaml --replay suites/recordings' });
+  if (options.coverage) {
+    const { coverageCommand } = await import('./test-coverage.js');
+    return coverageCommand(options, io);
+  }
   if (options.record && options.replay) throw new ToolmanError(ErrorCode.USAGE, '--record and --replay do not go together');
   const request = await suitesRequest(options, io);
+  if (request.shard) {
+    if (!options.json) throw new ToolmanError(ErrorCode.USAGE, '--shard needs --json: a shard prints its runs for toolman test merge, and gives no verdict of its own', { hint: 'toolman test SUITE --shard 1/4 --json > shard-1.json' });
+    for (const [flag, key] of WHOLE_RUN_FLAGS) if (options[key] !== undefined && options[key] !== false) throw new ToolmanError(ErrorCode.USAGE, `${flag} does not go with --shard: give it to toolman test merge, which sees every shard's runs`);
+  }
+  checkFinishOptions(options);
   if (options.replay) requireFolder(options.replay, io.cwd, '--replay');
-  const host = suitesHost(io);
+  const host = suitesHost(io, true);
   const { preflight, runSuites } = await import('../../testing/run-suites.js');
-  await preflight(request, host, [undefined]);
-  const outcomes = await runSuites(request, host);
-  const c = palette(colorEnabled(io, io.stdout));
-  if (options.junit) {
-    const { junitXml } = await import('../../testing/junit-report.js');
-    writePrivateFile(resolve(io.cwd, options.junit), junitXml(outcomes.map((o) => ({ name: o.suite.name, results: o.results }))), { label: '--junit', mode: 'replace', scope: { cwd: io.cwd } });
+  let outcomes;
+  try {
+    // A replay spends nothing and runSuites checks each suite against its catalog before its runs:
+    // the preflight (keys, the cost estimate) is for live runs only.
+    if (!request.replay) await preflight(request, host, [undefined]);
+    outcomes = await runSuites(request, host);
+  } finally {
+    await host.close();
   }
-  const ranRuns = outcomes.flatMap((o) => o.results.filter((r) => r.error === null));
-  const notRun = outcomes.reduce((n, o) => n + o.report.not_run.runs, 0);
-  const overall = ranRuns.length ? ranRuns.filter((r) => r.passed).length / ranRuns.length : 0;
-  // Ctrl-C: what finished is reported as such; the verdict is not given on part of the runs.
-  const interrupted = options.signal?.aborted === true;
-  const stopped = outcomes.reduce((n, o) => n + o.interrupted, 0);
-  const ok = !interrupted && notRun === 0 && outcomes.every((o) => o.report.failed_cases === 0) && overall >= request.minPassRate - 1e-9;
-  if (options.json) {
-    io.stdout.write(JSON.stringify({ ok, ...(interrupted ? { interrupted: true, runs_not_finished: stopped } : {}), pass_rate: overall, min_pass_rate: request.minPassRate, runs_not_run: notRun, suites: outcomes.map((o) => ({ ...o.report, runs: o.results })) }, null, 2) + '\n');
-  } else {
-    const { printTestReport } = await import('../output/test-report.js');
-    for (const outcome of outcomes) {
-      if (interrupted && outcome.results.length === 0) continue;
-      await printTestReport(outcome.report, io);
-      printNotRun(outcome.report, io);
-      if (interrupted) continue;
-      for (const p of outcome.report.providers) {
-        if (p.cost_missing.runs === 0) continue;
-        const why = Object.entries(p.cost_missing.reasons).map(([reason, n]) => `${n} ${plainText(reason)}`).join(', ');
-        io.stdout.write(c.dim(`cost of ${plainText(p.provider)}: ${p.cost_usd === null ? 'none' : `$${p.cost_usd.toFixed(4)}`} over ${p.runs - p.cost_missing.runs} priced runs; ${p.cost_missing.runs} without a cost (${why})\n`));
-      }
-    }
-    const passed = ranRuns.filter((r) => r.passed).length;
-    if (interrupted) {
-      io.stdout.write(`\n${c.yellow('interrupted')}: ${ranRuns.length} run${ranRuns.length === 1 ? '' : 's'} finished (${passed} passed), ${stopped} stopped or not started${ranRuns.length ? '; the figures above cover the finished runs only' : ''}\n`);
-    } else if (ranRuns.length === 0 && notRun > 0) {
-      io.stdout.write(`\n${c.red('could not run')}: none of the ${notRun} runs ran (see why above); no verdict\n`);
-    } else {
-      const failed = outcomes.reduce((n, o) => n + o.report.failed_cases, 0);
-      const verdict = notRun ? c.red('incomplete') : ok ? c.green('passed') : c.red('failed');
-      io.stdout.write(`\n${verdict}: ${passed}/${ranRuns.length} runs passed (${(overall * 100).toFixed(1)}%)${failed ? `; ${failed} case${failed === 1 ? '' : 's'} under min_pass_rate` : ''}${overall < request.minPassRate - 1e-9 ? `; under --min-pass-rate ${request.minPassRate}` : ''}${notRun ? `; ${notRun} run${notRun === 1 ? '' : 's'} could not run and ${notRun === 1 ? 'is' : 'are'} not counted` : ''}\n`);
-    }
-  }
-  if (interrupted) return EXIT.INTERRUPTED;
-  if (notRun > 0) return EXIT.USAGE;
-  return ok ? EXIT.OK : EXIT.FAILURE;
-}
-
-/** Runs that could not run, each reason once with the runs it stopped. */
-function printNotRun(report: SuiteReport, io: CliIO): void {
-  if (report.not_run.runs === 0) return;
-  io.stderr.write(`${ERROR_PREFIX} ${report.not_run.runs} run${report.not_run.runs === 1 ? '' : 's'} of ${plainText(report.suite)} could not run (not counted as passed or failed):\n`);
-  for (const { reason, runs } of report.not_run.reasons.slice(0, 5)) io.stderr.write(`  ${runs.slice(0, 2).map(plainText).join(', ')}${runs.length > 2 ? ` and ${runs.length - 2} more` : ''}: ${plainText(reason)}\n`);
-  if (report.not_run.reasons.length > 5) io.stderr.write(`  and ${report.not_run.reasons.length - 5} more reasons\n`);
+  const { runPlan, reportOf } = await import('../../testing/results-document.js');
+  const plan = runPlan(
+    outcomes.map((o) => o.plan),
+    { minPassRate: request.minPassRate, ...(request.sequential ? { sequential: request.sequential } : {}), ...(request.shard ? { shard: request.shard } : {}) },
+  );
+  // The report from the plan and the runs alone: what `toolman test merge` computes from the shards' runs.
+  const results = { plan, suites: outcomes.map((o) => ({ plan: o.plan, report: reportOf(plan, o.plan, o.results), runs: o.results })) };
+  const { finishResults } = await import('./test-finish.js');
+  return finishResults(results, options, io, { interrupted: options.signal?.aborted === true, stopped: outcomes.reduce((n, o) => n + o.interrupted, 0) });
 }
 
 /** The flags as the runner takes them, each checked (a bad number is a usage error before anything runs). */
@@ -139,16 +129,50 @@ export async function suitesRequest(options: TestOptions, io: CliIO): Promise<Su
     minPassRate: number(options.minPassRate, '--min-pass-rate', 0, 1) ?? 0,
     prices: options.prices ? readPrices(options.prices, io.cwd) : {},
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.sequential !== undefined && options.sequential !== false ? { sequential: { alpha: options.sequential === true ? DEFAULT_ALPHA : number(options.sequential, '--sequential', 0.0001, 0.5)! } } : {}),
+    ...(options.shard ? { shard: parseShard(options.shard) } : {}),
   };
 }
 
-/** The runner's surroundings on the command line: catalogs opened through withManager, lines and progress on stderr. */
-export function suitesHost(io: CliIO): SuitesHost {
+/**
+ * The runner's surroundings on the command line: catalogs opened through withManager, lines and
+ * progress on stderr. With `reuse`, a manager asked for again (the same catalogs, the same
+ * variant) is the one already open, so a run opens and validates its catalog once, not once to
+ * check and again to run; `close()` then closes them all.
+ */
+export function suitesHost(io: CliIO, reuse = false): SuitesHost & { close(): Promise<void> } {
+  const open = new Map<string, { manager: ToolManager; done: () => void; closed: Promise<void> }>();
   return {
     cwd: io.cwd,
-    open: (catalogs, run, namedBy) => withManager(io, catalogs, run, { requireValid: 'all', ...(namedBy ? { namedBy } : {}) }),
+    open: async (catalogs, run, namedBy, share) => {
+      const options = { requireValid: 'all' as const, ...(namedBy ? { namedBy } : {}) };
+      if (!reuse || share === undefined) return withManager(io, catalogs, run, options);
+      const key = JSON.stringify([catalogs ?? null, namedBy ?? null, share]);
+      let entry = open.get(key);
+      if (!entry) {
+        // withManager holds the manager open until `done` (the end of the command), then closes it.
+        let done!: () => void;
+        const held = new Promise<void>((resolve) => (done = resolve));
+        let opened!: (manager: ToolManager) => void;
+        const ready = new Promise<ToolManager>((resolve) => (opened = resolve));
+        const closed = withManager(io, catalogs, async (manager) => {
+          opened(manager);
+          await held;
+        }, options);
+        // A catalog that cannot be opened rejects `closed` before `ready` ever resolves.
+        const manager = await Promise.race([ready, closed.then(() => undefined as never)]);
+        entry = { manager, done, closed };
+        open.set(key, entry);
+      }
+      return run(entry.manager);
+    },
     say: (line) => io.stderr.write(`${line}\n`),
     progress: (label) => progressBar(io, label),
+    close: async () => {
+      for (const entry of open.values()) entry.done();
+      await Promise.all([...open.values()].map((e) => e.closed));
+      open.clear();
+    },
   };
 }
 
@@ -170,10 +194,11 @@ function readPrices(file: string, cwd: string): Prices {
   if (!isRecord(value)) throw new ToolmanError(ErrorCode.USAGE, `${file}: give prices as {"MODEL": {"input": N, "output": N}} in dollars per million tokens`);
   const prices: Prices = {};
   for (const [model, row] of Object.entries(value)) {
-    if (!isRecord(row) || typeof row.input !== 'number' || typeof row.output !== 'number' || row.input < 0 || row.output < 0) {
-      throw new ToolmanError(ErrorCode.USAGE, `${file}: the price of ${JSON.stringify(model)} needs "input" and "output", dollars per million tokens`);
+    const cached = isRecord(row) ? row.cached_input : undefined;
+    if (!isRecord(row) || typeof row.input !== 'number' || typeof row.output !== 'number' || row.input < 0 || row.output < 0 || (cached !== undefined && (typeof cached !== 'number' || cached < 0))) {
+      throw new ToolmanError(ErrorCode.USAGE, `${file}: the price of ${JSON.stringify(model)} needs "input" and "output" (and may give "cached_input"), dollars per million tokens`);
     }
-    Object.defineProperty(prices, model, { value: { input: row.input, output: row.output }, enumerable: true });
+    Object.defineProperty(prices, model, { value: { input: row.input, output: row.output, ...(typeof cached === 'number' ? { cached_input: cached } : {}) }, enumerable: true });
   }
   return prices;
 }
