@@ -38,7 +38,7 @@ function isRootWithVersion(data: unknown): boolean {
   return data !== null && typeof data === 'object' && Object.hasOwn(data, 'version');
 }
 
-const HANDLER_KINDS = ['mock', 'exec', 'http', 'module'];
+const HANDLER_KINDS = ['mock', 'exec', 'http', 'module', 'plugin'];
 
 /** The kind a handler names in a `kind:` or `type:` field, when it is written as a tagged union. */
 function kindTag(data: unknown): string | undefined {
@@ -57,6 +57,7 @@ function reportTaggedHandler(pointer: string, handler: Record<string, unknown>, 
     exec: 'handler: { exec: { argv: [...] } }',
     http: 'handler: { http: { url: ... } }',
     module: 'handler: { module: ./file.js#name }',
+    plugin: 'handler: { plugin: package#kind, config: { ... } }',
   };
   reporter.report('TM0701', `${pointer}/${field}`, `the handler names its kind as \`${field}: ${kind}\`; toolman keys handlers by kind`, {
     part: 'key',
@@ -71,8 +72,8 @@ function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
   const out: ErrorObject[] = [];
   for (const e of errors) {
     if (typed.has(e.instancePath) && e.keyword !== 'type') continue;
-    // anyOf branches: report the anyOf itself once, not each failed branch.
-    if (e.schemaPath.includes('/anyOf/')) continue;
+    // anyOf (and oneOf) branches: report the anyOf itself once, not each failed branch.
+    if (e.schemaPath.includes('/anyOf/') || e.schemaPath.includes('/oneOf/')) continue;
     const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -166,15 +167,27 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
       });
       return;
     }
-    case 'minProperties':
-    case 'maxProperties':
+    case 'oneOf':
       if (pointer.endsWith('/handler')) {
-        const kinds = error.data && typeof error.data === 'object' ? Object.keys(error.data) : [];
+        // `config` belongs to `plugin`; it is not a kind of its own.
+        const kinds = error.data && typeof error.data === 'object' ? Object.keys(error.data).filter((key) => HANDLER_KINDS.includes(key)) : [];
+        // A config with no kind beside it is a plugin without its name: TM0730 says that, once.
+        if (kinds.length === 0 && error.data && typeof error.data === 'object' && Object.hasOwn(error.data, 'config')) return;
         reporter.report(
           'TM0701',
           pointer,
-          kinds.length === 0 ? 'the handler names no kind; give exactly one of mock, exec, http, module' : `the handler has ${kinds.length} kinds (${kinds.join(', ')}); give exactly one`,
+          kinds.length === 0 ? `the handler names no kind; give exactly one of ${HANDLER_KINDS.join(', ')}` : `the handler has ${kinds.length} kinds (${kinds.join(', ')}); give exactly one`,
         );
+        return;
+      }
+      break;
+    case 'dependentRequired':
+      if (pointer.endsWith('/handler')) {
+        // Only a plugin takes a config: beside another kind it is a leftover, alone a plugin without its name.
+        reporter.report('TM0730', `${pointer}/config`, 'config belongs to a plugin handler, and this handler names no plugin', {
+          part: 'key',
+          hint: 'write handler: { plugin: package#kind, config: { ... } }, or remove config',
+        });
         return;
       }
       break;

@@ -34,7 +34,7 @@ export const DIAGNOSTIC_CODES = {
   TM0206: { severity: 'warning', name: 'long-description', summary: 'The description is very long; it costs tokens on every request.' },
   TM0207: { severity: 'warning', name: 'undiscoverable-deferred-tool', summary: 'A deferred tool has neither `summary` nor `keywords` for tool search to find it by.' },
   TM0208: { severity: 'error', name: 'duplicate-definition', summary: 'A profile, MCP server or agent is defined twice across included files.' },
-  TM0209: { severity: 'error', name: 'reserved-tool-name', summary: 'The name belongs to one of toolman\'s meta-tools (tool_search, discover_tools, get_tool_schema, invoke_tool).' },
+  TM0209: { severity: 'error', name: 'reserved-tool-name', summary: 'The name belongs to one of toolman\'s meta-tools (tool_search, discover_tools, get_tool_schema, invoke_tool, job_status, job_result, job_next, job_stop).' },
   TM0210: { severity: 'error', name: 'alias-shadowed', summary: 'An alias is another tool\'s name, or another tool\'s alias too: the name never reaches this tool.' },
   // 03xx: parameters and examples
   TM0301: { severity: 'error', name: 'invalid-parameters-schema', summary: 'The parameters are not a valid JSON Schema (ajv, strict mode).' },
@@ -67,7 +67,7 @@ export const DIAGNOSTIC_CODES = {
   TM0604: { severity: 'error', name: 'invalid-pattern', summary: 'A pattern has an unknown prefix or is empty.' },
   TM0605: { severity: 'warning', name: 'override-matches-nothing', summary: 'An `overrides` entry matches no tool, so it changes nothing.' },
   // 07xx: handlers and sources
-  TM0701: { severity: 'error', name: 'handler-kind', summary: 'A handler must have exactly one kind: mock, exec, http or module.' },
+  TM0701: { severity: 'error', name: 'handler-kind', summary: 'A handler must have exactly one kind: mock, exec, http, module or plugin.' },
   TM0702: { severity: 'error', name: 'exec-argv-string', summary: '`exec.argv` must be a list; toolman never runs commands through a shell.' },
   TM0703: { severity: 'error', name: 'module-missing', summary: 'A `module` handler names a file that does not exist.' },
   TM0704: { severity: 'error', name: 'invalid-url', summary: 'An `http` handler or agent URL does not parse.' },
@@ -78,6 +78,18 @@ export const DIAGNOSTIC_CODES = {
   TM0709: { severity: 'warning', name: 'exec-option-injection', summary: 'An argument begins with a template before `--`, so a value could become an option.' },
   TM0710: { severity: 'error', name: 'invalid-mock-matcher', summary: 'A mock `when` uses an unknown `$` matcher or a `$regex` that does not compile.' },
   TM0711: { severity: 'warning', name: 'path-outside-catalog', summary: 'A module file or exec working directory lies outside the catalog\'s folder.' },
+  // 073x: stateful tools; 074x: handler plugins (their config is checked by loading the plugin: `validate` only)
+  TM0730: { severity: 'error', name: 'config-without-plugin', summary: 'A handler has a `config` but names no `plugin`; only plugin handlers take one.' },
+  TM0731: { severity: 'error', name: 'stateful-handler', summary: 'A `mode: stateful` tool has a handler that cannot yield: only module, plugin and mock handlers can.' },
+  TM0732: { severity: 'error', name: 'stateful-takes-control', summary: 'A tool that takes control cannot be stateful: its first answer would end the turn, and nobody could read the rest.' },
+  TM0733: { severity: 'warning', name: 'yields-not-stateful', summary: 'A mock case has `yields`, but the tool is not `mode: stateful`, so they are never used.' },
+  TM0734: { severity: 'warning', name: 'stateful-exclusive', summary: 'An exclusive tool is stateful: while it is the only tool offered, job_next and job_stop are not, so its later yields cannot be read.' },
+  TM0735: { severity: 'error', name: 'plugin-spec', summary: 'A `plugin` is not `package#kind` (or `./path#kind`): the package or the kind is empty.' },
+  TM0740: { severity: 'error', name: 'plugin-not-found', summary: 'A plugin cannot be found from the catalog\'s folder (a package Node cannot resolve there, or a path that does not exist).' },
+  TM0741: { severity: 'error', name: 'plugin-unusable', summary: 'A plugin could not be loaded, or exports nothing toolman can use (no `toolmanPlugin` of a supported `apiVersion`, a kind without `create`).' },
+  TM0742: { severity: 'error', name: 'plugin-unknown-kind', summary: 'The plugin has no kind of this name.' },
+  TM0743: { severity: 'error', name: 'plugin-config-invalid', summary: 'A plugin handler\'s `config` does not match the JSON Schema its plugin exports for the kind.' },
+  TM0744: { severity: 'error', name: 'plugin-config-schema-invalid', summary: 'The JSON Schema a plugin exports for a kind\'s config does not compile, so no config can be checked against it.' },
   // 08xx: MCP servers (found when their tools join the catalog: test/mcp/)
   TM0801: { severity: 'error', name: 'mcp-tool-name-collision', summary: 'An MCP server\'s tool has the name of another tool; it is left out.' },
   TM0802: { severity: 'warning', name: 'mcp-server-unavailable', summary: 'An MCP server could not be started or listed; its tools are missing.' },

@@ -374,13 +374,13 @@ export function applyOverrides(tools: readonly Tool[], overrides: readonly Overr
     for (const tool of tools) {
       if (tool.source.kind === 'meta' || !patterns.some((pattern) => matchesPattern(tool, pattern))) continue;
       const fields = Object.keys(override.set);
-      setFields(tool, override.set, override.absolutePath);
+      setFields(tool, override.set, override.absolutePath, { file: override.file, pointer: `${override.pointer}/set/handler` });
       (tool.overriddenBy ??= []).push({ file: override.file, pointer: override.pointer, fields });
     }
   }
 }
 
-function setFields(tool: Tool, set: Raw, catalogFile: string): void {
+function setFields(tool: Tool, set: Raw, catalogFile: string, handlerAt: HandlerSite): void {
   const text = (key: string) => (typeof set[key] === 'string' ? (set[key] as string) : undefined);
   if (text('title') !== undefined) tool.title = text('title');
   if (text('summary') !== undefined) tool.summary = text('summary');
@@ -390,7 +390,7 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   tool.effect = oneOf(set.effect, ['read', 'write', 'destructive'] as const) ?? tool.effect;
   tool.confirm = oneOf(set.confirm, ['auto', 'always', 'never'] as const) ?? tool.confirm;
   tool.concurrency = oneOf(set.concurrency, ['safe', 'serial'] as const) ?? tool.concurrency;
-  tool.mode = oneOf(set.mode, ['direct', 'background'] as const) ?? tool.mode;
+  tool.mode = oneOf(set.mode, ['direct', 'background', 'stateful'] as const) ?? tool.mode;
   tool.truncation = oneOf(set.truncation, ['head', 'tail', 'smart'] as const) ?? tool.truncation;
   tool.enabled = bool(set.enabled) ?? tool.enabled;
   tool.deferLoading = bool(set.defer_loading) ?? tool.deferLoading;
@@ -400,7 +400,7 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   if (isRecord(set.prompts)) tool.prompts = { ...tool.prompts, ...(set.prompts as Tool['prompts']) };
   if (isRecord(set.output_schema)) tool.outputSchema = set.output_schema;
   if (set.handler !== undefined) {
-    const handler = buildHandler(set.handler, catalogFile);
+    const handler = buildHandler(set.handler, catalogFile, handlerAt);
     if (handler) {
       tool.handler = handler;
       tool.timeoutMs = handlerTimeout(set.handler) ?? tool.timeoutMs;
@@ -432,7 +432,7 @@ export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, 
     deferLoading: bool(pick('defer_loading', raw.defer_loading)) ?? false,
     alwaysLoad: bool(raw.always_load) ?? false,
     concurrency: oneOf(pick('concurrency', raw.concurrency), ['safe', 'serial'] as const) ?? TOOL_DEFAULTS.concurrency,
-    mode: oneOf(pick('mode', raw.mode), ['direct', 'background'] as const) ?? TOOL_DEFAULTS.mode,
+    mode: oneOf(pick('mode', raw.mode), ['direct', 'background', 'stateful'] as const) ?? TOOL_DEFAULTS.mode,
     dedupe: bool(raw.dedupe) ?? true,
     // A handler's own timeout (exec.timeout_ms, http.timeout_ms) is the more specific one.
     timeoutMs: handlerTimeout(raw.handler) ?? num(pick('timeout_ms', raw.timeout_ms)) ?? TOOL_DEFAULTS.timeout_ms,
@@ -443,7 +443,7 @@ export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, 
     parameters: isRecord(raw.parameters) ? raw.parameters : { type: 'object', properties: {} },
     ...(isRecord(raw.output_schema) ? { outputSchema: raw.output_schema } : {}),
     examples: Array.isArray(raw.examples) ? raw.examples.filter(isRecord) : [],
-    handler: buildHandler(raw.handler, catalogFile),
+    handler: buildHandler(raw.handler, catalogFile, 'file' in source ? { file: source.file, pointer: `${source.pointer}/handler` } : { file: catalogFile, pointer: '/handler' }),
     ...(isRecord(raw.native) ? { native: raw.native as Record<string, Record<string, unknown>> } : {}),
     source,
   };
@@ -456,8 +456,21 @@ function handlerTimeout(raw: unknown): number | undefined {
   return num(spec?.timeout_ms);
 }
 
-function buildHandler(raw: unknown, catalogFile: string): Handler | undefined {
+/** Where a handler was written: a plugin's config errors point into it. */
+interface HandlerSite {
+  file: string;
+  pointer: string;
+}
+
+function buildHandler(raw: unknown, catalogFile: string, at: HandlerSite): Handler | undefined {
   if (!isRecord(raw)) return undefined;
+  if (typeof raw.plugin === 'string') {
+    // `pkg#kind`; a scoped package's `@scope/pkg#kind` has its # after the name, so split at the last one.
+    const hash = raw.plugin.lastIndexOf('#');
+    const specifier = hash < 0 ? raw.plugin : raw.plugin.slice(0, hash);
+    const pluginKind = hash < 0 ? '' : raw.plugin.slice(hash + 1);
+    return { kind: 'plugin', spec: raw.plugin, specifier, pluginKind, config: isRecord(raw.config) ? raw.config : {}, catalogFile, file: at.file, pointer: at.pointer };
+  }
   if (Array.isArray(raw.mock)) return { kind: 'mock', cases: raw.mock.filter(isRecord) };
   if (isRecord(raw.exec) && Array.isArray(raw.exec.argv)) return { kind: 'exec', exec: raw.exec as never };
   if (isRecord(raw.http) && typeof raw.http.url === 'string') return { kind: 'http', http: raw.http as never };

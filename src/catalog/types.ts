@@ -3,7 +3,8 @@
 export type Effect = 'read' | 'write' | 'destructive';
 export type Confirm = 'auto' | 'always' | 'never';
 export type Concurrency = 'safe' | 'serial';
-export type RunMode = 'direct' | 'background';
+/** direct: answers when done; background: a job id at once; stateful: an async generator read yield by yield (job_next). */
+export type RunMode = 'direct' | 'background' | 'stateful';
 export type Truncation = 'head' | 'tail' | 'smart';
 
 export type JsonSchema = Record<string, unknown>;
@@ -21,6 +22,29 @@ export interface MockCase {
   result?: unknown;
   error?: string;
   latency_ms?: number;
+  /** For `mode: stateful`: what the tool yields, in order (`latency_ms` before each), before its `result` or `error`. */
+  yields?: unknown[];
+}
+
+/**
+ * A handler of a kind a package registers (`handler: {plugin: "pkg#kind", config}`): the package is
+ * resolved from the catalog file's folder, the way Node resolves an import there (or a relative
+ * path), and its runner is created from `config` once that has been checked against the JSON
+ * Schema the plugin exports (src/execute/plugin-api.ts).
+ */
+export interface PluginHandler {
+  /** As written: `package#kind` or `./path#kind`. */
+  spec: string;
+  /** The package name or relative path before `#`. */
+  specifier: string;
+  /** The kind after `#`. */
+  pluginKind: string;
+  config: Record<string, unknown>;
+  /** The catalog file (absolute) the handler was written in: the package resolves from its folder. */
+  catalogFile: string;
+  /** Where the handler was written (a tool, or an override's `set`): config errors point into it. */
+  file: string;
+  pointer: string;
 }
 
 export interface ExecHandler {
@@ -53,6 +77,8 @@ export type Handler =
   | { kind: 'exec'; exec: ExecHandler }
   | { kind: 'http'; http: HttpHandler }
   | { kind: 'module'; file: string; exportName: string; spec: string }
+  /** A runner kind a package registers (PluginHandler). */
+  | ({ kind: 'plugin' } & PluginHandler)
   /** A tool of an MCP server (`mcp_servers:`): sent with `tools/call` under its original MCP name. */
   | { kind: 'mcp'; server: string; tool: string }
   /** A sub-agent entry (`agents:`): the call hands a task to the agent. */
@@ -280,4 +306,4 @@ export const TOOL_DEFAULTS = {
 export const DEFAULT_LIMITS: Limits = { max_calls_per_round: 10, max_rounds: 8, max_repeats: 3 };
 
 /** Names of toolman's own meta-tools, offered when tools are deferred; catalog tools may not use them. */
-export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool', 'job_status', 'job_result'] as const;
+export const META_TOOL_NAMES = ['tool_search', 'discover_tools', 'get_tool_schema', 'invoke_tool', 'job_status', 'job_result', 'job_next', 'job_stop'] as const;

@@ -3,13 +3,13 @@ import { dirname, resolve } from 'node:path';
 import type { Budget, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { validateArguments, validateOutput } from './argument-validator.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
 import { setStructuredContent, StructuredResult } from './structured-result.js';
+import { serialise } from './serialise.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, ToolResponse, TurnResult } from './types.js';
 
@@ -212,6 +212,7 @@ export class Executor {
     }
 
     // 7. Run.
+    if (tool.mode === 'stateful') return finish(await this.startStateful(tool, args, record.id, signal, emit, approve));
     if (tool.mode === 'background') {
       const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, record.id, jobSignal, emit, approve));
       return finish({ ok: true, value: { job_id: jobId, status: 'running', note: 'Call job_status or job_result with this job_id to collect the result.' }, jobId });
@@ -234,18 +235,7 @@ export class Executor {
     const onOuter = () => controller.abort(new CancelledError());
     if (outer !== NEVER) outer.addEventListener('abort', onOuter, { once: true });
     const timer = setTimeout(() => controller.abort(new TimeoutError()), timerDelay(tool.timeoutMs));
-    const context: RunContext = {
-      callId,
-      tool,
-      signal: controller.signal,
-      progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
-      scratch: this.scratchFor(tool.name),
-      baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
-      cwd: this.options.cwd,
-      env: this.options.env,
-      secrets: this.secrets,
-      ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
-    };
+    const context = this.runContext(tool, callId, controller.signal, emit, approve);
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
@@ -267,6 +257,54 @@ export class Executor {
       clearTimeout(timer);
       outer.removeEventListener('abort', onOuter);
     }
+  }
+
+  /** What a runner gets for one call (or one stateful job) besides the handler and the arguments. */
+  private runContext(tool: Tool, callId: string, signal: AbortSignal, emit: Emit, approve: Approver | undefined): RunContext {
+    return {
+      callId,
+      tool,
+      signal,
+      progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
+      scratch: this.scratchFor(tool.name),
+      baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
+      cwd: this.options.cwd,
+      env: this.options.env,
+      secrets: this.secrets,
+      ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
+    };
+  }
+
+  /**
+   * A stateful tool: its generator becomes a job of the session (stateful-job.ts), bounded by the
+   * tool's timeout in all, and the call answers with its first yield and the job id; job_next
+   * reads the rest. Like a background job it holds no serial lock: it outlives the turn.
+   */
+  private async startStateful(tool: Tool, args: Record<string, unknown>, callId: string, signal: AbortSignal, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
+    const runner = tool.handler ? this.options.runners.get(tool.handler.kind) : undefined;
+    if (!tool.handler || !runner) return this.runTool(tool, args, callId, signal, emit, approve);
+    if (!runner.start) return fail('tool_error', `${tool.name} is mode: stateful, and its ${tool.handler.kind} handler cannot run as a generator (only module, plugin and mock handlers can)`);
+    emit?.({ type: 'tool_status', id: callId, name: tool.name, status: 'running' });
+    // A runner's progress reaches this call's display while the call runs; later, the job's updates tell.
+    let live = emit;
+    const handler = tool.handler;
+    const job = this.jobs.startStateful(tool, (jobSignal) => runner.start!(handler as never, args, this.runContext(tool, callId, jobSignal, (event) => live?.(event), approve)), {
+      maxTokens: this.resultLimit(tool),
+      secrets: this.secrets,
+    });
+    const first = await job.firstYield(signal);
+    live = undefined;
+    if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled`);
+    if (first) return { ok: true, value: { job_id: job.id, tool: tool.name, yields: [first], note: 'call job_next with this job_id for the rest (job_stop stops it)' }, jobId: job.id };
+    // It ended without yielding: its end is the answer.
+    const report = await job.read(0, signal);
+    if (report.status === 'failed' || report.status === 'stopped') return fail(report.error_kind ?? 'tool_error', report.error ?? `${tool.name} was stopped`);
+    return { ok: true, value: report, jobId: job.id };
+  }
+
+  /** Tokens (estimated) one result of `tool` may take. */
+  private resultLimit(tool: Tool): number {
+    return Math.min(tool.maxResultTokens, this.options.budget.per_result ?? Infinity);
   }
 
   /**
@@ -336,7 +374,7 @@ export class Executor {
     let original: number | null = null;
     const tool = outcome.tool;
     if (!error && tool) {
-      const limit = Math.min(tool.maxResultTokens, this.options.budget.per_result ?? Infinity);
+      const limit = this.resultLimit(tool);
       const cut = truncateResult(content, limit, tool.truncation);
       if (cut.truncated) {
         content = cut.text;
@@ -422,17 +460,4 @@ class CancelledError extends Error {}
 
 export function fail(kind: ErrorKind, message: string): Outcome {
   return { ok: false, kind, message };
-}
-
-function serialise(value: unknown): { ok: true; text: string } | { ok: false; reason: string } {
-  if (typeof value === 'string') return { ok: true, text: value };
-  if (value === undefined) return { ok: true, text: 'null' };
-  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return { ok: false, reason: `a ${typeof value}` };
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `it nests deeper than ${MAX_JSON_DEPTH} levels` };
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? { ok: false, reason: 'nothing serialisable' } : { ok: true, text };
-  } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
-  }
 }

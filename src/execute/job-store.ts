@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import type { Tool } from '../catalog/types.js';
+import type { YieldStream } from './runner.js';
+import { StatefulJob, type JobShaping, type JobUpdate } from './stateful-job.js';
 
 export interface Job<T> {
   id: string;
@@ -10,15 +12,23 @@ export interface Job<T> {
 }
 
 /**
- * `mode: background` calls: started at once, collected later through job_status / job_result.
- * Jobs belong to a session, not to the turn that started them; `close()` stops those still running.
+ * `mode: background` calls: started at once, collected later through job_status / job_result; and
+ * `mode: stateful` ones, generators read yield by yield (job_next, job_stop). Jobs belong to a
+ * session, not to the turn that started them; `close()` stops those still running.
  */
 export class JobStore<T extends { ok: boolean }> {
   private readonly jobs = new Map<string, Job<T>>();
+  private readonly statefulJobs = new Map<string, StatefulJob>();
   private readonly controller = new AbortController();
+  private readonly listeners = new Set<(update: JobUpdate) => void>();
+  /**
+   * Ids count up per session (job_1, job_2...): they only name jobs within it, and a session
+   * replayed from a recording must give the same ids the recorded model used.
+   */
+  private count = 0;
 
   start(tool: string, run: (signal: AbortSignal) => Promise<T>): string {
-    const id = `job_${randomUUID().slice(0, 8)}`;
+    const id = this.newId();
     const job: Job<T> = { id, tool, status: 'running', startedAt: performance.now() };
     this.jobs.set(id, job);
     void run(this.controller.signal).then((outcome) => {
@@ -33,7 +43,36 @@ export class JobStore<T extends { ok: boolean }> {
     return this.jobs.get(id);
   }
 
+  /**
+   * Starts a stateful job: `open` gets the signal that stops it (job_stop, its time limit, the
+   * session's end) and gives the runner's stream; nothing of it runs before the job pumps it.
+   */
+  startStateful(tool: Tool, open: (signal: AbortSignal) => YieldStream, shaping: JobShaping): StatefulJob {
+    const controller = new AbortController();
+    if (this.controller.signal.aborted) controller.abort(this.controller.signal.reason);
+    const job = new StatefulJob(this.newId(), tool, open(controller.signal), controller, shaping, (update) => {
+      for (const listener of this.listeners) listener(update);
+    });
+    this.statefulJobs.set(job.id, job);
+    return job;
+  }
+
+  stateful(id: string): StatefulJob | undefined {
+    return this.statefulJobs.get(id);
+  }
+
+  /** Every stateful job's changes (a yield, its end), for displays; returns the unsubscribe. */
+  onUpdate(listener: (update: JobUpdate) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private newId(): string {
+    return `job_${++this.count}`;
+  }
+
   close(): void {
     this.controller.abort(new Error('the session ended'));
+    for (const job of this.statefulJobs.values()) void job.stop('closed');
   }
 }

@@ -32,8 +32,24 @@ export interface RunContext {
 export interface ToolRunner<K extends HandlerKind = HandlerKind> {
   readonly kind: K;
   run(handler: Extract<Handler, { kind: K }>, args: Record<string, unknown>, context: RunContext): Promise<unknown>;
+  /**
+   * Runs a `mode: stateful` tool as a generator: nothing runs before the stream's first `next()`.
+   * `context.signal` aborts when the job is stopped (job_stop, its time limit, the session's end).
+   * A runner without it cannot run stateful tools.
+   */
+  start?(handler: Extract<Handler, { kind: K }>, args: Record<string, unknown>, context: RunContext): YieldStream;
   /** Stops what the runner started (worker threads, connections); called by the registry that owns it. */
   close?(): Promise<void>;
+}
+
+/**
+ * A stateful tool's run, read as an async generator is: `next(send)` resumes it (`send` is what
+ * its `yield` evaluates to) until it yields again or ends; a rejection is the tool's failure.
+ * `stop()` ends it early (a generator returns: its finally blocks run) and resolves once it has.
+ */
+export interface YieldStream {
+  next(send?: unknown): Promise<IteratorResult<unknown, unknown>>;
+  stop(): Promise<void>;
 }
 
 /** A runner of any one kind. */

@@ -63,3 +63,21 @@ export function fillValue(value: unknown, args: Record<string, unknown>): unknow
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillValue(v, args)]));
   return value;
 }
+
+/**
+ * `${env:NAME}` filled through a JSON value's strings (a plugin handler's config), each value a
+ * secret from then on; a variable that is not set is an error naming it.
+ */
+export function fillEnv(value: unknown, env: Record<string, string | undefined>, secrets: SecretSet): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const found = env[name];
+      if (found === undefined) throw new Error(`environment variable ${name} is not set`);
+      secrets.add(found);
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => fillEnv(v, env, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillEnv(v, env, secrets)]));
+  return value;
+}

@@ -5,6 +5,7 @@ import type { SourceFile } from '../catalog/source-file.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
 import type { CheckedCatalog } from '../validate/validate-catalog.js';
+import type { PluginInspector } from '../validate/check-plugins.js';
 import { loadCatalog, type LoadedCatalog } from '../catalog/load-catalog.js';
 import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
@@ -300,6 +301,20 @@ export class ToolManager {
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }
 
+  /**
+   * Loads the catalog's plugins (in their worker threads) and adds what `validate` finds about
+   * them: a plugin that cannot be found or used, an unknown kind, a config that does not match the
+   * kind's schema (TM0740–TM0744), each at its place in the catalog. Only `validate` asks: other
+   * commands load a plugin when one of its tools is first called. A catalog opened `namedBy` a
+   * recording or a suite never loads one.
+   */
+  async checkPlugins(): Promise<void> {
+    if (this.namedBy || !this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) return;
+    const [{ checkPlugins }, registry] = await Promise.all([import('../validate/check-plugins.js'), this.runners()]);
+    const runner = registry.get('plugin');
+    if (runner && 'inspect' in runner) this.addFindings(await checkPlugins(this.loaded, runner as unknown as PluginInspector));
+  }
+
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {
     if (this.namedBy) {
@@ -309,6 +324,11 @@ export class ToolManager {
     }
     this.registry ??= import('../execute/runners/default-runners.js').then(async ({ defaultRunners }) => {
       const registry = defaultRunners({ output: (text) => this.log?.(this.secrets.redact(text)) });
+      // Plugins are found and loaded only when one is called (or `validate` checks them).
+      if (this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) {
+        const { createPluginRunner } = await import('../execute/runners/plugin-runner.js');
+        registry.register(createPluginRunner({ output: (text) => this.log?.(this.secrets.redact(text)) }));
+      }
       if (this.catalog.agents.size > 0) {
         const { createAgentRunner } = await import('../agents/agent-runner.js');
         registry.register(createAgentRunner({ catalog: this.catalog, conversation: (options) => this.conversation(options), onEvent: (event) => this.agentListeners.forEach((listener) => listener(event)) }));

@@ -1,4 +1,5 @@
 import { META_TOOL_NAMES, TOOL_DEFAULTS, type JsonSchema, type Tool } from '../catalog/types.js';
+import { STATEFUL_LIMITS } from '../execute/stateful-job.js';
 
 export { META_TOOL_NAMES };
 export type MetaToolName = (typeof META_TOOL_NAMES)[number];
@@ -91,4 +92,32 @@ export function jobTools(): Tool[] {
     metaTool('job_status', 'Check on a background job: running, done or failed, and for how long it has run.', { type: 'object', properties: jobId, required: ['job_id'], additionalProperties: false }),
     metaTool('job_result', 'Get the result of a finished background job (or its status if it is still running).', { type: 'object', properties: jobId, required: ['job_id'], additionalProperties: false }),
   ];
+}
+
+/**
+ * Read and stop the jobs of `mode: stateful` tools, which answer with their first yield and a job
+ * id. `maxResultTokens`: the largest result limit of those tools (each read keeps to its own tool's).
+ * job_next is not de-duplicated or counted as a loop: the same call reads something new each time.
+ */
+export function statefulJobTools(maxResultTokens: number): Tool[] {
+  const jobId = { job_id: { type: 'string', description: 'The job id the tool answered with' } };
+  const next = metaTool(
+    'job_next',
+    'Read what a running job (a tool that answered with a job_id and its first yield) yielded since you last read it, in order, with its result or error once it has ended.',
+    {
+      type: 'object',
+      properties: {
+        ...jobId,
+        wait_ms: { type: 'integer', minimum: 0, maximum: STATEFUL_LIMITS.maxWaitMs, default: STATEFUL_LIMITS.defaultWaitMs, description: 'How long to wait at most, in milliseconds' },
+        until: { type: 'string', enum: ['next', 'end'], default: 'next', description: 'next: answer as soon as something new came; end: wait for the job to end, then answer with everything new' },
+        send: { description: 'Optional: a value for the tool, which its next step receives (only tools that say they take input use it)' },
+      },
+      required: ['job_id'],
+      additionalProperties: false,
+    },
+  );
+  const stop = metaTool('job_stop', 'Stop a running job; answers with what it yielded that you had not read yet.', { type: 'object', properties: jobId, required: ['job_id'], additionalProperties: false });
+  for (const tool of [next, stop]) tool.maxResultTokens = Math.max(tool.maxResultTokens, maxResultTokens + 100);
+  next.dedupe = false;
+  return [next, stop];
 }

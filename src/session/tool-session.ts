@@ -17,7 +17,8 @@ import { nearest } from '../shared/did-you-mean.js';
 import { isToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { SecretSet } from '../shared/secrets.js';
-import { discoverTools, jobTools, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
+import { discoverTools, jobTools, MAX_SEARCH_RESULTS, statefulJobTools, toolSearchTool } from './meta-tools.js';
+import { STATEFUL_LIMITS, type JobUpdate } from '../execute/stateful-job.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 export type SearchMode = 'tool_search' | 'discover';
@@ -100,7 +101,8 @@ export class ToolSession {
     const meta: ToolRunner<'meta'> = {
       kind: 'meta',
       run: async (_handler, args, context) => {
-        const outcome = this.callMetaTool(context.tool.name, args);
+        // Reading a stateful job may wait for its next yield: the one meta-tool that is not instant.
+        const outcome = context.tool.name === 'job_next' || context.tool.name === 'job_stop' ? await this.jobStep(context.tool.name, args, context.signal) : this.callMetaTool(context.tool.name, args);
         if (!outcome.ok) throw new ToolFailure(outcome.error);
         return outcome.content;
       },
@@ -200,8 +202,11 @@ export class ToolSession {
   metaTools(): Tool[] {
     // Called for every tool call: rebuilt only when what was found changes.
     if (this.cachedMeta?.found !== this.discovered.size) {
-      const jobs = [...this.selection.active, ...this.deferredByName.values()].some((t) => t.mode === 'background') ? jobTools() : [];
-      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs] };
+      const selected = [...this.selection.active, ...this.deferredByName.values()];
+      const jobs = selected.some((t) => t.mode === 'background') ? jobTools() : [];
+      const stateful = selected.filter((t) => t.mode === 'stateful');
+      const steps = stateful.length ? statefulJobTools(Math.max(...stateful.map((t) => t.maxResultTokens))) : [];
+      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs, ...steps] };
       // Provider names point at tools: the new meta-tools replace the old ones there too.
       this.namesByProvider.clear();
     }
@@ -346,8 +351,32 @@ export class ToolSession {
     };
   }
 
+  /** job_next and job_stop: a stateful job's yields since the last read (waiting for one), or its stop. */
+  private async jobStep(name: 'job_next' | 'job_stop', args: Record<string, unknown>, signal: AbortSignal): Promise<MetaToolOutcome> {
+    const id = typeof args.job_id === 'string' ? args.job_id : '';
+    const job = this.jobs.stateful(id);
+    if (!job) return { ok: false, error: this.executor.job(id) ? `${id} is a background job: collect it with job_status and job_result` : `no running or finished job with id ${JSON.stringify(id)}` };
+    if (name === 'job_stop') return { ok: true, content: await job.stop(), activated: [] };
+    if (Object.hasOwn(args, 'send')) {
+      const refused = job.send(args.send);
+      if (refused) return { ok: false, error: refused };
+    }
+    const wait = typeof args.wait_ms === 'number' && Number.isFinite(args.wait_ms) ? Math.min(Math.max(0, args.wait_ms), STATEFUL_LIMITS.maxWaitMs) : STATEFUL_LIMITS.defaultWaitMs;
+    return { ok: true, content: await job.read(wait, signal, args.until === 'end' ? 'end' : 'next'), activated: [] };
+  }
+
+  /** Each change of this session's stateful jobs (a yield, an end), redacted, for a display; returns the unsubscribe. */
+  onJobUpdate(listener: (update: JobUpdate) => void): () => void {
+    return this.jobs.onUpdate(listener);
+  }
+
   private jobAnswer(name: 'job_status' | 'job_result', args: Record<string, unknown>): MetaToolOutcome {
     const id = typeof args.job_id === 'string' ? args.job_id : '';
+    const stateful = this.jobs.stateful(id);
+    if (stateful) {
+      const summary = stateful.summary();
+      return name === 'job_status' ? { ok: true, content: summary, activated: [] } : { ok: false, error: `${id} is a stateful job: read it with job_next (it is ${summary.status}, ${summary.unread} unread)` };
+    }
     const job = this.executor.job(id);
     if (!job) return { ok: false, error: `no job with id ${JSON.stringify(id)}` };
     const status = { job_id: id, tool: job.tool, status: job.status, running_ms: job.running_ms };

@@ -306,6 +306,7 @@ function readCase(c: Record<string, unknown>, pointer: string, suite: Record<str
     ...(isRecord(s.when) ? { when: argMatchers(s.when, `${pointer}/stubs/${i}/when`, report) } : {}),
     ...('result' in s ? { result: s.result } : {}),
     ...(typeof s.error === 'string' ? { error: s.error } : {}),
+    ...(Array.isArray(s.yields) ? { yields: s.yields } : {}),
   }));
   return {
     name: c.name as string,

@@ -49,6 +49,8 @@ export interface Stub {
   when?: Record<string, ValueMatcher>;
   result?: unknown;
   error?: string;
+  /** For a `mode: stateful` tool: what it yields, in order, before its result (or error). */
+  yields?: unknown[];
 }
 
 export interface SuiteTurn {

@@ -165,7 +165,7 @@ describe('failing expectations give the right reasons', () => {
     const second = server.requests.at(-1)!.body.messages as { role: string; content: string }[];
     expect(second.find((m) => m.role === 'tool')!.content).toContain('"summary":"rain"');
     expect(report!.ok).toBe(false);
-    expect(report!.error).toContain('has a exec handler and no mock');
+    expect(report!.error).toContain('has an exec handler and no mock');
   });
 
   it('approvals: asked and answered by the case', async () => {

@@ -47,6 +47,8 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
           const [{ addLockFindings }, { parameterChanges }] = await Promise.all([import('../../manager/lock.js'), import('../../testing/parameter-changes.js')]);
           addLockFindings(manager, parameterChanges);
         }
+        // Plugins load only here (and when their tools run): their configs are checked against the schemas they export.
+        await manager.checkPlugins();
         diagnostics.push(...(await manager.validate(rules)));
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);

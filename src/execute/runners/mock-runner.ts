@@ -1,7 +1,9 @@
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { fillValue } from '../templates.js';
-import { timerDelay } from '../../shared/timers.js';
+import { delay } from '../../shared/timers.js';
+import type { MockCase } from '../../catalog/types.js';
 import type { RunContext, ToolRunner } from '../runner.js';
+import { scriptedStream, type ScriptedRun } from '../scripted-stream.js';
 import { ownValue } from '../../shared/own.js';
 import { linearRegExp } from '../../shared/linear-regexp.js';
 
@@ -45,29 +47,35 @@ function operator(op: string, actual: unknown, arg: unknown): boolean {
   }
 }
 
-/** Answers from the first case whose `when` matches (a case without `when` is the default). */
+/**
+ * Answers from the first case whose `when` matches (a case without `when` is the default). For a
+ * stateful tool (`start`), the case's `yields` come one by one, `latency_ms` before each.
+ */
 export const mockRunner: ToolRunner<'mock'> = {
   kind: 'mock',
   async run(handler, args, context: RunContext) {
-    const chosen = handler.cases.find((c) => c.when === undefined || matches(args, c.when));
-    if (!chosen) throw new Error(`no mock case matches these arguments (${handler.cases.length} cases, none without "when")`);
+    const chosen = chooseCase(handler.cases, args);
     if (chosen.latency_ms) await delay(chosen.latency_ms, context.signal);
     if (chosen.error !== undefined) throw new Error(String(fillValue(chosen.error, args)));
     return fillValue(chosen.result ?? null, args);
   },
+  start(handler, args, context: RunContext) {
+    let chosen: MockCase;
+    try {
+      chosen = chooseCase(handler.cases, args);
+    } catch (error) {
+      // Said when the job's first step is read, as a failure of the tool.
+      return scriptedStream({ yields: [], error: error instanceof Error ? error.message : String(error) }, context.signal);
+    }
+    const run: ScriptedRun = { yields: (chosen.yields ?? []).map((value) => fillValue(value, args)), result: fillValue(chosen.result ?? null, args) };
+    if (chosen.error !== undefined) run.error = String(fillValue(chosen.error, args));
+    if (chosen.latency_ms) run.latencyMs = chosen.latency_ms;
+    return scriptedStream(run, context.signal);
+  },
 };
 
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, timerDelay(ms));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+function chooseCase(cases: readonly MockCase[], args: Record<string, unknown>): MockCase {
+  const chosen = cases.find((c) => c.when === undefined || matches(args, c.when));
+  if (!chosen) throw new Error(`no mock case matches these arguments (${cases.length} cases, none without "when")`);
+  return chosen;
 }

@@ -3,28 +3,51 @@
  * plain JavaScript in `module-worker-script.ts`, which must keep to these shapes.
  */
 
-/** Runs `exportName(args, context)` in the worker; `scratchId` names the session's scratch store. */
+/**
+ * What a call runs: a module's export; a plugin kind's runner, created once per config in the
+ * worker (`configKey` names the config); or nothing, describing the plugin (its kinds and their
+ * config schemas, as JSON).
+ */
+export type CallTarget =
+  | { export: string }
+  | { plugin: string; configKey: string; config: Record<string, unknown>; catalogDir: string }
+  | { describe: true };
+
+/**
+ * Runs a call in the worker; `scratchId` names the session's scratch store. `stateful`: the
+ * function returns an async iterator (an async generator), which the worker advances one step per
+ * `next` message, answering each with a `yield` (and the end with `done`).
+ */
 export interface CallMessage {
   type: 'call';
   id: number;
-  exportName: string;
+  target: CallTarget;
   args: Record<string, unknown>;
   scratchId: number;
   cwd: string;
   tool: string;
+  stateful: boolean;
 }
 
 /** toolman → worker. */
 export type ToWorker =
   | CallMessage
-  /** Aborts the signal the call's function got. */
+  /** Aborts the signal the call's function got (a stateful call's generator is also returned, so its finally blocks run). */
   | { type: 'cancel'; id: number }
+  /** Advances a stateful call's generator one step; `json`: the value its `yield` evaluates to (absent: undefined). */
+  | { type: 'next'; id: number; json?: string }
   /** The host's scratch store is gone (its session ended): drop the worker's copy. */
-  | { type: 'forget'; scratchId: number };
+  | { type: 'forget'; scratchId: number }
+  /** toolman is stopping this worker: close the plugin runners created here, then say `closed`. */
+  | { type: 'close' };
 
 /** worker → toolman. */
 export type FromWorker =
   | { type: 'progress'; id: number; message: string }
+  /** A stateful call's generator yielded this value (JSON text). */
+  | { type: 'yield'; id: number; json: string }
+  /** The plugin runners were closed (after `close`). */
+  | { type: 'closed' }
   /** Text the module printed (to its console, standard output or standard error). */
   | { type: 'output'; text: string }
   /** The function's result, as JSON text (`undefined` sent as `null`). */
@@ -44,7 +67,10 @@ export function isFromWorker(value: unknown): value is FromWorker {
     case 'progress':
       return typeof message.id === 'number' && typeof message.message === 'string';
     case 'done':
+    case 'yield':
       return typeof message.id === 'number' && typeof message.json === 'string';
+    case 'closed':
+      return true;
     case 'output':
       return typeof message.text === 'string';
     case 'failed':

@@ -6,6 +6,9 @@ import { MODULE_WORKER_URL } from './module-worker-script.js';
 /** How long a cancelled call may take to settle before its worker is presumed blocked and stopped. */
 export const CANCEL_GRACE_MS = 100;
 
+/** How long a closing worker waits for its plugin runners' close() before it is stopped. */
+export const CLOSE_GRACE_MS = 1000;
+
 /** One call, as the host side of a worker sees it. */
 export interface WorkerCall {
   request: Omit<CallMessage, 'type' | 'id'>;
@@ -14,12 +17,22 @@ export interface WorkerCall {
   progress(message: string): void;
   /** How messages about other calls name this one ("c1 (spins)"). */
   name: string;
+  /** A stateful call's yields, each once the host asked for it (`StatefulCall.next`). */
+  onYield?(value: unknown): void;
+}
+
+/** A stateful call in flight: `result` settles with the generator's return value (or its failure). */
+export interface StatefulCall {
+  result: Promise<unknown>;
+  /** Asks for the generator's next step; `json` is the value its `yield` evaluates to. */
+  next(json?: string): void;
 }
 
 interface InFlight {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   progress(message: string): void;
+  onYield?(value: unknown): void;
   /** Stops listening to the call's signal and clears its grace timer. */
   release(): void;
 }
@@ -84,11 +97,29 @@ export class ModuleWorker {
   }
 
   run(call: WorkerCall): Promise<unknown> {
+    return this.begin(call).result;
+  }
+
+  /**
+   * A stateful call (`request.stateful`): its generator advances one step per `next()`, each
+   * answered through `call.onYield`, or by `result` settling when it ends.
+   */
+  start(call: WorkerCall): StatefulCall {
+    const { id, result } = this.begin(call);
+    return {
+      result,
+      next: (json) => {
+        if (!this.ended && this.inFlight.has(id) && !this.cancelled.has(id)) this.post(json === undefined ? { type: 'next', id } : { type: 'next', id, json });
+      },
+    };
+  }
+
+  private begin(call: WorkerCall): { id: number; result: Promise<unknown> } {
     const { signal } = call;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.ended) return Promise.reject(new ModuleWorkerEnded(`${this.label}'s worker has ended`));
     const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
+    if (signal.aborted) return { id, result: Promise.reject(signal.reason) };
+    if (this.ended) return { id, result: Promise.reject(new ModuleWorkerEnded(`${this.label}'s worker has ended`)) };
+    const result = new Promise((resolve, reject) => {
       let grace: NodeJS.Timeout | undefined;
       const onAbort = () => {
         reject(signal.reason);
@@ -102,6 +133,7 @@ export class ModuleWorker {
         resolve,
         reject,
         progress: call.progress,
+        ...(call.onYield ? { onYield: call.onYield } : {}),
         release: () => {
           signal.removeEventListener('abort', onAbort);
           clearTimeout(grace);
@@ -115,6 +147,7 @@ export class ModuleWorker {
         this.settle(id)?.reject(new ModuleCallError(`cannot send the call to ${this.label}: ${describe(error)}`));
       }
     });
+    return { id, result };
   }
 
   /** The session that owned this scratch store is gone. */
@@ -127,6 +160,28 @@ export class ModuleWorker {
     this.end(`${this.label} was stopped: ${why}`, 'all');
     return this.stopped!;
   }
+
+  /**
+   * Lets the plugin runners created in the worker close what they opened (at most
+   * `CLOSE_GRACE_MS`), then stops it. A module handler's worker has none: it answers at once.
+   */
+  async close(why: string): Promise<void> {
+    if (!this.ended) {
+      const closed = new Promise<void>((resolve) => (this.whenClosed = resolve));
+      const timer = setTimeout(() => this.whenClosed?.(), CLOSE_GRACE_MS);
+      try {
+        this.post({ type: 'close' });
+        await closed;
+      } catch {
+        // a worker that cannot take the message is stopped as it is
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    await this.stop(why);
+  }
+
+  private whenClosed: (() => void) | undefined;
 
   private post(message: ToWorker): void {
     this.thread.postMessage(message);
@@ -142,6 +197,23 @@ export class ModuleWorker {
         return;
       case 'progress':
         this.inFlight.get(message.id)?.progress(message.message);
+        return;
+      case 'yield': {
+        // A yield after a cancel belongs to a job already stopped: nobody reads it.
+        const call = this.cancelled.has(message.id) ? undefined : this.inFlight.get(message.id);
+        if (!call?.onYield) return;
+        let value: unknown;
+        try {
+          value = JSON.parse(message.json);
+        } catch {
+          this.settle(message.id)?.reject(new ModuleCallError(`${this.label} sent a yield that is not JSON`));
+          return;
+        }
+        call.onYield(value);
+        return;
+      }
+      case 'closed':
+        this.whenClosed?.();
         return;
       case 'output':
         this.printed.add(message.text);

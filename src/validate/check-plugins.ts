@@ -1,0 +1,52 @@
+import type { Diagnostic } from '../catalog/diagnostic.js';
+import type { LoadedCatalog } from '../catalog/load-catalog.js';
+import { Reporter } from '../catalog/reporter.js';
+import type { PluginHandler } from '../catalog/types.js';
+
+/**
+ * What a plugin makes of a handler (the plugin runner's `inspect`, execute/runners/plugin-runner.ts;
+ * said here as a shape, since checks do not reach into the runners): the kind it runs and what is
+ * wrong with its config, or why the plugin cannot be used.
+ */
+export interface PluginInspector {
+  inspect(handler: PluginHandler): Promise<
+    | { ok: true; configErrors: { pointer: string; message: string; part?: 'key' }[] }
+    | { ok: false; problem: { code: 'TM0740' | 'TM0741' | 'TM0742' | 'TM0744'; message: string; hint?: string } }
+  >;
+}
+
+/**
+ * Every plugin handler's findings, loading each plugin once (in its worker): a plugin that cannot
+ * be found or used, an unknown kind, a config schema that does not compile (at `plugin:`), and
+ * each way the config does not match the kind's schema (at the key or value in `config:`). The
+ * findings are new diagnostics; the loaded catalog is not changed.
+ */
+export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspector): Promise<Diagnostic[]> {
+  const found: Diagnostic[] = [];
+  const reporters = new Map<string, Reporter>();
+  const reporterOf = (file: string): Reporter | undefined => {
+    let reporter = reporters.get(file);
+    const source = loaded.sources.get(file);
+    if (!reporter && source) reporters.set(file, (reporter = new Reporter(source, found)));
+    return reporter;
+  };
+  // A handler an override sets on several tools is one handler: checked once, reported once.
+  const handlers = new Set<PluginHandler>();
+  for (const tool of loaded.catalog.tools) if (tool.handler?.kind === 'plugin' && tool.handler.specifier && (tool.handler.pluginKind || !tool.handler.spec.includes('#'))) handlers.add(tool.handler);
+  const inspections = await Promise.all([...handlers].map(async (handler) => ({ handler, inspection: await inspector.inspect(handler) })));
+  for (const { handler, inspection } of inspections) {
+    const reporter = reporterOf(handler.file);
+    if (!reporter) continue;
+    if (!inspection.ok) {
+      reporter.report(inspection.problem.code, `${handler.pointer}/plugin`, inspection.problem.message, inspection.problem.hint ? { hint: inspection.problem.hint } : {});
+      continue;
+    }
+    for (const error of inspection.configErrors) {
+      reporter.report('TM0743', `${handler.pointer}/config${error.pointer}`, error.message, {
+        ...(error.part ? { part: error.part } : {}),
+        hint: `the plugin ${handler.specifier} defines what its config takes (its configSchema)`,
+      });
+    }
+  }
+  return found;
+}
