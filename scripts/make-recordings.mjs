@@ -47,6 +47,22 @@ const SESSIONS = {
           { text: 'loadCatalog is defined in src/catalog.ts at line 12. The file starts with `export const answer = 42;`.', usage: { input: 1520, output: 30 } },
         ],
       },
+      {
+        // run_tests is stateful: it answers with the first test file's results and job_1, and
+        // job_next reads the rest; save_note is a handler plugin (catalogs/plugins/toolman-plugin-kv).
+        prompt: 'Run the tests. Keep a note of anything that fails, then tell me how it went.',
+        replies: [
+          { toolCalls: [{ name: 'run_tests', arguments: {} }], usage: { input: 1610, output: 18 } },
+          {
+            toolCalls: [
+              { name: 'save_note', arguments: { key: 'failing-test', value: 'test/catalog.test.mjs: "loads includes" fails: expected 2 files, got 1' } },
+              { name: 'job_next', arguments: { job_id: 'job_1', until: 'end', wait_ms: 30000 } },
+            ],
+            usage: { input: 1702, output: 71 },
+          },
+          { text: 'The run is done: 3 test files, 5 tests passed and 1 failed. The failure is "loads includes" in test/catalog.test.mjs (expected 2 files, got 1); I saved it as the note failing-test.', usage: { input: 1866, output: 45 } },
+        ],
+      },
     ],
   },
   enterprise: {

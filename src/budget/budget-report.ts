@@ -4,7 +4,7 @@ import { exactUnavailable, type ProviderCounter } from '../providers/exact-count
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import { selectTools, type Selection, type SelectionRequest } from '../select/select-tools.js';
 import { toolChoiceFor } from '../select/tool-choice.js';
-import { toolSearchTool } from '../session/meta-tools.js';
+import { jobToolsFor, toolSearchTool } from '../session/meta-tools.js';
 import { ToolSession, type SearchMode } from '../session/tool-session.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import { countDefinitions, type DefinitionCost } from '../tokens/count-payload.js';
@@ -89,8 +89,10 @@ export async function budgetedSelection(catalog: Catalog, request: BudgetRequest
   const plain = selectTools(catalog, base);
   await countDefinitions(formatTools(request.provider, { tools: [], deferred: [], toolChoice: { type: 'auto' }, options }), model); // load the tokenizer outside the timing
   const started = performance.now();
-  // Eager: every tool the selection reaches, sent up front (no native deferral).
-  const eager = formatTools(request.provider, { tools: [...plain.active, ...plain.deferred], deferred: [], toolChoice: toolChoiceFor(plain.forced), options: { ...options, nativeToolSearch: undefined } });
+  // Eager: every tool the selection reaches, sent up front (no native deferral), with the job
+  // meta-tools a session offers beside them either way.
+  const selected = [...plain.active, ...plain.deferred];
+  const eager = formatTools(request.provider, { tools: [...selected, ...jobToolsFor(selected)], deferred: [], toolChoice: toolChoiceFor(plain.forced), options: { ...options, nativeToolSearch: undefined } });
   const eagerCost = await countDefinitions(eager, model);
   const countMs = Math.round((performance.now() - started) * 10) / 10;
   const cost = (tool: Tool) => eagerCost.tools[tool.name] ?? 0;

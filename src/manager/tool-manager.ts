@@ -327,7 +327,8 @@ export class ToolManager {
       // Plugins are found and loaded only when one is called (or `validate` checks them).
       if (this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) {
         const { createPluginRunner } = await import('../execute/runners/plugin-runner.js');
-        registry.register(createPluginRunner({ output: (text) => this.log?.(this.secrets.redact(text)) }));
+        const checks = schemaCheckCacheFrom(this.env);
+        registry.register(createPluginRunner({ output: (text) => this.log?.(this.secrets.redact(text)), ...(checks ? { checks } : {}) }));
       }
       if (this.catalog.agents.size > 0) {
         const { createAgentRunner } = await import('../agents/agent-runner.js');

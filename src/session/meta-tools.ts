@@ -121,3 +121,14 @@ export function statefulJobTools(maxResultTokens: number): Tool[] {
   next.dedupe = false;
   return [next, stop];
 }
+
+/**
+ * The job meta-tools a session offers beside `tools` (whatever else it offers): job_status and
+ * job_result for background tools, job_next and job_stop for stateful ones. Sent eagerly or with
+ * deferral alike, so `budget` counts them in both.
+ */
+export function jobToolsFor(tools: readonly Tool[]): Tool[] {
+  const background = tools.some((t) => t.mode === 'background') ? jobTools() : [];
+  const stateful = tools.filter((t) => t.mode === 'stateful');
+  return [...background, ...(stateful.length ? statefulJobTools(Math.max(...stateful.map((t) => t.maxResultTokens))) : [])];
+}

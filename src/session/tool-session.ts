@@ -17,7 +17,7 @@ import { nearest } from '../shared/did-you-mean.js';
 import { isToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { SecretSet } from '../shared/secrets.js';
-import { discoverTools, jobTools, MAX_SEARCH_RESULTS, statefulJobTools, toolSearchTool } from './meta-tools.js';
+import { discoverTools, jobToolsFor, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
 import { STATEFUL_LIMITS, type JobUpdate } from '../execute/stateful-job.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
@@ -202,11 +202,7 @@ export class ToolSession {
   metaTools(): Tool[] {
     // Called for every tool call: rebuilt only when what was found changes.
     if (this.cachedMeta?.found !== this.discovered.size) {
-      const selected = [...this.selection.active, ...this.deferredByName.values()];
-      const jobs = selected.some((t) => t.mode === 'background') ? jobTools() : [];
-      const stateful = selected.filter((t) => t.mode === 'stateful');
-      const steps = stateful.length ? statefulJobTools(Math.max(...stateful.map((t) => t.maxResultTokens))) : [];
-      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobs, ...steps] };
+      this.cachedMeta = { found: this.discovered.size, tools: [...this.searchTools(), ...jobToolsFor([...this.selection.active, ...this.deferredByName.values()])] };
       // Provider names point at tools: the new meta-tools replace the old ones there too.
       this.namesByProvider.clear();
     }

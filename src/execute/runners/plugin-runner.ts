@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv, type AjvInstance } from '../../catalog/create-ajv.js';
+import type { ParseCache } from '../../catalog/parse-cache.js';
 import type { PluginHandler } from '../../catalog/types.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { closest } from '../../shared/did-you-mean.js';
@@ -38,7 +39,10 @@ export interface PluginRunner extends ToolRunner<'plugin'> {
   close(): Promise<void>;
 }
 
-type Loaded = { ok: true; file: string; kinds: Map<string, PluginKindInfo & { validate: ValidateFunction | { error: string } }> } | { ok: false; problem: PluginProblem };
+type Loaded = { ok: true; file: string; kinds: Map<string, PluginKindInfo>; check(kind: PluginKindInfo, config: Record<string, unknown>): ConfigCheck } | { ok: false; problem: PluginProblem };
+
+/** A config checked against its kind's schema: its mismatches, or why the schema does not compile. */
+type ConfigCheck = { errors: ConfigError[] } | { schemaError: string };
 
 /**
  * The runner of every `plugin` handler: it finds the plugin from the catalog's folder
@@ -47,7 +51,7 @@ type Loaded = { ok: true; file: string; kinds: Map<string, PluginKindInfo & { va
  * the runner the kind creates for that config. Nothing is loaded before a plugin tool is called
  * or `validate` asks.
  */
-export function createPluginRunner(options: { output?: (text: string) => void } = {}): PluginRunner {
+export function createPluginRunner(options: { output?: (text: string) => void; checks?: ParseCache } = {}): PluginRunner {
   const workers = new ModuleWorkers('plugin runner', options.output ?? (() => undefined));
   const loads = new Map<string, Promise<Loaded>>();
   const inspections = new WeakMap<PluginHandler, Promise<PluginInspection>>();
@@ -68,10 +72,22 @@ export function createPluginRunner(options: { output?: (text: string) => void } 
         }
         const checked = checkPluginDescription(described, `the plugin ${handler.specifier}`);
         if (!checked.ok) return { ok: false, problem: { code: 'TM0741', message: checked.message, ...(checked.hint ? { hint: checked.hint } : {}) } };
-        // An ajv of its own: two plugins may well give their schemas the same $id.
-        const ajv = createAjv({ strict: false, allErrors: true, verbose: true });
-        const kinds = new Map([...checked.kinds].map(([name, kind]) => [name, { ...kind, validate: compile(ajv, kind.configSchema) }]));
-        return { ok: true, file: location.file, kinds };
+        // An ajv of its own, made only when a check is not remembered: two plugins may well give
+        // their schemas the same $id, and loading ajv is most of what a warm check would cost.
+        let ajv: AjvInstance | undefined;
+        const compiled = new Map<PluginKindInfo, ValidateFunction | { error: string }>();
+        const check = (kind: PluginKindInfo, config: Record<string, unknown>): ConfigCheck => {
+          // A pure function of the schema and the config: remembered by both, in the authenticated cache.
+          const key = `plugin-config\u0000${canonicalJson({ schema: kind.configSchema, config })}`;
+          const remembered = options.checks?.get(key);
+          if (isConfigCheck(remembered)) return remembered;
+          let validate = compiled.get(kind);
+          if (!validate) compiled.set(kind, (validate = compile((ajv ??= createAjv({ strict: false, allErrors: true, verbose: true })), kind.configSchema)));
+          const result: ConfigCheck = 'error' in validate ? { schemaError: validate.error } : { errors: validate(config) ? [] : configProblems(validate.errors ?? []) };
+          options.checks?.set(key, result);
+          return result;
+        };
+        return { ok: true, file: location.file, kinds: checked.kinds, check };
       })();
       loads.set(key, loaded);
     }
@@ -91,9 +107,9 @@ export function createPluginRunner(options: { output?: (text: string) => void } 
           const near = closest(name, names);
           return { ok: false, problem: { code: 'TM0742', message: `the plugin ${handler.specifier} has no kind ${JSON.stringify(name)}` + (near ? `; did you mean ${JSON.stringify(near)}?` : ''), hint: `its kinds: ${names.join(', ')}` } };
         }
-        if ('error' in kind.validate) return { ok: false, problem: { code: 'TM0744', message: `the config schema the plugin ${handler.specifier} exports for ${JSON.stringify(name)} does not compile: ${kind.validate.error}`, hint: 'the plugin is at fault, not the catalog: fix its configSchema' } };
-        const configErrors = kind.validate(handler.config) ? [] : configProblems(kind.validate.errors ?? []);
-        return { ok: true, kind: name, file: loaded.file, configErrors };
+        const checked = loaded.check(kind, handler.config);
+        if ('schemaError' in checked) return { ok: false, problem: { code: 'TM0744', message: `the config schema the plugin ${handler.specifier} exports for ${JSON.stringify(name)} does not compile: ${checked.schemaError}`, hint: 'the plugin is at fault, not the catalog: fix its configSchema' } };
+        return { ok: true, kind: name, file: loaded.file, configErrors: checked.errors };
       });
       inspections.set(handler, inspection);
     }
@@ -142,6 +158,13 @@ export function createPluginRunner(options: { output?: (text: string) => void } 
 
 function source(handler: PluginHandler, file: string): WorkerSource {
   return { file, label: `plugin ${handler.specifier}` };
+}
+
+function isConfigCheck(value: unknown): value is ConfigCheck {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.schemaError === 'string') return true;
+  return Array.isArray(record.errors) && record.errors.every((e) => typeof e === 'object' && e !== null && typeof (e as ConfigError).pointer === 'string' && typeof (e as ConfigError).message === 'string');
 }
 
 function compile(ajv: AjvInstance, schema: Record<string, unknown>): ValidateFunction | { error: string } {
