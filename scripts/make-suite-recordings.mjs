@@ -4,8 +4,8 @@
 // says for each user message, round by round; the tools run for real (mock handlers, stubs).
 // Runs are concurrent, so the server picks each reply from the request itself: the last user
 // message says which turn, the assistant messages after it say which round.
-// Run it again after changing a shipped suite or catalog:
-//   node scripts/make-suite-recordings.mjs
+// Run it again after changing a shipped suite or catalog (names: only those suites):
+//   node scripts/make-suite-recordings.mjs [coding large ...]
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,6 +61,17 @@ const SUITES = {
       { toolCalls: [{ name: 'git_status', arguments: {} }], usage: { input: 1520, output: 12 } },
       { text: 'On main, one file changed: src/catalog.ts.', usage: { input: 1580, output: 14 } },
     ],
+    'Run the tests. Keep a note': [
+      { toolCalls: [{ name: 'run_tests', arguments: {} }], usage: { input: 1610, output: 18 } },
+      {
+        toolCalls: [
+          { name: 'save_note', arguments: { key: 'failing-test', value: 'test/catalog.test.mjs: "loads includes" fails: expected 2 files, got 1' } },
+          { name: 'job_next', arguments: { job_id: 'job_1', until: 'end', wait_ms: 30000 } },
+        ],
+        usage: { input: 1702, output: 71 },
+      },
+      { text: 'The run is done: 2 test files, 3 passed and 1 failed ("loads includes" in test/catalog.test.mjs). I saved it as the note failing-test.', usage: { input: 1866, output: 40 } },
+    ],
   },
   enterprise: {
     'parental leave policy': [
@@ -85,7 +96,8 @@ const SUITES = {
 /** The text of an OpenAI Chat message's content. */
 const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => p.text ?? '').join('') : '');
 
-for (const [name, replies] of Object.entries(SUITES)) {
+const only = process.argv.slice(2);
+for (const [name, replies] of Object.entries(SUITES).filter(([name]) => only.length === 0 || only.includes(name))) {
   const server = await startModelServer();
   server.script((request) => {
     const messages = request.body.messages ?? [];
@@ -100,7 +112,8 @@ for (const [name, replies] of Object.entries(SUITES)) {
   });
   const out = join(root, 'suites', 'recordings');
   rmSync(join(out, name), { recursive: true, force: true });
-  const args = [join(root, 'bin', 'toolman.js'), 'test', join(root, 'suites', `${name}.yaml`), '--record', out, '--json'];
+  // The suite's own catalog, named as a user would: a suite never chooses one itself.
+  const args = [join(root, 'bin', 'toolman.js'), '-c', join(root, 'catalogs', `${name}.yaml`), 'test', join(root, 'suites', `${name}.yaml`), '--record', out, '--json'];
   const result = await promisify(execFile)(process.execPath, args, {
     cwd: root,
     env: { ...process.env, OPENAI_API_KEY: 'recording', OPENAI_BASE_URL: `${server.url}/v1`, NO_COLOR: '1' },

@@ -15,10 +15,18 @@ describe('shipped catalogs', () => {
     expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
   });
 
-  it.each(SHIPPED)('%s.yaml gives every tool a mock handler', async (name) => {
+  it.each(SHIPPED)('%s.yaml runs offline: every tool has a mock handler, or code shipped next to it (a module, a plugin)', async (name) => {
     const { loaded } = await validateCatalog([`catalogs/${name}.yaml`], { cwd: ROOT });
-    const withoutMock = loaded.catalog.tools.filter((t) => t.source.kind === 'catalog' && t.handler?.kind !== 'mock');
-    expect(withoutMock.map((t) => t.name)).toEqual([]);
+    const shipped = (file: string) => file.startsWith(CATALOGS + '/');
+    const offline = (t: (typeof loaded.catalog.tools)[number]) =>
+      t.handler?.kind === 'mock' || (t.handler?.kind === 'module' && shipped(t.handler.file)) || (t.handler?.kind === 'plugin' && t.handler.specifier.startsWith('./plugins/') && shipped(t.handler.catalogFile));
+    expect(loaded.catalog.tools.filter((t) => t.source.kind === 'catalog' && !offline(t)).map((t) => t.name)).toEqual([]);
+  });
+
+  it('coding shows a stateful module tool and a handler plugin', async () => {
+    const { loaded } = await validateCatalog(['catalogs/coding.yaml'], { cwd: ROOT });
+    expect(loaded.catalog.tools.find((t) => t.name === 'run_tests')).toMatchObject({ mode: 'stateful', handler: { kind: 'module' } });
+    expect(loaded.catalog.tools.filter((t) => t.handler?.kind === 'plugin').map((t) => t.name)).toEqual(['save_note', 'read_notes']);
   });
 
   it('assistant and coding have 15+ tools with read, write and destructive effects', async () => {
@@ -29,9 +37,9 @@ describe('shipped catalogs', () => {
     }
   });
 
-  it('coding runs shell and writes serially', async () => {
+  it('coding runs shell and writes serially (a stateful tool\'s job outlives the turn and takes no lock)', async () => {
     const { loaded } = await validateCatalog(['catalogs/coding.yaml'], { cwd: ROOT });
-    for (const tool of loaded.catalog.tools.filter((t) => t.category === 'shell' || (t.category === 'files' && t.effect !== 'read'))) {
+    for (const tool of loaded.catalog.tools.filter((t) => t.mode !== 'stateful' && (t.category === 'shell' || (t.category === 'files' && t.effect !== 'read')))) {
       expect(tool.concurrency, tool.name).toBe('serial');
     }
   });

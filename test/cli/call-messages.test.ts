@@ -20,7 +20,7 @@ describe('call and mcp call speak to the person, in one voice', () => {
     const suggested = /call (\w+)/.exec(hint)![1]!;
     const show = await runBin(['-c', 'catalogs/coding.yaml', 'show', suggested]);
     expect(show.code, show.stderr).toBe(0);
-    expect(hint).toContain('`toolman -c catalogs/coding.yaml list` shows all 16 tools');
+    expect(hint).toContain('`toolman -c catalogs/coding.yaml list` shows all 18 tools');
   });
 
   it('a declined call says why it did not run, not the sentence meant for the model', async () => {

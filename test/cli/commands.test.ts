@@ -13,7 +13,7 @@ describe('toolman list', () => {
   it('--json lists every tool with category, effect, flags and source', async () => {
     const run = await runMain(['--catalog', 'catalogs/coding.yaml', 'list', '--json']);
     const doc = JSON.parse(run.stdout);
-    expect(doc.tools).toHaveLength(16);
+    expect(doc.tools).toHaveLength(18);
     expect(doc.tools.find((t: { name: string }) => t.name === 'run_command')).toMatchObject({
       category: 'shell',
       effect: 'write',

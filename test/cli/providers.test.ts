@@ -81,7 +81,7 @@ describe('toolman format', () => {
     expect(anthropic.stderr.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['warning', 'warning', 'warning']);
     // Infos are infos.
     const lossy = await runBin([...large, 'format', '-P', 'openai', '--strict', '--tool', 'git_commit']);
-    expect(lossy.stderr).toBe('info: catalogs/coding.yaml:334:34 TM0401 tools[14] "git_commit": OpenAI strict mode does not support "minLength"; the formatter will move these constraints into the description\n');
+    expect(lossy.stderr).toBe('info: catalogs/coding.yaml:336:34 TM0401 tools[14] "git_commit": OpenAI strict mode does not support "minLength"; the formatter will move these constraints into the description\n');
     // A tool that cannot be strict is said once (the formatter's warning, with the place), not also as TM0402.
     const impossible = await runBin(['--catalog', 'test/fixtures/diagnostics/TM0402-openai-strict-impossible.yaml', 'format', '-P', 'openai', '--strict']);
     expect(impossible.stderr).toBe('warning: set_labels: sent non-strict: an object allows arbitrary keys (additionalProperties); strict mode needs every key declared (at parameters.labels.additionalProperties)\n');

@@ -71,6 +71,13 @@ describe('call expectations', () => {
     expect(checkExpectations(expecting({ calls: overlap, order: 'subset' }), seen([call('a', { n: 1 }), call('a', { n: 2 })]))).toEqual([]);
   });
 
+  it('counts a meta-tool the expectations name: job_next read, job_stop not called', () => {
+    const run = seen([call('run_tests'), call('job_next', { job_id: 'job_1' }, { meta: true }), call('tool_search', {}, { meta: true })]);
+    expect(checkExpectations(expecting({ calls: calls([{ tool: 'run_tests' }, { tool: 'job_next', args: { job_id: 'job_1' } }]), order: 'exact' }), run)).toEqual([]);
+    expect(checkExpectations(expecting({ not_called: ['job_next'] }), run)).toEqual([{ expectation: 'not_called job_next', message: 'called job_next' }]);
+    expect(checkExpectations(expecting({ call_count: { job_next: { min: 2, max: 2 } } }), run)).toEqual([{ expectation: 'call_count job_next', message: 'calls of job_next: expected 2, got 1' }]);
+  });
+
   it('leaves meta-tools out of call matching', () => {
     expect(checkExpectations(expecting({ calls: calls([{ tool: 'b' }]), order: 'exact' }), seen([call('tool_search', {}, { meta: true }), call('b')]))).toEqual([]);
   });
