@@ -1,4 +1,6 @@
 import type { ModelSwitch } from '../conversation/conversation.js';
+import type { JobUpdate } from '../execute/stateful-job.js';
+import type { ToolSession } from '../session/tool-session.js';
 import type { ProviderName } from '../providers/types.js';
 import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
@@ -120,7 +122,9 @@ export class ReplController implements CommandHost {
     this.stopListening.push(
       conversation.onChange((change) => (change.type === 'session' ? this.refreshCounts() : this.note('warning', change.message))),
       conversation.watchTools((change) => this.mcpToolsChanged(change)),
+      () => this.stopWatchingJobs?.(),
     );
+    this.watchJobs();
     void this.countDefinitions();
     const resumed = conversation.resumed;
     if (!resumed) {
@@ -357,7 +361,27 @@ export class ReplController implements CommandHost {
 
   private refreshCounts(): void {
     this.dispatch({ type: 'status', status: sessionCounts(this.context.conversation.session) });
+    this.watchJobs();
     void this.countDefinitions();
+  }
+
+  private watchedSession: ToolSession | undefined;
+  private stopWatchingJobs: (() => void) | undefined;
+
+  /** The session's running stateful jobs on the status line, each yield as it comes (between turns too). */
+  private watchJobs(): void {
+    const { session } = this.context.conversation;
+    if (session === this.watchedSession || this.exiting) return;
+    this.stopWatchingJobs?.();
+    this.watchedSession = session;
+    const running = new Map<string, JobUpdate>();
+    const show = () => this.dispatch({ type: 'status', status: { jobs: [...running.values()].map((u) => ({ id: u.job_id, tool: u.tool, yields: u.yields, unread: u.unread, ...(u.latest !== undefined ? { latest: u.latest } : {}) })) } });
+    this.stopWatchingJobs = session.onJobUpdate((update) => {
+      if (update.status === 'running') running.set(update.job_id, { ...running.get(update.job_id), ...update });
+      else running.delete(update.job_id);
+      show();
+    });
+    show();
   }
 
   /** The definitions offered now and the next request in all, counted by toolman (the tokenizer loads on first use, after the prompt shows). */

@@ -118,6 +118,8 @@ export interface StatusView {
   context: number | null;
   search: 'client' | 'native';
   yes: boolean;
+  /** Stateful tools' jobs still running: what each yielded so far, the latest (redacted) last. */
+  jobs?: { id: string; tool: string; yields: number; unread: number; latest?: string }[];
 }
 
 export interface ReplState {
@@ -432,5 +434,7 @@ export function statusParts(status: StatusView): string[] {
     ...(definitions ? [definitions] : []),
     ...(status.context !== null ? [`next request ${count(status.context)} (/context)`] : []),
     ...(status.yes ? ['--yes'] : []),
+    // A tool's yields are its output: untrusted, so one cleaned line, cut short.
+    ...(status.jobs ?? []).map((job) => `${job.id} ${oneLine(job.tool)} running: ${job.yields} yield${job.yields === 1 ? '' : 's'}${job.unread ? ` (${job.unread} unread)` : ''}${job.latest ? `, latest ${oneLine(job.latest).slice(0, 60)}` : ''}`),
   ];
 }

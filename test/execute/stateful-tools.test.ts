@@ -259,7 +259,9 @@ describe('a stateful mock', () => {
   });
 
   it('a handler that cannot yield says so', async () => {
-    const { session } = await open();
+    const manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/stateful-exec.yaml'], cwd: ROOT });
+    managers.push(manager);
+    const session = await manager.session();
     expect(await runOne(session, 'shell_stateful')).toMatchObject({ ok: false, error: 'shell_stateful is mode: stateful, and its exec handler cannot run as a generator (only module, plugin and mock handlers can)' });
   });
 });
