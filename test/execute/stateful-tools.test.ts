@@ -229,6 +229,14 @@ describe('the job meta-tools', () => {
     expect(session.offered(1).tools.map((t) => t.name)).not.toContain('job_next');
   });
 
+  it('reach only the jobs of their own session (one per serve connection)', async () => {
+    const { manager, session } = await open();
+    const { job_id } = JSON.parse((await runOne(session, 'endless')).content);
+    const other = await manager.session();
+    expect(await runOne(other, 'job_stop', { job_id })).toMatchObject({ ok: false, error: `no running or finished job with id "${job_id}"` });
+    expect(JSON.parse((await runOne(session, 'job_stop', { job_id })).content).status).toBe('stopped');
+  });
+
   it('say what is wrong with an unknown or a background job id', async () => {
     const { session } = await open();
     expect(await runOne(session, 'job_next', { job_id: 'job_nope' })).toMatchObject({ ok: false, error: 'no running or finished job with id "job_nope"' });
