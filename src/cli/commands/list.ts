@@ -27,7 +27,7 @@ export function toolFlags(tool: Tool): string[] {
   if (tool.takesControl) flags.push('takes_control');
   if (tool.deferLoading) flags.push('deferred');
   if (tool.concurrency === 'serial') flags.push('serial');
-  if (tool.mode === 'background') flags.push('background');
+  if (tool.mode !== 'direct') flags.push(tool.mode);
   if (tool.source.kind === 'agent') flags.push('agent');
   return flags;
 }

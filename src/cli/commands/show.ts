@@ -48,7 +48,7 @@ function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrid
     ['mode', tool.mode],
     ['timeout', `${tool.timeoutMs} ms`],
     ['max result', `${tool.maxResultTokens} tokens (${tool.truncation})`],
-    ['handler', tool.handler?.kind === 'mcp' ? `mcp: server "${tool.handler.server}", tool ${JSON.stringify(tool.handler.tool)}` : tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
+    ['handler', tool.handler?.kind === 'mcp' ? `mcp: server "${tool.handler.server}", tool ${JSON.stringify(tool.handler.tool)}` : tool.handler?.kind === 'plugin' ? `plugin: ${tool.handler.spec}` : tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
   ];
   for (const [key, value] of fields) out.push(`${c.bold(key.padEnd(12))} ${value}`);
   for (const override of overrides) out.push(`${c.bold('overridden'.padEnd(12))} ${override.fields.join(', ')} ${c.dim(`(${override.file}:${override.line}:${override.column})`)}`);
