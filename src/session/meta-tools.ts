@@ -110,7 +110,7 @@ export function statefulJobTools(maxResultTokens: number): Tool[] {
         ...jobId,
         wait_ms: { type: 'integer', minimum: 0, maximum: STATEFUL_LIMITS.maxWaitMs, default: STATEFUL_LIMITS.defaultWaitMs, description: 'How long to wait at most, in milliseconds' },
         until: { type: 'string', enum: ['next', 'end'], default: 'next', description: 'next: answer as soon as something new came; end: wait for the job to end, then answer with everything new' },
-        send: { description: 'Optional: a value for the tool, which its next step receives (only tools that say they take input use it)' },
+        send: { type: 'string', description: 'Optional: text for the tool, which its next step receives (only tools that say they take input use it)' },
       },
       required: ['job_id'],
       additionalProperties: false,

@@ -75,10 +75,10 @@ describe('a stateful module tool', () => {
   it('hands values sent with job_next to the generator, as what its yield evaluates to', async () => {
     const { session } = await open();
     const { job_id } = JSON.parse((await runOne(session, 'run_tests', { count: 3, pause_ms: 50 })).content);
-    await json(session, 'job_next', { job_id, send: { skip_slow: true }, wait_ms: 2000 });
+    await json(session, 'job_next', { job_id, send: 'skip the slow ones', wait_ms: 2000 });
     await json(session, 'job_next', { job_id, send: 'second', wait_ms: 2000 });
     await readAll(session, job_id);
-    expect((await seen(session)).received).toEqual([{ skip_slow: true }, 'second']);
+    expect((await seen(session)).received).toEqual(['skip the slow ones', 'second']);
   });
 
   it('job_stop stops it: the generator returns, its finally runs, and unread yields are given', async () => {
@@ -222,6 +222,14 @@ describe('the job meta-tools', () => {
     expect(turn.responses.map((r) => r.deduplicated)).toEqual([false, false]);
   });
 
+  it('are counted by budget in the eager payload too: a session offers them either way', async () => {
+    const { manager } = await open();
+    const report = await manager.budget({ provider: 'openai' });
+    // Nothing is deferred in this catalog: both payloads are the same tools, job_next and job_stop among them.
+    expect(report.totals.eager).toBe(report.totals.deferred);
+    expect(report.totals.saving_pct).toBe(0);
+  });
+
   it('are not offered without stateful tools', async () => {
     const manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/executor.yaml'], cwd: ROOT });
     managers.push(manager);
@@ -246,7 +254,7 @@ describe('the job meta-tools', () => {
     const { session } = await open();
     const { job_id } = JSON.parse((await runOne(session, 'run_tests', { count: 1 })).content);
     await readAll(session, job_id);
-    expect(await runOne(session, 'job_next', { job_id, send: 1 })).toMatchObject({ ok: false, error: `${job_id} has ended (done); nothing was sent` });
+    expect(await runOne(session, 'job_next', { job_id, send: 'more' })).toMatchObject({ ok: false, error: `${job_id} has ended (done); nothing was sent` });
   });
 });
 
