@@ -23,4 +23,8 @@ export { countDefinitions } from './tokens/count-payload.js';
 export { Executor, type ExecutorOptions, type ToolScope, type TurnOptions } from './execute/executor.js';
 export { RunnerRegistry, ToolFailure, type ToolRunner, type RunContext } from './execute/runner.js';
 export { defaultRunners } from './execute/runners/default-runners.js';
+/** What a handler plugin implements (docs/catalog-format.md#handler-plugins). */
+export { PLUGIN_API_VERSION, type ToolmanPlugin, type PluginKind, type PluginRunner, type PluginCreateContext, type PluginCallContext } from './execute/plugin-api.js';
+export type { YieldStream } from './execute/runner.js';
+export type { JobReport, JobUpdate, JobYield } from './execute/stateful-job.js';
 export type { ToolCall, ToolResponse, TurnResult, CallEvent, CallStatus, ApprovalRequest, ApprovalDecision, Approver } from './execute/types.js';

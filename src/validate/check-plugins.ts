@@ -30,10 +30,15 @@ export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspe
     if (!reporter && source) reporters.set(file, (reporter = new Reporter(source, found)));
     return reporter;
   };
-  // A handler an override sets on several tools is one handler: checked once, reported once.
-  const handlers = new Set<PluginHandler>();
-  for (const tool of loaded.catalog.tools) if (tool.handler?.kind === 'plugin' && tool.handler.specifier && (tool.handler.pluginKind || !tool.handler.spec.includes('#'))) handlers.add(tool.handler);
-  const inspections = await Promise.all([...handlers].map(async (handler) => ({ handler, inspection: await inspector.inspect(handler) })));
+  // A handler an override sets on several tools is one place in one file: checked once, reported once.
+  const handlers = new Map<string, PluginHandler>();
+  for (const tool of loaded.catalog.tools) {
+    const handler = tool.handler;
+    if (handler?.kind !== 'plugin' || !handler.specifier || (!handler.pluginKind && handler.spec.includes('#'))) continue;
+    const place = `${handler.file}\u0000${handler.pointer}`;
+    if (!handlers.has(place)) handlers.set(place, handler);
+  }
+  const inspections = await Promise.all([...handlers.values()].map(async (handler) => ({ handler, inspection: await inspector.inspect(handler) })));
   for (const { handler, inspection } of inspections) {
     const reporter = reporterOf(handler.file);
     if (!reporter) continue;

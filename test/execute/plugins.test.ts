@@ -70,6 +70,18 @@ describe('validate loads each plugin and reports at the YAML', () => {
     expect(diagnostics.find((d) => d.code === 'TM0743')).toMatchObject({ line: 7, column: 31, message: expect.stringContaining('config has an unknown key "repaet"; did you mean "repeat"?') });
   });
 
+  it('a handler an override sets on several tools is reported once, at the override', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-plugin-'));
+    temps.push(dir);
+    writeFileSync(join(dir, 'kinds.mjs'), `export { toolmanPlugin } from ${JSON.stringify(join(ROOT, 'test/fixtures/plugins/plugins/kinds.mjs'))};\n`);
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      'toolman: 1\ntools:\n  - name: a\n    description: The first tool the override gives a plugin.\n    handler: { mock: [{ result: 1 }] }\n  - name: b\n    description: The second tool the override gives a plugin.\n    handler: { mock: [{ result: 2 }] }\noverrides:\n  - tools: [a, b]\n    set:\n      handler: { plugin: ./kinds.mjs#echo, config: { greeting: 7 } }\n',
+    );
+    const found = (await validate(join(dir, 'c.yaml'), dir)).filter((d) => d.code === 'TM0743');
+    expect(found).toEqual([expect.objectContaining({ line: 12, column: 64, message: expect.stringContaining('config.greeting must be string (got 7)') })]);
+  });
+
   it('says when a plugin is written for another apiVersion, or throws while loading', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolman-plugin-'));
     temps.push(dir);

@@ -33,8 +33,8 @@ export interface ConfigError {
 /** A plugin handler as its plugin sees it: the kind it runs, and what is wrong with its config. */
 export type PluginInspection = { ok: true; kind: string; file: string; configErrors: ConfigError[] } | { ok: false; problem: PluginProblem };
 
-/** Runs plugin handlers; `inspect` tells `validate` what each handler's plugin makes of it. */
-export interface PluginRunner extends ToolRunner<'plugin'> {
+/** The runner of `plugin` handlers; `inspect` tells `validate` what each handler's plugin makes of it. */
+export interface PluginToolRunner extends ToolRunner<'plugin'> {
   inspect(handler: PluginHandler): Promise<PluginInspection>;
   close(): Promise<void>;
 }
@@ -51,7 +51,7 @@ type ConfigCheck = { errors: ConfigError[] } | { schemaError: string };
  * the runner the kind creates for that config. Nothing is loaded before a plugin tool is called
  * or `validate` asks.
  */
-export function createPluginRunner(options: { output?: (text: string) => void; checks?: ParseCache } = {}): PluginRunner {
+export function createPluginRunner(options: { output?: (text: string) => void; checks?: ParseCache } = {}): PluginToolRunner {
   const workers = new ModuleWorkers('plugin runner', options.output ?? (() => undefined));
   const loads = new Map<string, Promise<Loaded>>();
   const inspections = new WeakMap<PluginHandler, Promise<PluginInspection>>();
@@ -127,7 +127,7 @@ export function createPluginRunner(options: { output?: (text: string) => void; c
     try {
       config = fillEnv(handler.config, context.env, context.secrets) as Record<string, unknown>;
     } catch (error) {
-      throw new ToolFailure(`${context.tool.name} cannot run: its plugin config needs ${describe(error)}`);
+      throw new ToolFailure(`${context.tool.name} cannot run: ${describe(error)} (its plugin config names it)`);
     }
     // One runner per kind and config in the worker: the key is a digest, so no secret is kept as a name.
     const configKey = createHash('sha256').update(`${inspection.kind}\u0000${canonicalJson(config)}`).digest('hex');
