@@ -292,14 +292,9 @@ export class Executor {
       maxTokens: this.resultLimit(tool),
       secrets: this.secrets,
     });
-    const first = await job.firstYield(signal);
+    const answer = await job.firstAnswer(signal);
     live = undefined;
-    if (signal.aborted) return fail('cancelled', `${tool.name} was cancelled`);
-    if (first) return { ok: true, value: { job_id: job.id, tool: tool.name, yields: [first], note: 'call job_next with this job_id for the rest (job_stop stops it)' }, jobId: job.id };
-    // It ended without yielding: its end is the answer.
-    const report = await job.read(0, signal);
-    if (report.status === 'failed' || report.status === 'stopped') return fail(report.error_kind ?? 'tool_error', report.error ?? `${tool.name} was stopped`);
-    return { ok: true, value: report, jobId: job.id };
+    return answer.ok ? { ok: true, value: answer.value, jobId: job.id } : fail(answer.kind, answer.message);
   }
 
   /** Tokens (estimated) one result of `tool` may take. */

@@ -107,7 +107,7 @@ export class StatefulJob {
    * The first yield (read by the call that started the job), or undefined when the job ended
    * before yielding. Resolves when it comes, or when `signal` aborts (the job is then stopped).
    */
-  async firstYield(signal: AbortSignal): Promise<JobYield | undefined> {
+  private async firstYield(signal: AbortSignal): Promise<JobYield | undefined> {
     if (signal.aborted) await this.stop('cancelled');
     const onAbort = () => void this.stop('cancelled');
     signal.addEventListener('abort', onAbort, { once: true });
@@ -116,6 +116,19 @@ export class StatefulJob {
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * The answer of the call that started the job: its first yield with the job id, or, when it
+   * ended without yielding, its end (a result, or the failure); cancelled with `signal`.
+   */
+  async firstAnswer(signal: AbortSignal): Promise<{ ok: true; value: unknown } | { ok: false; kind: ErrorKind; message: string }> {
+    const first = await this.firstYield(signal);
+    if (signal.aborted) return { ok: false, kind: 'cancelled', message: `${this.tool.name} was cancelled` };
+    if (first) return { ok: true, value: { job_id: this.id, tool: this.tool.name, yields: [first], note: 'call job_next with this job_id for the rest (job_stop stops it)' } };
+    const report = await this.read(0, signal);
+    if (report.status === 'failed' || report.status === 'stopped') return { ok: false, kind: report.error_kind ?? 'tool_error', message: report.error ?? `${this.tool.name} was stopped` };
+    return { ok: true, value: report };
   }
 
   /**

@@ -18,7 +18,8 @@ import { isToolmanError } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { SecretSet } from '../shared/secrets.js';
 import { discoverTools, jobToolsFor, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
-import { STATEFUL_LIMITS, type JobUpdate } from '../execute/stateful-job.js';
+import type { JobUpdate } from '../execute/stateful-job.js';
+import { jobAnswer, jobStep } from './job-answers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 export type SearchMode = 'tool_search' | 'discover';
@@ -102,7 +103,7 @@ export class ToolSession {
       kind: 'meta',
       run: async (_handler, args, context) => {
         // Reading a stateful job may wait for its next yield: the one meta-tool that is not instant.
-        const outcome = context.tool.name === 'job_next' || context.tool.name === 'job_stop' ? await this.jobStep(context.tool.name, args, context.signal) : this.callMetaTool(context.tool.name, args);
+        const outcome = context.tool.name === 'job_next' || context.tool.name === 'job_stop' ? await jobStep(this.jobs, this.executor, context.tool.name, args, context.signal) : this.callMetaTool(context.tool.name, args);
         if (!outcome.ok) throw new ToolFailure(outcome.error);
         return outcome.content;
       },
@@ -295,7 +296,7 @@ export class ToolSession {
         }
         case 'job_status':
         case 'job_result':
-          return this.jobAnswer(name, args);
+          return jobAnswer(this.jobs, this.executor, name, args);
         default:
           return { ok: false, error: `"${name}" is not one of toolman's meta-tools` };
       }
@@ -347,37 +348,9 @@ export class ToolSession {
     };
   }
 
-  /** job_next and job_stop: a stateful job's yields since the last read (waiting for one), or its stop. */
-  private async jobStep(name: 'job_next' | 'job_stop', args: Record<string, unknown>, signal: AbortSignal): Promise<MetaToolOutcome> {
-    const id = typeof args.job_id === 'string' ? args.job_id : '';
-    const job = this.jobs.stateful(id);
-    if (!job) return { ok: false, error: this.executor.job(id) ? `${id} is a background job: collect it with job_status and job_result` : `no running or finished job with id ${JSON.stringify(id)}` };
-    if (name === 'job_stop') return { ok: true, content: await job.stop(), activated: [] };
-    if (Object.hasOwn(args, 'send')) {
-      const refused = job.send(args.send);
-      if (refused) return { ok: false, error: refused };
-    }
-    const wait = typeof args.wait_ms === 'number' && Number.isFinite(args.wait_ms) ? Math.min(Math.max(0, args.wait_ms), STATEFUL_LIMITS.maxWaitMs) : STATEFUL_LIMITS.defaultWaitMs;
-    return { ok: true, content: await job.read(wait, signal, args.until === 'end' ? 'end' : 'next'), activated: [] };
-  }
-
   /** Each change of this session's stateful jobs (a yield, an end), redacted, for a display; returns the unsubscribe. */
   onJobUpdate(listener: (update: JobUpdate) => void): () => void {
     return this.jobs.onUpdate(listener);
-  }
-
-  private jobAnswer(name: 'job_status' | 'job_result', args: Record<string, unknown>): MetaToolOutcome {
-    const id = typeof args.job_id === 'string' ? args.job_id : '';
-    const stateful = this.jobs.stateful(id);
-    if (stateful) {
-      const summary = stateful.summary();
-      return name === 'job_status' ? { ok: true, content: summary, activated: [] } : { ok: false, error: `${id} is a stateful job: read it with job_next (it is ${summary.status}, ${summary.unread} unread)` };
-    }
-    const job = this.executor.job(id);
-    if (!job) return { ok: false, error: `no job with id ${JSON.stringify(id)}` };
-    const status = { job_id: id, tool: job.tool, status: job.status, running_ms: job.running_ms };
-    if (name === 'job_status' || !job.outcome) return { ok: true, content: status, activated: [] };
-    return job.outcome.ok ? { ok: true, content: job.outcome.value, activated: [] } : { ok: false, error: job.outcome.message };
   }
 
   /** A tool the discovery meta-tools may show or run: deferred or active, never removed. */
