@@ -72,6 +72,16 @@ describe('a stateful module tool', () => {
     expect(waited).toMatchObject({ yields: [{ n: 2 }] });
   });
 
+  it('job_next with until: end waits for the end and answers with everything at once', async () => {
+    const { session } = await open();
+    const { job_id } = JSON.parse((await runOne(session, 'run_tests', { count: 3, pause_ms: 100 })).content);
+    const all = await json(session, 'job_next', { job_id, until: 'end', wait_ms: 5000 });
+    expect(all).toMatchObject({ status: 'done', yields: [{ n: 2 }, { n: 3 }], result: { passed: 3 } });
+    // Within wait_ms only: a short wait answers with what there is, the job still running.
+    const { job_id: second } = JSON.parse((await runOne(session, 'run_tests', { count: 3, pause_ms: 300 })).content);
+    expect(await json(session, 'job_next', { job_id: second, until: 'end', wait_ms: 50 })).toMatchObject({ status: 'running', yields: [] });
+  });
+
   it('hands values sent with job_next to the generator, as what its yield evaluates to', async () => {
     const { session } = await open();
     const { job_id } = JSON.parse((await runOne(session, 'run_tests', { count: 3, pause_ms: 50 })).content);
