@@ -1,0 +1,456 @@
+import { stemmer } from 'stemmer';
+import type { JsonSchema } from '../catalog/types.js';
+import { splitWords } from '../search/tokenize.js';
+
+/** What the rule reads of a tool (a catalog tool, an MCP server's, or one of the labelled set's). */
+export interface ToolText {
+  name: string;
+  title?: string;
+  summary?: string;
+  description?: string;
+  parameters: JsonSchema;
+}
+
+/** Two tools of one selection a model may mix up, with the evidence. */
+export interface ConfusablePair {
+  a: string;
+  b: string;
+  score: number;
+  /** How alike the texts read (0-1), after verbs of one kind are made one word (find = search). */
+  text_score: number;
+  /** Jaccard overlap of parameter names (null when neither takes any). */
+  parameter_overlap: number | null;
+  /** Why the pair was discounted, when it was: the actions or the objects differ. */
+  distinct_by: string | null;
+  /** Rare words both descriptions use, as written. */
+  shared_words: string[];
+}
+
+/**
+ * The rule's settings. The defaults were chosen on the tuning half of the labelled set
+ * (test/fixtures/confusable/labelled-set.yaml) and measured on the other half: docs/testing.md.
+ */
+export interface ConfusableSettings {
+  threshold: number;
+  /** How much full parameter overlap adds to text similarity (noisy-or: 1 - (1 - text)(1 - w x overlap)). */
+  parameterWeight: number;
+  /**
+   * Text similarity below which shared parameters count for less, in proportion: tools with the
+   * same inputs that say different things (`db_query` / `db_explain`, start / stop) are common.
+   */
+  parameterTextFloor: number;
+  /** Share of cosine (against containment of the shorter text in the longer) in text similarity. */
+  cosineShare: number;
+  /** Pseudo-documents added to every word's document frequency count: IDF stays mild in small selections. */
+  idfPrior: number;
+  /** Score multipliers when the two tools are told apart by what they do or what they act on. */
+  actionConflict: number;
+  objectConflict: number;
+  oneSidedObject: number;
+  countConflict: number;
+}
+
+export const CONFUSABLE_SETTINGS: ConfusableSettings = {
+  threshold: 0.5,
+  parameterWeight: 0.5,
+  parameterTextFloor: 0.3,
+  cosineShare: 0.7,
+  idfPrior: 20,
+  actionConflict: 0.3,
+  objectConflict: 0.45,
+  oneSidedObject: 0.9,
+  countConflict: 0.6,
+};
+
+/**
+ * Verbs of one kind, as tool names and descriptions use them: a model reads `find_orders` and
+ * `search_orders` as one action, `create_ticket` and `close_ticket` as two. Nouns of actions
+ * (conversion, deletion) count as their verb. Verbs are matched as written (with their -s, -es,
+ * -ed, -ing forms), not as stems, so `news` is not `new` and `viewing` in a name stays a noun.
+ * A general lexicon of the verbs tool names use, not a list made for particular tools.
+ */
+const ACTION_WORDS: Record<string, string[]> = {
+  find: ['search', 'find', 'lookup', 'query', 'locate', 'discover', 'seek', 'look'],
+  get: ['get', 'fetch', 'retrieve', 'read', 'obtain', 'load', 'show', 'view', 'describe', 'display', 'inspect', 'stat', 'dump', 'return'],
+  list: ['list', 'enumerate', 'browse'],
+  create: ['create', 'add', 'make', 'insert', 'register', 'append', 'creation'],
+  open: ['open'],
+  update: ['update', 'edit', 'modify', 'change', 'set', 'patch', 'alter', 'amend', 'replace'],
+  delete: ['delete', 'remove', 'destroy', 'erase', 'drop', 'purge', 'trash', 'deletion', 'removal', 'terminate', 'uninstall'],
+  write: ['write', 'save', 'store', 'put', 'overwrite', 'manage', 'upsert'],
+  send: ['send', 'post', 'email', 'notify', 'publish', 'dispatch', 'deliver', 'reply'],
+  compute: ['calculate', 'compute', 'estimate', 'evaluate', 'calculation', 'computation', 'determine'],
+  convert: ['convert', 'transform', 'conversion'],
+  run: ['run', 'execute', 'exec', 'invoke', 'launch', 'trigger', 'perform'],
+  start: ['start', 'resume', 'enable', 'activate', 'begin'],
+  stop: ['stop', 'pause', 'disable', 'deactivate', 'halt', 'kill', 'suspend'],
+  cancel: ['cancel', 'abort', 'revoke', 'cancellation'],
+  close: ['close', 'archive', 'resolve', 'complete', 'finish', 'dismiss'],
+  book: ['book', 'reserve', 'schedule', 'buy', 'purchase', 'booking', 'reservation'],
+  move: ['move', 'rename', 'relocate', 'transfer'],
+  merge: ['merge', 'combine'],
+  translate: ['translate', 'translation'],
+  sort: ['sort', 'rank'],
+  navigate: ['navigate', 'go', 'visit', 'goto'],
+  capture: ['capture', 'take', 'snap'],
+  record: ['log', 'record', 'track'],
+  check: ['check', 'verify', 'validate', 'test'],
+  export: ['export', 'download'],
+  import: ['import', 'upload'],
+  share: ['share'],
+  invite: ['invite'],
+  assign: ['assign'],
+  approve: ['approve', 'accept'],
+  reject: ['reject', 'decline', 'deny'],
+  fork: ['fork', 'clone', 'copy', 'duplicate'],
+  click: ['click', 'tap', 'press'],
+  hover: ['hover'],
+  type: ['type', 'enter'],
+  scroll: ['scroll'],
+  select: ['select', 'choose', 'pick'],
+  wait: ['wait', 'sleep'],
+  resize: ['resize'],
+  drag: ['drag'],
+  drop: ['drop'],
+  fill: ['fill'],
+  submit: ['submit'],
+  toggle: ['toggle', 'switch'],
+  subscribe: ['subscribe', 'watch', 'follow'],
+  mark: ['mark', 'flag'],
+  count: ['count', 'tally'],
+  parse: ['parse', 'extract'],
+  format: ['format', 'prettify'],
+  summarize: ['summarize', 'summarise', 'summary'],
+  predict: ['predict', 'forecast', 'projection'],
+  analyze: ['analyze', 'analyse', 'analysis'],
+  generate: ['generate', 'produce'],
+  play: ['play', 'stream'],
+  lock: ['lock'],
+  commit: ['commit'],
+  restore: ['restore', 'recover', 'undelete'],
+  backup: ['backup', 'snapshot'],
+  deploy: ['deploy', 'release', 'install'],
+  rollback: ['rollback', 'revert', 'undo'],
+  comment: ['comment', 'annotate'],
+  draft: ['draft'],
+  acknowledge: ['acknowledge', 'ack'],
+  silence: ['silence', 'mute', 'snooze'],
+  refund: ['refund'],
+  pay: ['pay', 'charge', 'bill'],
+  sync: ['sync', 'synchronize', 'refresh', 'reload'],
+  reset: ['reset', 'clear'],
+  retry: ['retry', 'rerun'],
+  scan: ['scan', 'audit'],
+  explain: ['explain'],
+  classify: ['classify', 'categorize', 'label', 'tag'],
+  pin: ['pin'],
+  like: ['like', 'upvote'],
+  rate: ['rate', 'review', 'vote'],
+  block: ['block', 'ban'],
+  scale: ['scale'],
+  apply: ['apply'],
+  sign: ['sign'],
+  encrypt: ['encrypt'],
+  decrypt: ['decrypt'],
+  withdraw: ['withdraw'],
+  deposit: ['deposit'],
+  star: ['star'],
+  echo: ['echo', 'repeat'],
+  request: ['request'],
+  reverse: ['reverse', 'invert'],
+  compress: ['compress', 'zip', 'gzip'],
+  invest: ['invest'],
+};
+/**
+ * Actions that cover each other: a generic write includes creating, changing and removing; a
+ * search, a list and a get are ways of reading; "open" creates a ticket, reads a file or goes to a page.
+ */
+const COMPATIBLE = new Set(['write:create', 'write:update', 'write:delete', 'find:list', 'get:list', 'open:create', 'open:get', 'open:navigate', 'open:start', 'capture:get', 'export:get', 'record:create', 'record:write', 'echo:get', 'predict:compute', 'summarize:get', 'analyze:compute', 'generate:create']);
+
+/** Words that say "several": `read_multiple_files` and `read_files_batch` take the same thing. */
+const MANY_WORDS = ['multiple', 'several', 'many', 'batch', 'bulk'];
+/** Words that say "as of now". */
+const NOW_WORDS = ['current', 'latest', 'recent', 'now', 'live', 'newest'];
+/** Nouns tool authors use for one thing. */
+const SAME_NOUNS: Record<string, string[]> = {
+  directory: ['folder', 'dir', 'directories', 'folders'],
+  repository: ['repo', 'repositories', 'repos'],
+  document: ['doc', 'docs'],
+  identifier: ['id', 'ids'],
+  number: ['num'],
+  message: ['msg'],
+  environment: ['env'],
+  image: ['picture', 'img', 'screenshot', 'photo'],
+  film: ['movie'],
+};
+/** Words in names that name no object: a difference in them does not make two tools different. */
+const GENERIC_NAME_WORDS = new Set(['info', 'information', 'detail', 'details', 'data', 'by', 'with', 'for', 'from', 'all', 'of', 'to', 'the', 'a', 'an', 'in', 'on', 'and', 'or', 'v', 'api', 'tool', 'content', 'contents', 'my', 'me', 'it', 'one', 'item', 'items']);
+/** Words after which a name qualifies its object (`list_directory_with_sizes`): the head noun comes before. */
+const PREPOSITIONS = new Set(['by', 'with', 'for', 'from', 'in', 'on', 'to', 'of', 'at', 'as', 'into', 'via']);
+/** Words of descriptions that say little about which tool this is (besides stop words). */
+const WEAK_WORDS = new Set(['tool', 'use', 'using', 'used', 'specifi', 'specif', 'given', 'option', 'provid', 'allow', 'support', 'may', 'onli', 'also', 'work', 'within', 'call', 'need', 'want', 'result', 'valu', 'paramet', 'default', 'must', 'e', 'g', 'etc', 'one', 'two', 'particular', 'certain', 'base']);
+const STOP = new Set('a an and are as at be by for from has have how i in into is it its me my of on or our please that the their them then there these this those to us was we were what when where which who will with would you your can could should do does did if not no so than such via any each every other another own same just more most very whether'.split(' '));
+
+const stemCache = new Map<string, string>();
+function stem(word: string): string {
+  let s = stemCache.get(word);
+  if (s === undefined) {
+    s = word.length > 2 ? stemmer(word) : word;
+    if (stemCache.size < 100_000) stemCache.set(word, s);
+  }
+  return s;
+}
+
+/** The -s, -es, -ed, -ing forms of a verb, as written. */
+function forms(verb: string): string[] {
+  const base = verb.endsWith('e') ? verb.slice(0, -1) : verb;
+  return [verb, `${verb}s`, `${verb}es`, `${base}ed`, `${base}ing`, `${verb}ed`, `${verb}ing`, ...(verb.endsWith('y') ? [`${verb.slice(0, -1)}ies`, `${verb.slice(0, -1)}ied`] : [])];
+}
+
+/** Word as written -> canonical token: verbs become `@kind`, "several" words `@many`, noun synonyms one noun; anything else its stem. */
+const CANONICAL = new Map<string, string>();
+for (const [noun, others] of Object.entries(SAME_NOUNS)) for (const word of [noun, ...others]) CANONICAL.set(word, stem(noun));
+for (const word of MANY_WORDS) CANONICAL.set(word, '@many');
+for (const word of NOW_WORDS) CANONICAL.set(word, '#now');
+for (const [kind, words] of Object.entries(ACTION_WORDS)) for (const word of words) for (const form of forms(word)) if (!CANONICAL.has(form)) CANONICAL.set(form, `@${kind}`);
+const canonical = (word: string) => CANONICAL.get(word) ?? stem(word);
+/** A parameter name as compared: its words stemmed (`pullNumber` = `pull_number`), nouns of one thing made one. */
+function parameterName(name: string): string {
+  return splitWords(name).map((w) => (CANONICAL.get(w)?.startsWith('@') || CANONICAL.get(w)?.startsWith('#') ? stem(w) : (CANONICAL.get(w) ?? stem(w)))).join('_');
+}
+/** Parameter names (canonical) that many unrelated tools take: paging, sorting, free-text queries. */
+const GENERIC_PARAMETERS = new Set(['query', 'q', 'limit', 'page', 'per_page', 'page_size', 'offset', 'cursor', 'after', 'before', 'sort', 'order', 'direction', 'format', 'field', 'filter', 'since', 'until', 'max_result', 'verbos', 'locale', 'languag', 'unit', 'debug', 'timeout'].map(parameterName));
+/**
+ * Verbs taken as a name's action after its first word (`crm_search_accounts`, `issue_read`): bare
+ * forms of verbs that are rarely nouns. `git_log`, `dns_records` or `db_query` end in a noun.
+ */
+const NOUN_LIKE_VERBS = new Set(['log', 'record', 'track', 'test', 'type', 'set', 'post', 'view', 'display', 'query', 'book', 'schedule', 'export', 'import', 'summary', 'forecast', 'projection', 'stream', 'switch', 'flag', 'mark', 'reply', 'request', 'lock', 'star', 'echo', 'drop', 'copy', 'order', 'return', 'show', 'count', 'format', 'play', 'input', 'enter', 'rank', 'commit', 'email', 'message', 'stat', 'dump', 'load', 'status', 'look', 'check', 'transfer', 'comment', 'backup', 'snapshot', 'release', 'label', 'tag', 'review', 'rate', 'vote', 'bill', 'block', 'scale', 'like', 'pin', 'clear', 'refresh', 'reset', 'sign', 'draft']);
+const BARE_VERBS = new Set(Object.values(ACTION_WORDS).flat().filter((verb) => !NOUN_LIKE_VERBS.has(verb)));
+
+/** A name word besides the action: as compared (`canon`), as the text index has it (`term`), as written. */
+interface NameWord {
+  canon: string;
+  term: string;
+  raw: string;
+}
+
+/** Everything the scores need about one tool, computed once per check. */
+interface Profile {
+  name: string;
+  /** The action the name starts with (`@find`), or `!` + the verb negated (`unstar`). */
+  action: string | undefined;
+  actionWord: string | undefined;
+  /** Name words besides the action and qualifiers: canonical form, and as written. */
+  objects: NameWord[];
+  /** The head noun: the last object word before a preposition (`directory` in `list_directory_with_sizes`). */
+  head: NameWord | undefined;
+  /** Canonical tokens of the name, title, summary and description, and how often each occurs. */
+  terms: Map<string, number>;
+  /** The same words as written, for evidence. */
+  spelled: Map<string, string>;
+  parameters: Set<string>;
+}
+
+function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
+  const nameWords = splitWords(tool.name).filter((w) => !/^[0-9]+$/.test(w));
+  let action: string | undefined;
+  let actionWord: string | undefined;
+  const objects: NameWord[] = [];
+  let head: NameWord | undefined;
+  let qualifying = false;
+  nameWords.forEach((word, i) => {
+    const c = canonical(word);
+    // The action: the first verb of the name (`crm_search_accounts`, `issue_read`), as a bare verb
+    // (a `-s` form only first: `lists` later in a name is a noun).
+    if (action === undefined && c.startsWith('@') && c !== '@many' && (i === 0 || BARE_VERBS.has(word))) {
+      action = c;
+      actionWord = word;
+      return;
+    }
+    if (action === undefined && /^un[a-z]{3,}/.test(word) && canonical(word.slice(2)).startsWith('@')) {
+      // `unstar`, `unresolve`, `unlock`: the opposite of the verb it negates.
+      action = `!${canonical(word.slice(2))}`;
+      actionWord = word;
+      return;
+    }
+    if (PREPOSITIONS.has(word)) qualifying = true;
+    if (GENERIC_NAME_WORDS.has(word)) return;
+    // A verb after the action is used as a noun (`book_property_viewing`).
+    const object = { canon: c.startsWith('@') && c !== '@many' ? stem(word) : c, term: c, raw: word };
+    objects.push(object);
+    if (!qualifying) head = object;
+  });
+  const terms = new Map<string, number>();
+  const spelled = new Map<string, string>();
+  // Other tools named in the text ("use browser_snapshot for actions") are references, not what this one is about.
+  let description = `${tool.title ?? ''} ${tool.summary ?? ''} ${tool.description ?? ''}`;
+  for (const other of otherNames) if (other !== tool.name && description.includes(other)) description = description.split(other).join(' ');
+  const text = `${nameWords.join(' ')} ${description}`;
+  for (const word of splitWords(text)) {
+    if (STOP.has(word) || /^[0-9]+$/.test(word) || word.length < 2) continue;
+    const c = canonical(word);
+    terms.set(c, (terms.get(c) ?? 0) + 1);
+    if (!spelled.has(c)) spelled.set(c, word);
+  }
+  const properties = (tool.parameters.properties as Record<string, unknown> | undefined) ?? {};
+  const parameters = new Set(Object.keys(properties).map(parameterName));
+  return { name: tool.name, action, actionWord, objects, head, terms, spelled, parameters };
+}
+
+/** Whether a word as written is plural (`commits`), singular (`commit`), or cannot tell. */
+function plural(word: string): boolean | undefined {
+  if (word.length < 4 || /(ss|us|is|news|series)$/.test(word)) return undefined;
+  return /[^s]s$/.test(word);
+}
+
+/** Whether a name word occurs in the profile's text, as a word or inside one (`directory` in `subdirectories`). */
+function mentions(profile: Profile, nameWord: NameWord): boolean {
+  if (profile.terms.has(nameWord.term) || profile.terms.has(nameWord.canon)) return true;
+  const word = nameWord.canon;
+  if (word.length < 3) return false;
+  for (const term of profile.terms.keys()) if (term.length > word.length && term.includes(word)) return true;
+  return false;
+}
+
+function actionRelation(a: Profile, b: Profile): 'same' | 'compatible' | 'conflict' | 'unknown' {
+  if (a.action === undefined || b.action === undefined) return 'unknown';
+  if (a.action === b.action) return 'same';
+  // `fork_repository` / `create_fork`, `star_repository` / `add_star`: a verb is also "make one of it".
+  if (a.objects.some((o) => o.canon === stem(b.actionWord!)) || b.objects.some((o) => o.canon === stem(a.actionWord!))) return 'same';
+  // `star` vs `unstar`: the negated verb against itself (a plain verb outside the kinds counts as itself).
+  if (a.action.startsWith('!') || b.action.startsWith('!')) return 'conflict';
+  return COMPATIBLE.has(`${a.action.slice(1)}:${b.action.slice(1)}`) || COMPATIBLE.has(`${b.action.slice(1)}:${a.action.slice(1)}`) ? 'compatible' : 'conflict';
+}
+
+/**
+ * Pairs of tools in one selection that read alike: near-paraphrases a model is likely to pick one
+ * for the other. Text similarity is lexical (stemmed words, verbs of one kind made one word,
+ * weighted by how few of the selection's tools use them, with a prior so small selections weigh
+ * words evenly), mixed with parameter-name overlap; then discounted when the names say the two
+ * differ: another kind of action (`create` / `close`, `star` / `unstar`), objects each lacks
+ * entirely (`get_code_scanning_alert` / `get_secret_scanning_alert`), or one item against many
+ * (`get_commit` / `list_commits`). Linear in the pairs that share a word; no model, no network.
+ */
+export function confusablePairs(tools: readonly ToolText[], settings: Partial<ConfusableSettings> = {}): ConfusablePair[] {
+  const s = { ...CONFUSABLE_SETTINGS, ...settings };
+  if (tools.length < 2) return [];
+  // Names that look like identifiers (`browser_snapshot`), which descriptions may mention.
+  const identifiers = tools.map((t) => t.name).filter((name) => /[_.-]|[a-z][A-Z]/.test(name));
+  const profiles = tools.map((t) => profileOf(t, identifiers));
+  const n = profiles.length;
+  // Things the selection's tools act on: a noun in two or more names (`comment`, `branch`).
+  const named = new Map<string, number>();
+  for (const p of profiles) for (const canon of new Set(p.objects.map((o) => o.canon))) named.set(canon, (named.get(canon) ?? 0) + 1);
+  const entities = new Set([...named].filter(([, count]) => count >= 2).map(([canon]) => canon));
+  const df = new Map<string, number>();
+  for (const p of profiles) for (const term of p.terms.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+  const weight = (term: string) => {
+    const idf = Math.log(1 + (n - (df.get(term) ?? 0) + 0.5 + s.idfPrior) / ((df.get(term) ?? 0) + 0.5));
+    return WEAK_WORDS.has(term) ? idf * 0.3 : idf;
+  };
+  const parameterFrequency = new Map<string, number>();
+  for (const p of profiles) for (const name of p.parameters) parameterFrequency.set(name, (parameterFrequency.get(name) ?? 0) + 1);
+  const parameterWeight = (name: string) => (GENERIC_PARAMETERS.has(name) ? 0.3 : 1) * Math.log(1 + (n - (parameterFrequency.get(name) ?? 0) + 0.5 + s.idfPrior) / ((parameterFrequency.get(name) ?? 0) + 0.5));
+  // Weighted vectors: a repeated word counts a little more, not in proportion.
+  const vectors = profiles.map((p) => {
+    const v = new Map<string, number>();
+    let norm = 0;
+    let total = 0;
+    for (const [term, count] of p.terms) {
+      const w = weight(term) * (1 + Math.log(count));
+      v.set(term, w);
+      norm += w * w;
+      total += w;
+    }
+    return { v, norm: Math.sqrt(norm), total };
+  });
+  // Only pairs that share a word can score: an inverted index keeps this linear in practice.
+  const postings = new Map<string, number[]>();
+  profiles.forEach((p, i) => {
+    for (const term of p.terms.keys()) {
+      if ((df.get(term) ?? 0) > Math.max(50, n / 2)) continue; // words most tools use start no pair
+      let list = postings.get(term);
+      if (!list) postings.set(term, (list = []));
+      list.push(i);
+    }
+  });
+  const candidates = new Set<number>();
+  for (const list of postings.values()) for (let x = 0; x < list.length; x++) for (let y = x + 1; y < list.length; y++) candidates.add(list[x]! * n + list[y]!);
+
+  const pairs: ConfusablePair[] = [];
+  for (const key of candidates) {
+    const i = Math.floor(key / n);
+    const j = key % n;
+    const a = profiles[i]!;
+    const b = profiles[j]!;
+    const va = vectors[i]!;
+    const vb = vectors[j]!;
+    let dot = 0;
+    let shared = 0;
+    const [small, large] = va.v.size <= vb.v.size ? [va.v, vb.v] : [vb.v, va.v];
+    for (const [term, w] of small) {
+      const other = large.get(term);
+      if (other === undefined) continue;
+      dot += w * other;
+      shared += Math.min(w, other);
+    }
+    const cosine = va.norm && vb.norm ? dot / (va.norm * vb.norm) : 0;
+    const containment = Math.min(va.total, vb.total) > 0 ? shared / Math.min(va.total, vb.total) : 0;
+    const text = s.cosineShare * cosine + (1 - s.cosineShare) * containment;
+    // Parameter overlap, each name weighted as words are: sharing `query` and `limit` says less than sharing `invoice_id`.
+    let sharedParameters = 0;
+    let allParameters = 0;
+    for (const p of a.parameters) {
+      allParameters += parameterWeight(p);
+      if (b.parameters.has(p)) sharedParameters += parameterWeight(p);
+    }
+    for (const p of b.parameters) if (!a.parameters.has(p)) allParameters += parameterWeight(p);
+    // Evidence grows with how much is shared: two generic names (`query`, `limit`) are weak evidence even when they are all there is.
+    const parameters = allParameters === 0 ? null : (sharedParameters / allParameters) * (1 - Math.exp(-sharedParameters / 3));
+    // Shared parameters add evidence when the texts agree; different ones take none away (a paraphrase may rename them).
+    let score = 1 - (1 - text) * (1 - s.parameterWeight * (parameters ?? 0) * Math.min(1, text / s.parameterTextFloor));
+    if (score < s.threshold * 0.5) continue;
+
+    // What the names say tells the two apart.
+    const reasons: string[] = [];
+    const relation = actionRelation(a, b);
+    if (relation === 'conflict') {
+      score *= s.actionConflict;
+      reasons.push(`${a.actionWord} vs ${b.actionWord}`);
+    }
+    const onlyA = a.objects.filter((w) => !mentions(b, w));
+    const onlyB = b.objects.filter((w) => !mentions(a, w));
+    if (onlyA.length && onlyB.length) {
+      score *= s.objectConflict;
+      reasons.push(`${onlyA[0]!.raw} vs ${onlyB[0]!.raw}`);
+    } else if ((onlyA.length && onlyA.includes(a.head!) && entities.has(a.head!.canon)) || (onlyB.length && onlyB.includes(b.head!) && entities.has(b.head!.canon))) {
+      // What one acts on is another thing the catalog's tools act on (`get_discussion_comments` / `get_discussion`).
+      score *= s.objectConflict;
+      reasons.push((onlyA.length ? a.head! : b.head!).raw);
+    } else if (onlyA.length || onlyB.length) {
+      score *= s.oneSidedObject;
+    }
+    // One thing against many of it: `get_commit` / `list_commits`.
+    if (a.head && b.head && a.head.canon === b.head.canon && relation !== 'same') {
+      const [pa, pb] = [plural(a.head.raw), plural(b.head.raw)];
+      if (pa !== undefined && pb !== undefined && pa !== pb) {
+        score *= s.countConflict;
+        reasons.push('one vs many');
+      }
+    }
+    if (score < s.threshold) continue;
+    const sharedWords = [...small.keys()].filter((t) => large.has(t) && !t.startsWith('@')).sort((x, y) => (df.get(x) ?? 0) - (df.get(y) ?? 0) || x.localeCompare(y));
+    pairs.push({
+      a: a.name,
+      b: b.name,
+      score: round(score),
+      text_score: round(text),
+      parameter_overlap: parameters === null ? null : round(parameters),
+      distinct_by: reasons.length ? reasons.join(', ') : null,
+      shared_words: sharedWords.slice(0, 8).map((t) => a.spelled.get(t) ?? b.spelled.get(t) ?? t),
+    });
+  }
+  return pairs.sort((x, y) => y.score - x.score || x.a.localeCompare(y.a) || x.b.localeCompare(y.b));
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
