@@ -182,6 +182,8 @@ const SAME_NOUNS: Record<string, string[]> = {
   environment: ['env'],
   image: ['picture', 'img', 'screenshot', 'photo'],
   film: ['movie'],
+  list: ['array', 'arrays'],
+  text: ['string', 'strings'],
 };
 /** Words in names that name no object: a difference in them does not make two tools different. */
 const GENERIC_NAME_WORDS = new Set(['info', 'information', 'detail', 'details', 'data', 'by', 'with', 'for', 'from', 'all', 'of', 'to', 'the', 'a', 'an', 'in', 'on', 'and', 'or', 'v', 'api', 'tool', 'content', 'contents', 'my', 'me', 'it', 'one', 'item', 'items']);
@@ -209,7 +211,7 @@ function forms(verb: string): string[] {
 
 /** Word as written -> canonical token: verbs become `@kind`, "several" words `@many`, noun synonyms one noun; anything else its stem. */
 const CANONICAL = new Map<string, string>();
-for (const [noun, others] of Object.entries(SAME_NOUNS)) for (const word of [noun, ...others]) CANONICAL.set(word, stem(noun));
+for (const [noun, others] of Object.entries(SAME_NOUNS)) for (const word of [noun, ...others]) if (word !== noun || !Object.values(ACTION_WORDS).flat().includes(noun)) CANONICAL.set(word, stem(noun));
 for (const word of MANY_WORDS) CANONICAL.set(word, '@many');
 for (const word of NOW_WORDS) CANONICAL.set(word, '#now');
 for (const [kind, words] of Object.entries(ACTION_WORDS)) for (const word of words) for (const form of forms(word)) if (!CANONICAL.has(form)) CANONICAL.set(form, `@${kind}`);
@@ -224,7 +226,7 @@ const GENERIC_PARAMETERS = new Set(['query', 'q', 'limit', 'page', 'per_page', '
  * Verbs taken as a name's action after its first word (`crm_search_accounts`, `issue_read`): bare
  * forms of verbs that are rarely nouns. `git_log`, `dns_records` or `db_query` end in a noun.
  */
-const NOUN_LIKE_VERBS = new Set(['log', 'record', 'track', 'test', 'type', 'set', 'post', 'view', 'display', 'query', 'book', 'schedule', 'export', 'import', 'summary', 'forecast', 'projection', 'stream', 'switch', 'flag', 'mark', 'reply', 'request', 'lock', 'star', 'echo', 'drop', 'copy', 'order', 'return', 'show', 'count', 'format', 'play', 'input', 'enter', 'rank', 'commit', 'email', 'message', 'stat', 'dump', 'load', 'status', 'look', 'check', 'transfer', 'comment', 'backup', 'snapshot', 'release', 'label', 'tag', 'review', 'rate', 'vote', 'bill', 'block', 'scale', 'like', 'pin', 'clear', 'refresh', 'reset', 'sign', 'draft']);
+const NOUN_LIKE_VERBS = new Set(['log', 'record', 'track', 'test', 'type', 'set', 'post', 'view', 'display', 'query', 'book', 'schedule', 'export', 'import', 'summary', 'forecast', 'projection', 'stream', 'switch', 'flag', 'mark', 'reply', 'request', 'lock', 'star', 'echo', 'drop', 'copy', 'order', 'return', 'show', 'count', 'format', 'play', 'input', 'enter', 'rank', 'commit', 'email', 'message', 'stat', 'dump', 'load', 'status', 'look', 'check', 'transfer', 'comment', 'backup', 'snapshot', 'release', 'label', 'tag', 'review', 'rate', 'vote', 'bill', 'block', 'scale', 'like', 'pin', 'clear', 'refresh', 'reset', 'sign', 'draft', ...Object.values(ACTION_WORDS).flat().filter((verb) => /(tion|sion|ment|ing|al|ysis)$/.test(verb))]);
 const BARE_VERBS = new Set(Object.values(ACTION_WORDS).flat().filter((verb) => !NOUN_LIKE_VERBS.has(verb)));
 
 /** A name word besides the action: as compared (`canon`), as the text index has it (`term`), as written. */
@@ -297,6 +299,23 @@ function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
   return { name: tool.name, action, actionWord, objects, head, terms, spelled, parameters };
 }
 
+/**
+ * `get_discussion_comments` against `get_discussion`: what the first acts on (comments) belongs to
+ * what the second acts on, which the first's name uses as a qualifier, and the second never
+ * mentions it. (`modify_file_lines` / `edit_file` stay alike: edit_file speaks of lines.)
+ */
+function partOfOther(a: Profile, b: Profile): string | undefined {
+  if (!a.head || !b.head || a.head.canon === b.head.canon) return undefined;
+  // An agent noun names the tool, not a thing (`time_zone_converter`).
+  if (/(er|or)s?$/.test(a.head.raw) && CANONICAL.get(a.head.raw.replace(/(er|or)s?$/, ''))?.startsWith('@')) return undefined;
+  if (/(er|or)s?$/.test(a.head.raw) && CANONICAL.get(a.head.raw.replace(/(er|or)s?$/, 'e'))?.startsWith('@')) return undefined;
+  // A name whose only object is its first word (`browser_navigate`) names a namespace, not a thing.
+  if (b.objects.length === 1 && b.objects[0]!.raw === splitWords(b.name)[0]) return undefined;
+  if (!a.objects.some((o) => o !== a.head && o.canon === b.head!.canon)) return undefined;
+  if (b.objects.some((o) => o.canon === a.head!.canon) || mentions(b, a.head)) return undefined;
+  return `${a.head.raw} of ${b.head.raw}`;
+}
+
 /** Whether a word as written is plural (`commits`), singular (`commit`), or cannot tell. */
 function plural(word: string): boolean | undefined {
   if (word.length < 4 || /(ss|us|is|news|series)$/.test(word)) return undefined;
@@ -338,10 +357,10 @@ export function confusablePairs(tools: readonly ToolText[], settings: Partial<Co
   const identifiers = tools.map((t) => t.name).filter((name) => /[_.-]|[a-z][A-Z]/.test(name));
   const profiles = tools.map((t) => profileOf(t, identifiers));
   const n = profiles.length;
-  // Things the selection's tools act on: a noun in two or more names (`comment`, `branch`).
+  // Things the selection's tools act on: a noun in three or more names (`comment`, `branch`).
   const named = new Map<string, number>();
   for (const p of profiles) for (const canon of new Set(p.objects.map((o) => o.canon))) named.set(canon, (named.get(canon) ?? 0) + 1);
-  const entities = new Set([...named].filter(([, count]) => count >= 2).map(([canon]) => canon));
+  const entities = new Set([...named].filter(([, count]) => count >= 3).map(([canon]) => canon));
   const df = new Map<string, number>();
   for (const p of profiles) for (const term of p.terms.keys()) df.set(term, (df.get(term) ?? 0) + 1);
   const weight = (term: string) => {
@@ -420,14 +439,18 @@ export function confusablePairs(tools: readonly ToolText[], settings: Partial<Co
     }
     const onlyA = a.objects.filter((w) => !mentions(b, w));
     const onlyB = b.objects.filter((w) => !mentions(a, w));
+    const partOf = partOfOther(a, b) ?? partOfOther(b, a);
+    // Another thing the selection's tools act on (`comment` in `add_issue_comment_reaction`).
+    const entity = [...onlyA, ...onlyB].find((w) => entities.has(w.canon));
     if (onlyA.length && onlyB.length) {
+      // Each names something the other never mentions (`code` / `secret` scanning alerts).
       score *= s.objectConflict;
       reasons.push(`${onlyA[0]!.raw} vs ${onlyB[0]!.raw}`);
-    } else if ((onlyA.length && onlyA.includes(a.head!) && entities.has(a.head!.canon)) || (onlyB.length && onlyB.includes(b.head!) && entities.has(b.head!.canon))) {
-      // What one acts on is another thing the catalog's tools act on (`get_discussion_comments` / `get_discussion`).
+    } else if (partOf || entity) {
       score *= s.objectConflict;
-      reasons.push((onlyA.length ? a.head! : b.head!).raw);
+      reasons.push(partOf ?? entity!.raw);
     } else if (onlyA.length || onlyB.length) {
+      // Only one name has a qualifier the other's text lacks (`read_text_file` / `read_file`).
       score *= s.oneSidedObject;
     }
     // One thing against many of it: `get_commit` / `list_commits`.
