@@ -52,7 +52,7 @@ if (args.includes('--search')) {
   process.exit(0);
 }
 
-const splits = args.includes('--holdout') ? ['tune', 'dev', 'holdout'] : ['tune', 'dev'];
+const splits = args.includes('--holdout') ? ['tune', 'dev', 'dev2', 'holdout'] : ['tune', 'dev', 'dev2'];
 console.log(`settings: ${JSON.stringify(CONFUSABLE_SETTINGS)}\n`);
 for (const split of splits) {
   const outcomes = scoreLabelledSet(pairs.filter((p) => p.split === split));

@@ -51,7 +51,7 @@ export interface ConfusableSettings {
 }
 
 export const CONFUSABLE_SETTINGS: ConfusableSettings = {
-  threshold: 0.5,
+  threshold: 0.55,
   parameterWeight: 0.5,
   parameterTextFloor: 0.3,
   cosineShare: 0.7,
@@ -189,6 +189,8 @@ const SAME_NOUNS: Record<string, string[]> = {
 const GENERIC_NAME_WORDS = new Set(['info', 'information', 'detail', 'details', 'data', 'by', 'with', 'for', 'from', 'all', 'of', 'to', 'the', 'a', 'an', 'in', 'on', 'and', 'or', 'v', 'api', 'tool', 'content', 'contents', 'my', 'me', 'it', 'one', 'item', 'items']);
 /** Words after which a name qualifies its object (`list_directory_with_sizes`): the head noun comes before. */
 const PREPOSITIONS = new Set(['by', 'with', 'for', 'from', 'in', 'on', 'to', 'of', 'at', 'as', 'into', 'via']);
+/** Words a description may open with before its verb. */
+const LEAD_IN = new Set(['this', 'the', 'a', 'an', 'tool', 'function', 'use', 'it', 'that', 'will', 'can', 'to', 'api', 'endpoint', 'method']);
 /** Words of descriptions that say little about which tool this is (besides stop words). */
 const WEAK_WORDS = new Set(['tool', 'use', 'using', 'used', 'specifi', 'specif', 'given', 'option', 'provid', 'allow', 'support', 'may', 'onli', 'also', 'work', 'within', 'call', 'need', 'want', 'result', 'valu', 'paramet', 'default', 'must', 'e', 'g', 'etc', 'one', 'two', 'particular', 'certain', 'base']);
 const STOP = new Set('a an and are as at be by for from has have how i in into is it its me my of on or our please that the their them then there these this those to us was we were what when where which who will with would you your can could should do does did if not no so than such via any each every other another own same just more most very whether'.split(' '));
@@ -260,8 +262,17 @@ function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
   const objects: NameWord[] = [];
   let head: NameWord | undefined;
   let qualifying = false;
+  // Descriptions start with the tool's verb ("Handle a dialog", "Returns the sum"): a name word
+  // with that stem is the action even when the lexicon does not know the verb.
+  const leading = splitWords(tool.description ?? '').find((w) => !LEAD_IN.has(w));
+  const described = leading === undefined ? undefined : stem(leading);
   nameWords.forEach((word, i) => {
     const c = canonical(word);
+    if (action === undefined && !c.startsWith('@') && !c.startsWith('#') && described !== undefined && stem(word) === described && nameWords.length > 1 && !PREPOSITIONS.has(word)) {
+      action = `~${described}`;
+      actionWord = word;
+      return;
+    }
     // The action: the first verb of the name (`crm_search_accounts`, `issue_read`), as a bare verb
     // (a `-s` form only first: `lists` later in a name is a noun).
     if (action === undefined && c.startsWith('@') && c !== '@many' && (i === 0 || BARE_VERBS.has(word))) {
@@ -316,9 +327,26 @@ function partOfOther(a: Profile, b: Profile): string | undefined {
   return `${a.head.raw} of ${b.head.raw}`;
 }
 
+/** Nouns that name many of something (`get_commit_history`). */
+const COLLECTIVE_NOUNS = new Set(['history', 'log', 'logs', 'feed', 'timeline', 'list', 'listing', 'all', 'catalog', 'index']);
+
+/**
+ * Whether a tool acts on one thing or on many: listing and searching return many; a get or read
+ * of a plural (`get_branches`) many, of a singular (`get_commit`) one; otherwise it cannot tell.
+ */
+function multiplicity(p: Profile): 'one' | 'many' | undefined {
+  if (p.action === '@list' || p.action === '@find') return 'many';
+  if (p.action !== '@get') return undefined;
+  const words = splitWords(p.name);
+  if (words.some((w) => COLLECTIVE_NOUNS.has(w) || CANONICAL.get(w) === '@many')) return 'many';
+  if (!p.head) return undefined;
+  const count = plural(p.head.raw);
+  return count === undefined ? undefined : count ? 'many' : 'one';
+}
+
 /** Whether a word as written is plural (`commits`), singular (`commit`), or cannot tell. */
 function plural(word: string): boolean | undefined {
-  if (word.length < 4 || /(ss|us|is|news|series)$/.test(word)) return undefined;
+  if (word.length < 3 || /(ss|us|is|news|series)$/.test(word)) return undefined;
   return /[^s]s$/.test(word);
 }
 
@@ -336,9 +364,12 @@ function actionRelation(a: Profile, b: Profile): 'same' | 'compatible' | 'confli
   if (a.action === b.action) return 'same';
   // `fork_repository` / `create_fork`, `star_repository` / `add_star`: a verb is also "make one of it".
   if (a.objects.some((o) => o.canon === stem(b.actionWord!)) || b.objects.some((o) => o.canon === stem(a.actionWord!))) return 'same';
-  // `star` vs `unstar`: the negated verb against itself (a plain verb outside the kinds counts as itself).
+  // `star` vs `unstar`: the negated verb against itself (and against any other verb).
   if (a.action.startsWith('!') || b.action.startsWith('!')) return 'conflict';
-  return COMPATIBLE.has(`${a.action.slice(1)}:${b.action.slice(1)}`) || COMPATIBLE.has(`${b.action.slice(1)}:${a.action.slice(1)}`) ? 'compatible' : 'conflict';
+  // A verb the lexicon does not know, found from the description, says nothing against another.
+  if (a.action.startsWith('~') || b.action.startsWith('~')) return 'unknown';
+  const [x, y] = [a.action.slice(1), b.action.slice(1)];
+  return COMPATIBLE.has(`${x}:${y}`) || COMPATIBLE.has(`${y}:${x}`) ? 'compatible' : 'conflict';
 }
 
 /**
@@ -453,13 +484,13 @@ export function confusablePairs(tools: readonly ToolText[], settings: Partial<Co
       // Only one name has a qualifier the other's text lacks (`read_text_file` / `read_file`).
       score *= s.oneSidedObject;
     }
-    // One thing against many of it: `get_commit` / `list_commits`.
-    if (a.head && b.head && a.head.canon === b.head.canon && relation !== 'same') {
-      const [pa, pb] = [plural(a.head.raw), plural(b.head.raw)];
-      if (pa !== undefined && pb !== undefined && pa !== pb) {
-        score *= s.countConflict;
-        reasons.push('one vs many');
-      }
+    // One thing against many of it: `get_commit` / `list_commits`, `get_label` / `list_label`.
+    const [ma, mb] = [multiplicity(a), multiplicity(b)];
+    const sameHead = a.head !== undefined && b.head !== undefined && a.head.canon === b.head.canon;
+    const [pa, pb] = [sameHead ? plural(a.head!.raw) : undefined, sameHead ? plural(b.head!.raw) : undefined];
+    if ((ma && mb && ma !== mb && (sameHead || relation === 'compatible')) || (relation !== 'same' && pa !== undefined && pb !== undefined && pa !== pb)) {
+      score *= s.countConflict;
+      reasons.push('one vs many');
     }
     if (score < s.threshold) continue;
     const sharedWords = [...small.keys()].filter((t) => large.has(t) && !t.startsWith('@')).sort((x, y) => (df.get(x) ?? 0) - (df.get(y) ?? 0) || x.localeCompare(y));

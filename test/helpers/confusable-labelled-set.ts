@@ -12,7 +12,7 @@ import { realData } from './real-data.js';
  * tools: calibration"). Used by test/validate/confusable-labelled-set.test.ts and by
  * scripts/evaluate-confusion.mjs (which prints it and searches settings on the tuning half).
  */
-export type Split = 'tune' | 'dev' | 'holdout';
+export type Split = 'tune' | 'dev' | 'dev2' | 'holdout';
 export type Size = 'small' | 'medium' | 'large';
 export interface LabelledPair {
   id: string;
@@ -42,6 +42,10 @@ interface SetFile {
   real_pairs: { split: Split; source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
   written_distinct: { split: Split; context: string; a: WrittenTool; b: WrittenTool }[];
   written_pairs: { split: Split; context: string; a: WrittenTool; b: WrittenTool }[];
+  dev2_paraphrases: { source: string; of: string; tool: WrittenTool }[];
+  dev2_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  dev2_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
+  dev2_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
   holdout_paraphrases: { source: string; of: string; tool: WrittenTool }[];
   holdout_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
   holdout_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
@@ -91,6 +95,10 @@ export function labelledPairs(): LabelledPair[] {
   }
   for (const p of file.written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: p.split, label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   for (const p of file.written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: p.split, label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.dev2_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'dev2', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of file.dev2_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'dev2', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of file.dev2_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'dev2', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.dev2_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'dev2', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   for (const p of file.holdout_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'holdout', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
   for (const p of file.holdout_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
   for (const p of file.holdout_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
