@@ -252,6 +252,8 @@ interface Profile {
   terms: Map<string, number>;
   /** The same words as written, for evidence. */
   spelled: Map<string, string>;
+  /** The text's words as stems only (`tag` stays `tag` here; in `terms` it is a verb kind). */
+  stems: Set<string>;
   parameters: Set<string>;
 }
 
@@ -262,30 +264,28 @@ function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
   const objects: NameWord[] = [];
   let head: NameWord | undefined;
   let qualifying = false;
-  // Descriptions start with the tool's verb ("Handle a dialog", "Returns the sum"): a name word
-  // with that stem is the action even when the lexicon does not know the verb.
-  const leading = splitWords(tool.description ?? '').find((w) => !LEAD_IN.has(w));
-  const described = leading === undefined ? undefined : stem(leading);
+  // The action: the name's first verb that is rarely a noun (`crm_search_accounts`, `issue_read`,
+  // `label_write`), else a verb that starts the name (`log_food`), else the negation of one
+  // (`unstar`), else the name word the description starts with ("Handle a dialog"): descriptions
+  // open with the tool's verb, so this finds verbs the lexicon does not know.
+  const verbAt = nameWords.map((word) => canonical(word)).map((c) => c.startsWith('@') && c !== '@many');
+  let at = nameWords.findIndex((word, i) => verbAt[i] && BARE_VERBS.has(word));
+  if (at < 0 && verbAt[0]) at = 0;
+  if (at >= 0) {
+    action = canonical(nameWords[at]!);
+  } else {
+    at = nameWords.findIndex((word) => /^un[a-z]{3,}/.test(word) && canonical(word.slice(2)).startsWith('@'));
+    if (at >= 0) action = `!${canonical(nameWords[at]!.slice(2))}`;
+  }
+  if (at < 0 && nameWords.length > 1) {
+    const leading = splitWords(tool.description ?? '').find((w) => !LEAD_IN.has(w));
+    at = leading === undefined ? -1 : nameWords.findIndex((word) => !PREPOSITIONS.has(word) && stem(word) === stem(leading));
+    if (at >= 0) action = `~${stem(nameWords[at]!)}`;
+  }
+  if (at >= 0) actionWord = nameWords[at];
   nameWords.forEach((word, i) => {
+    if (i === at) return;
     const c = canonical(word);
-    if (action === undefined && !c.startsWith('@') && !c.startsWith('#') && described !== undefined && stem(word) === described && nameWords.length > 1 && !PREPOSITIONS.has(word)) {
-      action = `~${described}`;
-      actionWord = word;
-      return;
-    }
-    // The action: the first verb of the name (`crm_search_accounts`, `issue_read`), as a bare verb
-    // (a `-s` form only first: `lists` later in a name is a noun).
-    if (action === undefined && c.startsWith('@') && c !== '@many' && (i === 0 || BARE_VERBS.has(word))) {
-      action = c;
-      actionWord = word;
-      return;
-    }
-    if (action === undefined && /^un[a-z]{3,}/.test(word) && canonical(word.slice(2)).startsWith('@')) {
-      // `unstar`, `unresolve`, `unlock`: the opposite of the verb it negates.
-      action = `!${canonical(word.slice(2))}`;
-      actionWord = word;
-      return;
-    }
     if (PREPOSITIONS.has(word)) qualifying = true;
     if (GENERIC_NAME_WORDS.has(word)) return;
     // A verb after the action is used as a noun (`book_property_viewing`).
@@ -295,6 +295,7 @@ function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
   });
   const terms = new Map<string, number>();
   const spelled = new Map<string, string>();
+  const stems = new Set<string>();
   // Other tools named in the text ("use browser_snapshot for actions") are references, not what this one is about.
   let description = `${tool.title ?? ''} ${tool.summary ?? ''} ${tool.description ?? ''}`;
   for (const other of otherNames) if (other !== tool.name && description.includes(other)) description = description.split(other).join(' ');
@@ -303,11 +304,12 @@ function profileOf(tool: ToolText, otherNames: readonly string[]): Profile {
     if (STOP.has(word) || /^[0-9]+$/.test(word) || word.length < 2) continue;
     const c = canonical(word);
     terms.set(c, (terms.get(c) ?? 0) + 1);
+    stems.add(CANONICAL.has(word) && !c.startsWith('@') && !c.startsWith('#') ? c : stem(word));
     if (!spelled.has(c)) spelled.set(c, word);
   }
   const properties = (tool.parameters.properties as Record<string, unknown> | undefined) ?? {};
   const parameters = new Set(Object.keys(properties).map(parameterName));
-  return { name: tool.name, action, actionWord, objects, head, terms, spelled, parameters };
+  return { name: tool.name, action, actionWord, objects, head, terms, spelled, stems, parameters };
 }
 
 /**
@@ -352,10 +354,11 @@ function plural(word: string): boolean | undefined {
 
 /** Whether a name word occurs in the profile's text, as a word or inside one (`directory` in `subdirectories`). */
 function mentions(profile: Profile, nameWord: NameWord): boolean {
-  if (profile.terms.has(nameWord.term) || profile.terms.has(nameWord.canon)) return true;
+  // Verb kinds join words that are different nouns (`label` and `tag`): compare name words by stem.
+  if (profile.stems.has(nameWord.canon) || (!nameWord.term.startsWith('@') && profile.terms.has(nameWord.term))) return true;
   const word = nameWord.canon;
   if (word.length < 3) return false;
-  for (const term of profile.terms.keys()) if (term.length > word.length && term.includes(word)) return true;
+  for (const term of profile.stems) if (term.length > word.length && term.includes(word)) return true;
   return false;
 }
 

@@ -147,15 +147,19 @@ const SIZES: { size: Size; others: number }[] = [
   { size: 'large', others: 118 },
 ];
 
-export function scoreLabelledSet(pairs: readonly LabelledPair[], settings: Partial<ConfusableSettings> = {}): Outcome[] {
+/** A rule to score: every pair of a selection with its score (the current rule by default; scripts compare others). */
+export type Scorer = (tools: ToolText[]) => { a: string; b: string; score: number; distinct_by?: string | null }[];
+
+export function scoreLabelledSet(pairs: readonly LabelledPair[], settings: Partial<ConfusableSettings> = {}, scorer?: Scorer, baseThreshold?: number): Outcome[] {
   const outcomes: Outcome[] = [];
+  const score = scorer ?? ((tools: ToolText[]) => confusablePairs(tools, { ...settings, threshold: 0 }));
   for (const pair of pairs) {
     for (const { size, others } of SIZES) {
       const tools = selection(pair, others);
-      const found = confusablePairs(tools, { ...settings, threshold: 0 }).find((p) => (p.a === pair.a.name && p.b === pair.b.name) || (p.a === pair.b.name && p.b === pair.a.name));
-      const score = found?.score ?? 0;
-      const threshold = settings.threshold ?? CONFUSABLE_SETTINGS.threshold;
-      outcomes.push({ pair, size, tools: tools.length, score, flagged: score >= threshold, distinctBy: found?.distinct_by ?? null });
+      const found = score(tools).find((p) => (p.a === pair.a.name && p.b === pair.b.name) || (p.a === pair.b.name && p.b === pair.a.name));
+      const score_ = found?.score ?? 0;
+      const threshold = settings.threshold ?? baseThreshold ?? CONFUSABLE_SETTINGS.threshold;
+      outcomes.push({ pair, size, tools: tools.length, score: score_, flagged: score_ >= threshold, distinctBy: found?.distinct_by ?? null });
     }
   }
   return outcomes;
