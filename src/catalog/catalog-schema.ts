@@ -143,7 +143,11 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
         });
         return;
       }
-      reporter.report('TM0102', pointer, `${where} must be ${TYPE_WORDS[expected] ?? expected}, not ${describeType(error.data)}`);
+      // `exec: "ls -la"`: the command line where a mapping with its argv list belongs.
+      const execLine = pointer.endsWith('/handler/exec') && typeof error.data === 'string' && error.data.trim() !== '';
+      reporter.report('TM0102', pointer, `${where} must be ${TYPE_WORDS[expected] ?? expected}, not ${describeType(error.data)}`, {
+        ...(execLine ? { hint: `write exec: { argv: [${(error.data as string).trim().split(/\s+/).slice(0, 6).map((w) => JSON.stringify(w)).join(', ')}] }: a list of arguments, since toolman never runs a shell` } : {}),
+      });
       return;
     }
     case 'enum':

@@ -44,6 +44,8 @@ export const DIAGNOSTIC_CODES = {
   TM0306: { severity: 'error', name: 'empty-enum', summary: 'An `enum` has no values.' },
   TM0307: { severity: 'error', name: 'duplicate-enum-value', summary: 'An `enum` lists the same value twice.' },
   TM0308: { severity: 'error', name: 'invalid-example', summary: 'An entry of `examples` does not validate against `parameters`.' },
+  TM0310: { severity: 'warning', name: 'invalid-default', summary: 'A `default` is a value its own schema refuses: not one of its `enum`, another type, or outside its bounds.' },
+  TM0311: { severity: 'error', name: 'empty-range', summary: 'A lower bound is above its upper bound (`minimum` > `maximum`, `minLength` > `maxLength`...), so no value is valid.' },
   TM0309: { severity: 'error', name: 'unsupported-pattern', summary: 'A `pattern` uses syntax the linear-time matcher (RE2) does not run: lookaround or backreferences.' },
   // 04xx: provider compatibility
   TM0401: { severity: 'info', name: 'openai-strict-lossy', summary: 'OpenAI strict mode cannot express part of the schema; the formatter will drop or restate it.' },

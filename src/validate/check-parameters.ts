@@ -141,6 +141,11 @@ function checkPatterns(node: Record<string, unknown>, path: string[], reporter: 
   if (isRecord(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, 'patternProperties', key], 'key');
 }
 
+/** The formats ajv-formats checks (the draft 2020-12 ones and OpenAPI's), which toolman's validator knows. */
+const KNOWN_FORMATS = ['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'];
+/** What authors write for a format that is spelt otherwise. */
+const FORMAT_WORDS: Record<string, string> = { datetime: 'date-time', timestamp: 'date-time', iso8601: 'date-time', 'iso-8601': 'date-time', ip: 'ipv4', ipaddress: 'ipv4', 'e-mail': 'email', mail: 'email', link: 'uri', guid: 'uuid', host: 'hostname', regexp: 'regex' };
+
 /** JSON Schema's type names, and what authors write for them (Python, Java, TypeScript). */
 const TYPE_WORDS: Record<string, string> = { str: 'string', text: 'string', int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', dict: 'object', map: 'object', list: 'array', tuple: 'array', none: 'null', nil: 'null' };
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
@@ -187,6 +192,14 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
     explained.add([...path, 'type'].join('/'));
     if (Array.isArray(node.type)) explained.add([...path, 'type', String(i)].join('/'));
   });
+  if (typeof node.format === 'string' && !KNOWN_FORMATS.includes(node.format)) {
+    // ajv's strict compile refuses it too, but points at the node; say it here, at the value, in the author's words.
+    const suggestion = FORMAT_WORDS[node.format.toLowerCase()] ?? closest(node.format, KNOWN_FORMATS);
+    reporter.report('TM0301', at([...path, 'format']), `${where}: unknown format "${node.format}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+      hint: suggestion ? `write format: ${suggestion}` : `formats: ${KNOWN_FORMATS.slice(0, 12).join(', ')}... (or describe the format in the description)`,
+    });
+    explained.add([...path, 'format'].join('/'));
+  }
   if (typeof node.required === 'boolean' && path.length >= 2 && path[path.length - 2] === 'properties') {
     const name = path[path.length - 1]!;
     reporter.report('TM0301', at([...path, 'required']), `${where}: \`required: ${node.required}\` on a property does nothing in JSON Schema`, {
@@ -299,6 +312,8 @@ export function reportStrictComplaints(
       continue;
     }
     const unknownFormat = /unknown format "([^"]+)"/.exec(message);
+    // Reported at the value by the keyword walk, with the closest known format.
+    if (unknownFormat && explained.has([...path, 'format'].join('/'))) continue;
     if (unknownFormat) {
       reporter.report('TM0301', at(path), `${where}: unknown format "${unknownFormat[1]}"`, {
         part: 'value',

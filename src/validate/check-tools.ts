@@ -12,6 +12,7 @@ import type { ParseCache } from '../catalog/parse-cache.js';
 import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
+import { checkSchemaSanity } from './check-schema-sanity.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob, type StrictResult } from './strict-compile.js';
 import CLEAN_SHAPES from '../generated/clean-shapes.js';
@@ -61,7 +62,8 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
     if (names.openaiOrAnthropic) {
       reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {
         part: namePart,
-        hint: `use e.g. "${providerSafeName(tool.name, new Set())}" (what toolman import would choose) and keep the old name under aliases`,
+        // Never suggest a name another tool (or alias) already has.
+        hint: `use e.g. "${providerSafeName(tool.name, new Set([...META_TOOL_NAMES, ...loaded.catalog.tools.flatMap((t) => (t === tool ? [] : [t.name, ...t.aliases]))]))}" (what toolman import would choose) and keep the old name under aliases`,
       });
     } else if (names.gemini) {
       reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "${names.geminiSentAs}"`, { part: namePart });
@@ -95,6 +97,7 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
       }
     }
     const { compilable, explained } = isAgent ? { compilable: undefined, explained: new Set<string>() } : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
+    if (!isAgent) checkSchemaSanity(tool.parameters, [...base, 'parameters'], reporter);
     if (compilable && tool.examples.length > 0) {
       // Examples are validated against the real schema, so it is compiled as it is.
       jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });

@@ -40,6 +40,8 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0307-duplicate-enum-value.yaml', code: 'TM0307', severity: 'error', line: 8, column: 50 },
   { fixture: 'TM0308-invalid-example.yaml', code: 'TM0308', severity: 'error', line: 12, column: 35 },
   { fixture: 'TM0309-unsupported-pattern.yaml', code: 'TM0309', severity: 'error', line: 8, column: 38 },
+  { fixture: 'TM0310-invalid-default.yaml', code: 'TM0310', severity: 'warning', line: 8, column: 62 },
+  { fixture: 'TM0311-empty-range.yaml', code: 'TM0311', severity: 'error', line: 8, column: 33 },
   { fixture: 'TM0401-openai-strict-lossy.yaml', code: 'TM0401', severity: 'info', line: 8, column: 32 },
   { fixture: 'TM0402-openai-strict-impossible.yaml', code: 'TM0402', severity: 'info', line: 11, column: 33 },
   // The recursive $ref itself (items of children), not the first $ref that leads into the recursion.
