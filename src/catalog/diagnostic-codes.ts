@@ -85,6 +85,13 @@ export const DIAGNOSTIC_CODES = {
   TM0903: { severity: 'info', name: 'agent-calls-itself', summary: 'A local agent\'s profile offers the agent to itself; such calls are refused.' },
   // 10xx: tool choice (what a model is likely to get wrong)
   TM1001: { severity: 'warning', name: 'confusable-tools', summary: 'Two tools offered together read so alike (description, name, parameters) that a model is likely to pick one for the other.' },
+  // 12xx: tool poisoning (OWASP MCP Top 10, MCP03:2025)
+  TM1201: { severity: 'error', name: 'hidden-text', summary: 'Text a display does not show but a model reads: Unicode tag characters or bidirectional controls.' },
+  TM1202: { severity: 'warning', name: 'invisible-characters', summary: 'Zero-width characters or directional marks in a tool\'s text or names.' },
+  TM1203: { severity: 'warning', name: 'instructions-to-model', summary: 'A tool\'s text gives the model instructions: to ignore its own, to hide something from the user, to read or pass on secret files.' },
+  TM1204: { severity: 'warning', name: 'tool-shadowing', summary: 'A tool\'s text steers the model away from a tool of another source ("instead of X, use this").' },
+  TM1205: { severity: 'warning', name: 'secret-parameter', summary: 'A parameter asks the model for a secret (a password, an API key, a token).' },
+  TM1206: { severity: 'warning', name: 'effect-contradicts-text', summary: 'The declared effect (read-only, not destructive) contradicts what the tool\'s name or description says it does.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

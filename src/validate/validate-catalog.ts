@@ -3,6 +3,7 @@ import { checkConfusableTools } from './check-confusable-tools.js';
 import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
+import { checkPoisoning } from './check-poisoning.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -31,6 +32,7 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);
+    checkPoisoning(loaded);
     checkProfiles(loaded);
     checkConfusableTools(loaded);
     checkAgents(loaded);

@@ -70,6 +70,12 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
+  { fixture: 'TM1201-hidden-text.yaml', code: 'TM1201', severity: 'error', line: 4, column: 18 },
+  { fixture: 'TM1202-invisible-characters.yaml', code: 'TM1202', severity: 'warning', line: 9, column: 23 },
+  { fixture: 'TM1203-instructions-to-model.yaml', code: 'TM1203', severity: 'warning', line: 4, column: 18 },
+  { fixture: 'TM1204-tool-shadowing.yaml', code: 'TM1204', severity: 'warning', line: 6, column: 18, file: rel('includes/imported-mailer.yaml') },
+  { fixture: 'TM1205-secret-parameter.yaml', code: 'TM1205', severity: 'warning', line: 9, column: 9 },
+  { fixture: 'TM1206-effect-contradicts-text.yaml', code: 'TM1206', severity: 'warning', line: 5, column: 13 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

@@ -117,7 +117,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
 
 /** `mcp server "server" tool "x": ...` → `...`: the table names the tool already. */
 function stripSubject(message: string): string {
-  return message.replace(/^mcp server "[^"]*" tool "[^"]*"(?: \(MCP name "[^"]*"\))?: /, '');
+  return message.replace(/^mcp server "(?:[^"\\]|\\.)*" tool "(?:[^"\\]|\\.)*"(?: \(MCP name "(?:[^"\\]|\\.)*"\))?: /, '');
 }
 
 export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'catalog' | 'tool' | 'batch' | 'profile' | 'provider' | 'strict' | 'geminiJsonSchema'> {
