@@ -1,4 +1,4 @@
-import type { Diagnostic } from './diagnostic.js';
+import type { Diagnostic, Fix } from './diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode, type Severity } from './diagnostic-codes.js';
 import type { SourceFile } from './source-file.js';
 import { quoted } from './quoted-text.js';
@@ -10,6 +10,8 @@ export interface ReportOptions {
   severity?: Severity;
   /** Overrides the subject prefix derived from the pointer. */
   subject?: string;
+  /** The fix the hint names (edits of this file's text). */
+  fix?: Fix;
 }
 
 /**
@@ -39,6 +41,8 @@ export class Reporter {
     };
     if (tool !== undefined) diagnostic.tool = tool;
     if (options.hint !== undefined) diagnostic.hint = options.hint;
+    // Only text the author wrote is fixed: not a server's tool (reported at its entry), not a file that is not a catalog.
+    if (options.fix !== undefined && this.file.quotable) diagnostic.fix = options.fix;
     this.sink.push(diagnostic);
   }
 

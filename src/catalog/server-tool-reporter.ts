@@ -22,7 +22,9 @@ export class ServerToolReporter extends Reporter {
     const inside = pointer.startsWith(entry + '/') ? dottedPath(segmentsOf(pointer.slice(entry.length))) : '';
     const before = this.sink.length;
     const original = this.tool.source.tool === this.tool.name ? '' : ` (MCP name ${quoted(this.tool.source.tool)})`;
-    super.report(code, entry, inside ? `${inside}: ${message}` : message, { ...options, part: 'key', subject: `mcp server ${quoted(this.tool.source.server)} tool ${quoted(this.tool.name)}${original}` });
+    // A server's tool has no text in the file to fix.
+    const { fix: _fix, ...rest } = options;
+    super.report(code, entry, inside ? `${inside}: ${message}` : message, { ...rest, part: 'key', subject: `mcp server ${quoted(this.tool.source.server)} tool ${quoted(this.tool.name)}${original}` });
     for (const diagnostic of this.sink.slice(before)) diagnostic.tool = this.tool.name;
   }
 }

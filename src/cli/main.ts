@@ -42,6 +42,9 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('-q, --quiet', 'text output: show errors only')
     .option('--no-frames', 'text output: no code frames under errors')
     .addOption(new Option('--rule <CODE=level>', 'set a rule to off, info, warning or error (by code or name; repeatable; wins over the catalog\'s lint:)').argParser(collect))
+    .addOption(new Option('--client <name>', 'check against an MCP client\'s documented limits: vscode, windsurf (repeatable; adds to the catalog\'s lint.clients)').argParser(collect))
+    .option('--max-warnings <n>', 'exit 1 when there are more than n warnings')
+    .option('--fix', 'apply the fixes findings name (did-you-mean keys, types and values, required: true, argv) to the files, then report what remains')
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));

@@ -9,6 +9,8 @@ import KNOWN_KEYWORDS from '../generated/known-keywords.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import { dottedPath } from '../catalog/reporter.js';
+import { addEntryBeforeEdit, appendToListEdit, removeEntryEdit, renameKey, replaceValue, yamlScalar } from '../catalog/text-fixes.js';
+import type { Fix } from '../catalog/diagnostic.js';
 import { linearRegExp, mayNeedRe2Check } from '../shared/linear-regexp.js';
 
 /** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
@@ -170,8 +172,10 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
     const optional = key === 'optional';
     // `{ description: Name, e.g. Paris }`: in YAML's { } a comma ends the value, and the rest becomes a key.
     const splitText = node[key] === null && /\s/.test(key);
+    const fix = suggestion && !Object.hasOwn(node, suggestion) ? renameKey(reporter.file, at([...path, key]), suggestion, `renamed "${key}" to "${suggestion}"`) : undefined;
     reporter.report('TM0301', at([...path, key]), `${where}: unknown keyword "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       part: 'key',
+      ...(fix ? { fix } : {}),
       hint: optional
         ? "JSON Schema has no `optional`: properties are optional unless the parent's `required` lists them"
         : suggestion
@@ -186,8 +190,11 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
   types.forEach((type, i) => {
     if (typeof type !== 'string' || JSON_TYPES.includes(type)) return;
     const suggestion = TYPE_WORDS[type.toLowerCase()] ?? (JSON_TYPES.includes(type.toLowerCase()) ? type.toLowerCase() : closest(type, JSON_TYPES));
-    reporter.report('TM0301', at(Array.isArray(node.type) ? [...path, 'type', String(i)] : [...path, 'type']), `${where}: type "${type}" is not a JSON Schema type` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+    const typePointer = at(Array.isArray(node.type) ? [...path, 'type', String(i)] : [...path, 'type']);
+    const fix = suggestion ? replaceValue(reporter.file, typePointer, suggestion, `changed type "${type}" to "${suggestion}"`) : undefined;
+    reporter.report('TM0301', typePointer, `${where}: type "${type}" is not a JSON Schema type` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       hint: `types: ${JSON_TYPES.join(', ')}`,
+      ...(fix ? { fix } : {}),
     });
     explained.add([...path, 'type'].join('/'));
     if (Array.isArray(node.type)) explained.add([...path, 'type', String(i)].join('/'));
@@ -195,19 +202,38 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
   if (typeof node.format === 'string' && !KNOWN_FORMATS.includes(node.format)) {
     // ajv's strict compile refuses it too, but points at the node; say it here, at the value, in the author's words.
     const suggestion = FORMAT_WORDS[node.format.toLowerCase()] ?? closest(node.format, KNOWN_FORMATS);
+    const fix = suggestion ? replaceValue(reporter.file, at([...path, 'format']), suggestion, `changed format "${node.format}" to "${suggestion}"`) : undefined;
     reporter.report('TM0301', at([...path, 'format']), `${where}: unknown format "${node.format}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       hint: suggestion ? `write format: ${suggestion}` : `formats: ${KNOWN_FORMATS.slice(0, 12).join(', ')}... (or describe the format in the description)`,
+      ...(fix ? { fix } : {}),
     });
     explained.add([...path, 'format'].join('/'));
   }
   if (typeof node.required === 'boolean' && path.length >= 2 && path[path.length - 2] === 'properties') {
     const name = path[path.length - 1]!;
+    const fix = requiredFix(reporter, at, path, name, node.required);
     reporter.report('TM0301', at([...path, 'required']), `${where}: \`required: ${node.required}\` on a property does nothing in JSON Schema`, {
       part: 'key',
       hint: node.required ? `remove it and list "${name}" in the parent's \`required\` instead` : 'remove it: properties are optional unless the parent lists them',
+      ...(fix ? { fix } : {}),
     });
     explained.add([...path, 'required'].join('/'));
   }
+}
+
+/**
+ * `required: true` on property `name` at `path`: remove it, and (when true) list the name in the
+ * parent object's `required` (added before its `properties` when it has none).
+ */
+function requiredFix(reporter: Reporter, at: (path: readonly string[]) => string, path: string[], name: string, required: boolean): Fix | undefined {
+  const removal = removeEntryEdit(reporter.file, at([...path, 'required']));
+  if (!removal) return undefined;
+  if (!required) return { description: `removed "required: false" from property "${name}"`, edits: [removal] };
+  const parent = path.slice(0, -2);
+  const listed = reporter.file.range(at([...parent, 'required']));
+  const addition = listed ? appendToListEdit(reporter.file, at([...parent, 'required']), yamlScalar(name)) : addEntryBeforeEdit(reporter.file, at(parent), 'properties', 'required', `[${yamlScalar(name)}]`);
+  if (!addition) return undefined;
+  return { description: `moved "required: true" of property "${name}" to the parent's required list`, edits: [removal, addition] };
 }
 
 function withoutExplained(schema: JsonSchema, explained: ReadonlySet<string>): JsonSchema {

@@ -136,9 +136,9 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
 }
 
 /** Where findings about a tool go: its file's reporter; for an MCP server's tool, its server's entry. */
-export function reporterFor(loaded: LoadedCatalog, tool: Tool): Reporter | undefined {
+export function reporterFor(loaded: LoadedCatalog, tool: Tool, reporters: ReadonlyMap<string, Reporter> = loaded.reporters): Reporter | undefined {
   if (tool.source.kind === 'meta') return undefined;
-  const reporter = loaded.reporters.get(tool.source.file);
+  const reporter = reporters.get(tool.source.file);
   return reporter && tool.source.kind === 'mcp' ? new ServerToolReporter(reporter, tool as Tool & { source: { kind: 'mcp' } }) : reporter;
 }
 

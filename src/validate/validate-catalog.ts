@@ -4,6 +4,8 @@ import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import { checkPoisoning } from './check-poisoning.js';
+import { checkDescriptionQuality } from './description-quality.js';
+import { checkClients } from './check-clients.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -33,9 +35,11 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);
     checkPoisoning(loaded);
+    checkDescriptionQuality(loaded);
     checkProfiles(loaded);
     checkConfusableTools(loaded);
     checkAgents(loaded);
+    checkClients(loaded, [...new Set(loaded.catalog.lintClients.map((c) => c.name))]);
     const before = loaded.diagnostics.length;
     checkProviders(loaded, loaded.catalog.files[0]);
     // A tool whose parameters are broken gets no provider findings: they restate the same mistake
@@ -53,6 +57,17 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
 /** The findings with rule settings applied: the catalog's `lint:`, then `rules` (`--rule`), then disable comments. */
 export function withRuleSettings(loaded: LoadedCatalog, checked: CheckedCatalog, rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
   return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, new Map([...checked.levels, ...rules])));
+}
+
+/**
+ * Findings for MCP clients named on the command line (`validate --client`), with the catalog's
+ * rule settings and `rules` applied; the catalog's own `lint.clients` are checked by runChecks.
+ */
+export function clientDiagnostics(loaded: LoadedCatalog, clients: readonly string[], rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
+  if (clients.length === 0) return [];
+  const found: Diagnostic[] = [];
+  checkClients(loaded, clients, found);
+  return applyRuleSettings(loaded, found, new Map([...lintLevels(loaded, { report: false }), ...rules]), { commentProblems: false });
 }
 
 /** Every finding `validate` reports for a loaded catalog. */
