@@ -1,4 +1,4 @@
-import { checkProfiles } from './check-profiles.js';
+import { checkProfiles, type ServerToolsStatus } from './check-profiles.js';
 import { checkConfusableTools } from './check-confusable-tools.js';
 import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
@@ -30,13 +30,13 @@ export interface CheckedCatalog {
  * the catalog could be read, so one run reports as much as it can. Run once per loaded catalog
  * (the checks add to its findings); `withRuleSettings` then applies levels and comments.
  */
-export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: ParseCache } = {}): CheckedCatalog {
+export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: ParseCache; mcpServers?: readonly ServerToolsStatus[] } = {}): CheckedCatalog {
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);
     checkPoisoning(loaded);
     checkDescriptionQuality(loaded);
-    checkProfiles(loaded);
+    checkProfiles(loaded, options.mcpServers);
     checkConfusableTools(loaded);
     checkAgents(loaded);
     checkClients(loaded, [...new Set(loaded.catalog.lintClients.map((c) => c.name))]);

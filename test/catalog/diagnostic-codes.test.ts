@@ -70,12 +70,19 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
+  { fixture: 'TM1101-no-usage-guidance.yaml', code: 'TM1101', severity: 'info', line: 4, column: 18 },
+  { fixture: 'TM1102-no-return-description.yaml', code: 'TM1102', severity: 'info', line: 4, column: 18 },
+  { fixture: 'TM1103-destructive-effect-unstated.yaml', code: 'TM1103', severity: 'info', line: 4, column: 18 },
+  { fixture: 'TM1104-parameter-format-unstated.yaml', code: 'TM1104', severity: 'info', line: 9, column: 9 },
+  { fixture: 'TM1105-description-restates-name.yaml', code: 'TM1105', severity: 'info', line: 4, column: 18 },
   { fixture: 'TM1201-hidden-text.yaml', code: 'TM1201', severity: 'error', line: 4, column: 18 },
   { fixture: 'TM1202-invisible-characters.yaml', code: 'TM1202', severity: 'warning', line: 9, column: 23 },
   { fixture: 'TM1203-instructions-to-model.yaml', code: 'TM1203', severity: 'warning', line: 4, column: 18 },
   { fixture: 'TM1204-tool-shadowing.yaml', code: 'TM1204', severity: 'warning', line: 6, column: 18, file: rel('includes/imported-mailer.yaml') },
   { fixture: 'TM1205-secret-parameter.yaml', code: 'TM1205', severity: 'warning', line: 9, column: 9 },
   { fixture: 'TM1206-effect-contradicts-text.yaml', code: 'TM1206', severity: 'warning', line: 5, column: 13 },
+  { fixture: 'TM1301-client-tool-limit.yaml', code: 'TM1301', severity: 'warning', line: 3, column: 1 },
+  { fixture: 'TM1302-client-schema-quirk.yaml', code: 'TM1302', severity: 'warning', line: 4, column: 5 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {
