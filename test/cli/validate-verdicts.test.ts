@@ -100,13 +100,12 @@ describe('validate --fix', () => {
     expect(run.code).toBe(1);
   });
 
-  it('does not fix what a rule setting disabled', async () => {
+  it('fixes an error even under a disable comment: errors cannot be disabled', async () => {
     const dir = tmp();
     const file = join(dir, 'c.yaml');
     const text = 'toolman: 1\ntools:\n  - name: ping\n    description: Check that the service answers, and how fast it does.\n    parameters:\n      type: object\n      properties:\n        # toolman-disable-next-line\n        host: { type: string, description: Host, required: false }\n';
     writeFileSync(file, text);
     await runBin(['validate', '--fix', file]);
-    // TM0301 is an error: errors cannot be disabled, so it is fixed even under the comment.
     expect(readFileSync(file, 'utf8')).not.toContain('required: false');
   });
 });
