@@ -9,6 +9,11 @@ export interface DiagnosticCodeInfo {
   /** Short kebab-case name, shown in SARIF rules and docs. */
   name: string;
   summary: string;
+  /**
+   * Off unless a setting turns it on (`lint:`, `--rule`, `validate --quality`): advice that would
+   * otherwise be one finding per tool. Its checks still count in the description-quality score.
+   */
+  optIn?: true;
 }
 
 export const DIAGNOSTIC_CODES = {
@@ -86,11 +91,11 @@ export const DIAGNOSTIC_CODES = {
   // 10xx: tool choice (what a model is likely to get wrong)
   TM1001: { severity: 'warning', name: 'confusable-tools', summary: 'Two tools offered together read so alike (description, name, parameters) that a model is likely to pick one for the other.' },
   // 11xx: description quality
-  TM1101: { severity: 'info', name: 'no-usage-guidance', summary: 'The description does not say when to use the tool (or when not to).' },
-  TM1102: { severity: 'info', name: 'no-return-description', summary: 'The description does not say what the tool returns.' },
-  TM1103: { severity: 'info', name: 'destructive-effect-unstated', summary: 'A destructive tool\'s description does not say what is lost or whether it can be undone.' },
-  TM1104: { severity: 'info', name: 'parameter-format-unstated', summary: 'A parameter whose name implies a format (a date, an email, a URL...) does not say which.' },
-  TM1105: { severity: 'info', name: 'description-restates-name', summary: 'The description only repeats the tool\'s name.' },
+  TM1101: { severity: 'info', name: 'no-usage-guidance', summary: 'The description does not say when to use the tool (or when not to).', optIn: true },
+  TM1102: { severity: 'info', name: 'no-return-description', summary: 'The description does not say what the tool returns.', optIn: true },
+  TM1103: { severity: 'info', name: 'destructive-effect-unstated', summary: 'A destructive tool\'s description does not say what is lost or whether it can be undone.', optIn: true },
+  TM1104: { severity: 'info', name: 'parameter-format-unstated', summary: 'A parameter whose name implies a format (a date, an email, a URL...) does not say which.', optIn: true },
+  TM1105: { severity: 'info', name: 'description-restates-name', summary: 'The description only repeats the tool\'s name.', optIn: true },
   // 12xx: tool poisoning (OWASP MCP Top 10, MCP03:2025)
   TM1201: { severity: 'error', name: 'hidden-text', summary: 'Text a display does not show but a model reads: Unicode tag characters or bidirectional controls.' },
   TM1202: { severity: 'warning', name: 'invisible-characters', summary: 'Zero-width characters or directional marks in a tool\'s text or names.' },

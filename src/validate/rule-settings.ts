@@ -88,7 +88,8 @@ export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly D
   for (const d of diagnostics) {
     const codes = disabled.get(`${d.file}\u0000${d.line}`);
     if (codes && (codes.size === 0 || codes.has(d.code)) && !fixed(d.code)) continue;
-    const level = levels.get(d.code);
+    const info = DIAGNOSTIC_CODES[d.code] as { optIn?: true };
+    const level = levels.get(d.code) ?? (info.optIn ? 'off' : undefined);
     if (level === 'off') continue;
     out.push(level && level !== d.severity ? { ...d, severity: level } : d);
   }

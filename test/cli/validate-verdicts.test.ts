@@ -143,7 +143,10 @@ describe('validate --max-warnings and --client', () => {
 
 describe('validate: the description-quality score', () => {
   it('per tool and for the catalog in --json, SARIF properties and the text summary; SARIF links the docs on the web', async () => {
-    const json = JSON.parse((await runBin(['validate', '--json', 'catalogs/assistant.yaml'])).stdout);
+    const json = JSON.parse((await runBin(["validate", "--json", "catalogs/assistant.yaml"])).stdout);
+    expect(json.diagnostics.some((d: { code: string }) => d.code.startsWith("TM11"))).toBe(false);
+    const listed = JSON.parse((await runBin(["validate", "--json", "--quality", "catalogs/assistant.yaml"])).stdout);
+    expect(listed.diagnostics.filter((d: { code: string }) => d.code === "TM1101").length).toBeGreaterThan(3);
     expect(json.quality.score).toBeGreaterThan(50);
     expect(json.quality.tools).toHaveLength(17);
     expect(json.quality.tools[0]).toMatchObject({ tool: 'list_calendar_events', score: expect.any(Number), graded_by: 'rules', checks: { purpose: true } });

@@ -113,12 +113,22 @@ function poolOf(source: string): ToolText[] {
   return [...own, ...MCP_FILES.filter((f) => f !== source).flatMap(sourceTools)];
 }
 
+const wordsOf = new WeakMap<ToolText, Set<string>>();
 function words(tool: ToolText): Set<string> {
-  return new Set(splitWords(`${tool.name} ${tool.description ?? ''}`).filter((w) => w.length > 2));
+  let set = wordsOf.get(tool);
+  if (!set) wordsOf.set(tool, (set = new Set(splitWords(`${tool.name} ${tool.description ?? ''}`).filter((w) => w.length > 2))));
+  return set;
 }
 
 /** The pair and the `others` tools of its pool that read most like it (word overlap), so selections are hard, not random. */
+const ranking = new WeakMap<LabelledPair, ToolText[]>();
 function selection(pair: LabelledPair, others: number): ToolText[] {
+  const ranked = ranking.get(pair) ?? rank(pair);
+  ranking.set(pair, ranked);
+  return [pair.a, pair.b, ...ranked.slice(0, others)];
+}
+
+function rank(pair: LabelledPair): ToolText[] {
   const target = new Set([...words(pair.a), ...words(pair.b)]);
   const taken = new Set([pair.a.name, pair.b.name]);
   const ranked = pair.pool
@@ -133,12 +143,12 @@ function selection(pair: LabelledPair, others: number): ToolText[] {
   const seen = new Set<string>();
   const chosen: ToolText[] = [];
   for (const { t } of ranked) {
-    if (chosen.length >= others) break;
+    if (chosen.length >= 118) break;
     if (seen.has(t.name)) continue;
     seen.add(t.name);
     chosen.push(t);
   }
-  return [pair.a, pair.b, ...chosen];
+  return chosen;
 }
 
 const SIZES: { size: Size; others: number }[] = [

@@ -30,7 +30,11 @@ export interface ValidateOptions {
   maxWarnings?: string;
   /** Apply the fixes findings name, to the files, and report what remains. */
   fix?: boolean;
+  /** Turn the description-quality rules (TM1101-TM1105, off by default) on for this run. */
+  quality?: boolean;
 }
+
+const QUALITY_RULES = ['TM1101', 'TM1102', 'TM1103', 'TM1104', 'TM1105'] as const;
 
 /** Description-quality infos listed per code in text output before the rest are counted. */
 const QUALITY_INFOS_SHOWN = 5;
@@ -45,6 +49,8 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   // as they do for every other command.
   const roots = options.files.length > 0 ? options.files.map((file) => [file]) : [catalogPaths(io.cwd, options.catalog)];
   const rules = parseRuleOptions(options.rule ?? []);
+  // --quality: every description-quality rule the run did not set otherwise, as an info.
+  if (options.quality) for (const code of QUALITY_RULES) if (!rules.has(code)) rules.set(code, 'info');
   const clients = parseClients(options.client ?? []);
   const maxWarnings = parseMaxWarnings(options.maxWarnings);
   // Fixes first, then the run that reports what remains.
@@ -99,7 +105,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
     io.stdout.write(formatDiagnosticsText(shown, { colors, frames: options.frames !== false, sources, infosPerCode: QUALITY_INFOS_SHOWN, collapsible: (code) => code.startsWith('TM11') }));
     if (files.length > 0) {
       io.stdout.write(formatSummary(summary, files.length, tools, colors));
-      if (!options.quiet) io.stdout.write(formatQuality(quality, colors));
+      if (!options.quiet) io.stdout.write(formatQuality(quality, colors, !options.quality));
       if (tooManyWarnings) io.stdout.write(`${colors.red('✖')} ${summary.warnings} warnings, more than --max-warnings ${maxWarnings}\n`);
     }
   }

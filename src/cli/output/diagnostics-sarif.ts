@@ -30,7 +30,7 @@ export function toSarif(diagnostics: readonly Diagnostic[], version: string, qua
       // Code scanning shows this link to everyone who reads the alert: the docs on the project's
       // repository (package.json), never a path on the machine that ran the scan.
       ...(docsUrl ? { helpUri: `${docsUrl}#${anchor}` } : {}),
-      defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity] },
+      defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity], ...((DIAGNOSTIC_CODES[code] as { optIn?: true }).optIn ? { enabled: false } : {}) },
     };
   });
   const results: Result[] = diagnostics.map((d) => ({
