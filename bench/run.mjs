@@ -151,6 +151,14 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
 }
 
 {
+  const { validateRulesBench } = await import('./validate-rules.mjs');
+  const r = await validateRulesBench({ quick });
+  const rules = { label: 'validate large.yaml: what the issue-20 rules add', median_ms: r.new_rules_ms, share_of_validate: r.new_rules_share, with_quality_ms: r.new_rules_with_quality_ms, warm_ms: r.warm_ms };
+  results.push(rules);
+  console.log(`${rules.label.padEnd(52)} ${rules.median_ms.toFixed(1).padStart(8)} ms  ${(100 * r.new_rules_share).toFixed(1)}% of validate (${r.validate_large_ms.toFixed(0)} ms); --quality ${r.new_rules_with_quality_ms.toFixed(1)} ms`);
+}
+
+{
   const { mcpBench } = await import('./mcp.mjs');
   const r = await mcpBench({ quick });
   const validate = { label: 'validate, 3 MCP servers, tool lists cached', median_ms: r.validate.cached_ms, ratio_to_written_out: r.validate.ratio };

@@ -2,6 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import generatedMetaValidator from '../generated/meta-schema-validator.js';
 import { pointerOf } from '../catalog/diagnostic.js';
 import { resolveLocalRef, walkSchema } from '../catalog/json-schema.js';
+import { checkSchemaNode } from './check-schema-sanity.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { JsonSchema } from '../catalog/types.js';
 import type { Reporter } from '../catalog/reporter.js';
@@ -49,6 +50,7 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
   let refsResolve = true;
   walkSchema(checked, ({ node, path }) => {
     explainKeywords(node, path, reporter, at, explained);
+    checkSchemaNode(node, path, at, reporter);
     const properties = node.properties && typeof node.properties === 'object' && !Array.isArray(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
     if (Array.isArray(node.required)) {
       node.required.forEach((name, i) => {

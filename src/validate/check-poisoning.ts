@@ -31,65 +31,139 @@ export function checkPoisoning(loaded: LoadedCatalog): void {
     const reporter = reporterFor(loaded, tool);
     if (!reporter) continue;
     const base = segmentsOf(tool.source.pointer);
-    const texts = textsOf(tool, base);
-    for (const text of texts) reportHidden(text, reporter);
-    for (const text of texts) {
-      if (!text.prose) continue;
-      const instruction = instructionIn(text.value);
+    const { hidden, prose } = textsOf(tool);
+    const at = (text: ToolString) => (text.path ? pointerOf([...base, ...text.path]) : tool.source.pointer);
+    for (const text of hidden) reportHidden(text, at(text), reporter);
+    // One look over all the tool's prose first: most tools have nothing to report.
+    // Lower-cased, for patterns without the i flag: cheaper to compile, and validate runs each once.
+    const joined = prose.map((t) => t.value).join('\u0000').toLowerCase();
+    const instructions = INSTRUCTION_ANY.test(joined);
+    const avoids = AVOID_ANY.test(joined);
+    for (const text of instructions || avoids ? prose : []) {
+      const instruction = instructions ? instructionIn(text.value) : undefined;
       if (instruction) {
-        reporter.report('TM1203', text.pointer, `${text.label} speaks to the model: ${quote(text.value, instruction.index, instruction.length)} (${instruction.why})`, {
+        reporter.report('TM1203', at(text), `${text.label()} speaks to the model: ${quote(text.value, instruction.index, instruction.length)} (${instruction.why})`, {
           hint: 'a tool definition says what the tool does; text that tells a model what to do with other tools, the user or its instructions is how poisoned servers take over a conversation. Remove it (or exclude the tool)',
         });
       }
-      const shadowed = shadowingIn(text.value, tool, byName, sourceOf);
+      const shadowed = avoids ? shadowingIn(text.value, tool, byName, sourceOf) : undefined;
       if (shadowed) {
-        reporter.report('TM1204', text.pointer, `${text.label} steers the model away from ${JSON.stringify(shadowed.other)} of ${shadowed.source}: ${quote(text.value, shadowed.index, shadowed.length)}`, {
+        reporter.report('TM1204', at(text), `${text.label()} steers the model away from ${JSON.stringify(shadowed.other)} of ${shadowed.source}: ${quote(text.value, shadowed.index, shadowed.length)}`, {
           hint: 'one source\'s tool telling the model not to use another\'s ("tool shadowing") can redirect calls meant for a trusted tool; exclude the tool, or confirm both come from one author',
         });
       }
     }
-    checkSecretParameters(tool, base, reporter);
-    checkEffect(tool, base, reporter, declaresEffect(loaded, tool));
+    checkSecretParameters(tool, base, reporter, SECRET_PROSE_ANY.test(joined));
+    checkEffect(tool, base, reporter, () => declaresEffect(loaded, tool));
   }
 }
 
 interface ToolString {
   value: string;
-  pointer: string;
-  /** What the string is, for messages: `description`, `parameter "path" description`. */
-  label: string;
+  /** Where it is, under the tool's entry (none: the entry itself, an agent's name). */
+  path?: (string | number)[];
+  /** What the string is, for messages: `description`, `parameter "path" description` (made when reported). */
+  label: () => string;
   /** Prose a model reads (descriptions, prompts), as opposed to names and values. */
   prose: boolean;
 }
 
-/** Every string of the tool a model is sent, with where it is. */
-function textsOf(tool: Tool & { source: { pointer: string } }, base: string[]): ToolString[] {
-  const at = (...path: (string | number)[]) => pointerOf([...base, ...path]);
-  const out: ToolString[] = [];
+/**
+ * The strings of the tool a model is sent (name, title, summary, description, docs, prompts,
+ * keywords, and every string and property name of the parameters and examples) that need a
+ * closer look: those with hidden characters, and the prose (descriptions, titles, prompts). The
+ * walk keeps one path and copies it only for those: most strings are neither.
+ */
+function textsOf(tool: Tool & { source: { pointer: string } }): { hidden: ToolString[]; prose: ToolString[] } {
+  const hidden: ToolString[] = [];
+  const prose: ToolString[] = [];
   const isAgent = tool.source.kind === 'agent';
-  out.push({ value: tool.name, pointer: isAgent ? tool.source.pointer : at('name'), label: 'the name', prose: false });
+  const fixed = (label: string) => () => label;
+  // First every string in one list, looked at in one go: hidden characters are rare, and one
+  // search of the joined strings costs far less than one per string. Only when it finds some
+  // does a second look say which.
+  const all: string[] = [];
+  const tops: ToolString[] = [];
+  const top = (value: string, path: (string | number)[] | undefined, label: string, isProse: boolean) => {
+    const text = { value, ...(path ? { path } : {}), label: fixed(label), prose: isProse };
+    all.push(value);
+    tops.push(text);
+    if (isProse) prose.push(text);
+  };
+  top(tool.name, isAgent ? undefined : ['name'], 'the name', false);
   for (const key of ['title', 'summary', 'description', 'docs'] as const) {
     const value = tool[key];
-    if (typeof value === 'string') out.push({ value, pointer: at(key), label: `the ${key}`, prose: true });
+    if (typeof value === 'string') top(value, [key], `the ${key}`, true);
   }
-  for (const [key, value] of Object.entries(tool.prompts)) if (typeof value === 'string') out.push({ value, pointer: at('prompts', key), label: `prompts.${key}`, prose: true });
-  tool.keywords.forEach((value, i) => out.push({ value, pointer: at('keywords', i), label: 'a keyword', prose: false }));
-  const walk = (node: unknown, path: (string | number)[], label: string, prose: boolean, depth: number): void => {
-    if (depth > 64 || out.length > 10_000) return;
-    if (typeof node === 'string') out.push({ value: node, pointer: at(...path), label, prose });
-    else if (Array.isArray(node)) node.forEach((v, i) => walk(v, [...path, i], label, false, depth + 1));
-    else if (isRecord(node)) {
-      for (const [key, value] of Object.entries(node)) {
-        const inProperties = path[path.length - 1] === 'properties';
-        if (inProperties) out.push({ value: key, pointer: at(...path, key), label: `parameter name "${escapeInvisible(key)}"`, prose: false });
-        const what = inProperties ? `parameter "${escapeInvisible(key)}"` : key === 'description' || key === 'title' ? `${label} ${key}` : label;
-        walk(value, [...path, key], what, key === 'description' || key === 'title', depth + 1);
+  for (const [key, value] of Object.entries(tool.prompts)) if (typeof value === 'string') top(value, ['prompts', key], `prompts.${key}`, true);
+  tool.keywords.forEach((value, i) => top(value, ['keywords', i], 'a keyword', false));
+  const path: (string | number)[] = [];
+  let count = 0;
+  let locate = false;
+  const found = (value: string, isKey: boolean) => {
+    const isProse = !isKey && (path[path.length - 1] === 'description' || path[path.length - 1] === 'title');
+    if (!locate) all.push(value);
+    const suspect = locate && HIDDEN_ANY.test(value);
+    if (!suspect && !(isProse && !locate)) return;
+    const copy = [...path];
+    const text = { value, path: copy, label: () => labelOf(copy, isKey), prose: isProse };
+    if (suspect) hidden.push(text);
+    else prose.push(text);
+  };
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > 64 || ++count > 10_000) return;
+    if (typeof node === 'string') found(node, false);
+    else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        walk(node[i], depth + 1);
+        path.pop();
+      }
+    } else if (isRecord(node)) {
+      const inProperties = path[path.length - 1] === 'properties';
+      for (const key in node) {
+        path.push(key);
+        if (inProperties) found(key, true);
+        walk(node[key], depth + 1);
+        path.pop();
       }
     }
   };
-  if (!isAgent) walk(tool.parameters, ['parameters'], 'the parameters', false, 0);
-  tool.examples.forEach((example, i) => walk(example, ['examples', i], `examples[${i}]`, false, 0));
-  return out;
+  const walkAll = () => {
+    count = 0;
+    if (!isAgent) {
+      path.push('parameters');
+      walk(tool.parameters, 0);
+      path.pop();
+    }
+    tool.examples.forEach((example, i) => {
+      path.push('examples', i);
+      walk(example, 0);
+      path.length = 0;
+    });
+  };
+  walkAll();
+  if (HIDDEN_ANY.test(all.join('\n'))) {
+    for (const text of tops) if (HIDDEN_ANY.test(text.value)) hidden.push(text);
+    locate = true;
+    walkAll();
+  }
+  return { hidden, prose };
+}
+
+/**
+ * What a string under the tool's `parameters` or `examples` is, for messages: `the parameters`,
+ * `parameter "to" description`, `parameter name "to"` (the key itself), `examples[0]`.
+ */
+function labelOf(path: readonly (string | number)[], isKey: boolean): string {
+  let label = path[0] === 'examples' ? `examples[${path[1]}]` : 'the parameters';
+  const end = isKey ? path.length - 1 : path.length;
+  for (let i = path[0] === 'examples' ? 2 : 1; i < end; i++) {
+    const segment = path[i]!;
+    if (typeof segment === 'string' && path[i - 1] === 'properties') label = `parameter "${escapeInvisible(segment)}"`;
+    else if (segment === 'description' || segment === 'title') label = `${label} ${segment}`;
+  }
+  return isKey ? `parameter name "${escapeInvisible(String(path[path.length - 1]))}"` : label;
 }
 
 /** Unicode tag characters: invisible, and each one an ASCII character a model can read (U+E0041 is "A"). */
@@ -98,15 +172,17 @@ const TAG = /[\u{E0000}-\u{E007F}]/gu;
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
 /** Zero-width characters and directional marks: invisible where they are not needed for a script. */
 const INVISIBLE = /[\u200B-\u200F\u2060\uFEFF\u061C]/g;
+/** Any of the three, in one look (most strings have none). */
+const HIDDEN_ANY = /[\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF\u061C\u{E0000}-\u{E007F}]/u;
 
-function reportHidden(text: ToolString, reporter: Reporter): void {
+function reportHidden(text: ToolString, pointer: string, reporter: Reporter): void {
   const tags = text.value.match(TAG) ?? [];
   const bidi = text.value.match(BIDI_CONTROL) ?? [];
   if (tags.length || bidi.length) {
     const decoded = tags.map((c) => c.codePointAt(0)! - 0xe0000).filter((code) => code >= 0x20 && code < 0x7f).map((code) => String.fromCharCode(code)).join('');
     const parts = [tags.length ? `${tags.length} Unicode tag character${tags.length === 1 ? '' : 's'}${decoded ? ` that spell ${JSON.stringify(decoded.length > 120 ? `${decoded.slice(0, 119)}…` : decoded)}` : ''}` : '', bidi.length ? `${bidi.length} bidirectional control${bidi.length === 1 ? '' : 's'}` : ''].filter(Boolean);
     const first = text.value.search(tags.length ? TAG : BIDI_CONTROL);
-    reporter.report('TM1201', text.pointer, `${text.label} hides text: ${parts.join(' and ')}: ${quote(text.value, first, 1)}`, {
+    reporter.report('TM1201', pointer, `${text.label()} hides text: ${parts.join(' and ')}: ${quote(text.value, first, 1)}`, {
       hint: 'displays show none of it, but a model reads it all: remove these characters (and distrust where the text came from)',
     });
     return;
@@ -114,7 +190,7 @@ function reportHidden(text: ToolString, reporter: Reporter): void {
   const invisible = text.value.match(INVISIBLE) ?? [];
   if (invisible.length) {
     const kinds = [...new Set(invisible.map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`))];
-    reporter.report('TM1202', text.pointer, `${text.label} has ${invisible.length} invisible character${invisible.length === 1 ? '' : 's'} (${kinds.join(', ')}): ${quote(text.value, text.value.search(INVISIBLE), 1)}`, {
+    reporter.report('TM1202', pointer, `${text.label()} has ${invisible.length} invisible character${invisible.length === 1 ? '' : 's'} (${kinds.join(', ')}): ${quote(text.value, text.value.search(INVISIBLE), 1)}`, {
       hint: 'zero-width characters and directional marks change what a model reads (or which name it must send) without showing: remove them unless the script needs them',
     });
   }
@@ -133,6 +209,8 @@ const INSTRUCTIONS: { pattern: RegExp; why: string }[] = [
 /** Files and secrets a tool has no business telling a model to read or pass on. */
 const SENSITIVE = /(?:~\/\.ssh|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\/etc\/(?:passwd|shadow)|\.aws\/credentials|\.npmrc|\.netrc|\.env\b|\bprivate\s+keys?\b|\bmcp\.json\b|claude_desktop_config|\bcredentials?\s+file)/i;
 const SEND_VERBS = /\b(?:read|send|pass|include|append|attach|upload|provide|copy|forward|post|put|add)\b/i;
+/** Any instruction or secret file, in one look over a tool's prose. */
+const INSTRUCTION_ANY = new RegExp([...INSTRUCTIONS.map((i) => i.pattern.source), SENSITIVE.source].map((source) => `(?:${source})`).join('|'));
 
 function instructionIn(text: string): { index: number; length: number; why: string } | undefined {
   for (const { pattern, why } of INSTRUCTIONS) {
@@ -148,6 +226,8 @@ function instructionIn(text: string): { index: number; length: number; why: stri
 const IMPORTED = /^# Imported by toolman from /m;
 
 const AVOID = /\b(?:instead\s+of|rather\s+than|in\s+place\s+of|never\s+(?:use|call)|do\s+not\s+(?:use|call)|don'?t\s+(?:use|call)|avoid(?:\s+using)?|not\s+(?:use|call))\s+(?:the\s+)?[`'"]?([A-Za-z0-9_.-]{2,64})/gi;
+/** The same, in one look over a tool's lower-cased prose. */
+const AVOID_ANY = new RegExp(AVOID.source);
 
 /**
  * "Instead of X, always use this": a tool that names a tool of another source (another MCP server,
@@ -169,11 +249,16 @@ const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'api
 const SECRET_PAIRS = [['api', 'key'], ['access', 'key'], ['private', 'key'], ['secret', 'key'], ['ssh', 'key'], ['client', 'secret'], ['card', 'number'], ['credit', 'card'], ['session', 'id'], ['auth', 'code']];
 const NOT_SECRET_TOKEN = new Set(['page', 'next', 'continuation', 'cursor', 'max', 'count', 'limit', 'sync', 'pagination', 'prev', 'previous', 'num', 'tokens', 'budget']);
 const SECRET_PROSE = /\b(?:your|the\s+user'?s|user'?s|account)\s+(?:password|passphrase|api\s+key|secret\s+key|private\s+key|access\s+token|credentials|credit\s+card(?:\s+number)?|social\s+security\s+number)\b/i;
+const SECRET_PROSE_ANY = new RegExp(SECRET_PROSE.source);
 
 /** A last word that makes a name about a secret, not the secret itself (`secret_type`, `api_key_name`). */
 const ABOUT_SECRET = new Set(['type', 'types', 'kind', 'name', 'names', 'id', 'ids', 'count', 'length', 'scope', 'scopes', 'policy', 'format', 'field', 'rotation', 'status', 'expiry', 'expiration', 'expires', 'label', 'hint', 'required', 'enabled', 'location', 'path', 'prefix', 'reset', 'strength', 'method', 'interval', 'file', 'url', 'endpoint', 'provider', 'header', 'parameter']);
 
+/** Names that cannot be about a secret, at a glance. */
+const SECRETISH = /pass|secret|key|cred|cvv|cvc|ssn|otp|cookie|bearer|token|card|session|auth/i;
+
 function secretName(name: string): boolean {
+  if (!SECRETISH.test(name)) return false;
   const words = splitWords(name);
   if (words.length > 1 && ABOUT_SECRET.has(words[words.length - 1]!)) return false;
   if (words.some((w) => SECRET_WORDS.has(w))) return true;
@@ -182,11 +267,11 @@ function secretName(name: string): boolean {
 }
 
 /** Parameters that ask the model for a secret: the value would pass through the conversation (and the provider). */
-function checkSecretParameters(tool: Tool, base: string[], reporter: Reporter): void {
+function checkSecretParameters(tool: Tool, base: string[], reporter: Reporter, proseSaysSecret: boolean): void {
   const properties = isRecord(tool.parameters.properties) ? tool.parameters.properties : {};
   for (const [name, schema] of Object.entries(properties)) {
     const description = isRecord(schema) && typeof schema.description === 'string' ? schema.description : '';
-    const prose = SECRET_PROSE.exec(description);
+    const prose = proseSaysSecret ? SECRET_PROSE.exec(description) : null;
     if (!secretName(name) && !prose) continue;
     reporter.report('TM1205', pointerOf([...base, 'parameters', 'properties', name]), `parameter "${escapeInvisible(name)}" asks the model for a secret${prose ? `: ${quote(description, prose.index, prose[0].length)}` : ''}`, {
       part: 'key',
@@ -209,9 +294,9 @@ const NEGATED = /\b(?:not|never|no|without|nothing|doesn'?t|does\s+not|won'?t|wi
  * mapped to a destructive action". Policies, confirmations and `effect:read` patterns trust the
  * declared effect, so a false one turns off the user's safeguards.
  */
-function checkEffect(tool: Tool & { source: { pointer: string } }, base: string[], reporter: Reporter, declared: boolean): void {
+function checkEffect(tool: Tool & { source: { pointer: string } }, base: string[], reporter: Reporter, declared: () => boolean): void {
   // Only a declared effect can contradict: an unset one defaults to write, which asserts nothing.
-  if (tool.effect === 'destructive' || tool.native || !declared) return;
+  if (tool.effect === 'destructive' || tool.native || !declared()) return;
   const description = tool.description ?? '';
   const nameWords = splitWords(tool.name);
   // Only a name's first word, as a bare verb (`billing_` is a namespace, not a bill).

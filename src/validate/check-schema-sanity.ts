@@ -27,27 +27,32 @@ const BOUNDS: { low: string; high: string; what: string }[] = [
 export function checkSchemaSanity(parameters: unknown, base: string[], reporter: Reporter): void {
   if (!isRecord(parameters)) return;
   const at = (path: readonly string[]) => pointerOf([...base, ...path]);
-  walkSchema(parameters, ({ node, path }) => {
-    const where = `parameters${path.length ? '.' + dottedPath(path) : ''}`;
-    for (const { low, high, what } of BOUNDS) {
-      const [a, b] = [node[low], node[high]];
-      if (typeof a !== 'number' || typeof b !== 'number') continue;
-      const exclusive = low.startsWith('exclusive') || high.startsWith('exclusive');
-      if (a < b || (a === b && !exclusive)) continue;
-      reporter.report('TM0311', at([...path, low]), `${where}: ${low} ${a} is ${a === b ? 'equal to' : 'greater than'} ${high} ${b}, so no ${what} is valid and every call fails`, {
-        part: 'key',
-        hint: `swap them, or correct the one that is wrong (${low} ≤ ${high}${exclusive ? ', and strictly below with exclusive bounds' : ''})`,
+  walkSchema(parameters, ({ node, path }) => checkSchemaNode(node, path, at, reporter));
+}
+
+/** The same for one node of a schema being walked (checkParameters' walk calls it, saving a second walk). */
+export function checkSchemaNode(node: Record<string, unknown>, path: readonly string[], at: (path: readonly string[]) => string, reporter: Reporter): void {
+  const where = () => `parameters${path.length ? '.' + dottedPath(path) : ''}`;
+  for (const { low, high, what } of BOUNDS) {
+    const a = node[low];
+    if (typeof a !== 'number') continue;
+    const b = node[high];
+    if (typeof b !== 'number') continue;
+    const exclusive = low.startsWith('exclusive') || high.startsWith('exclusive');
+    if (a < b || (a === b && !exclusive)) continue;
+    reporter.report('TM0311', at([...path, low]), `${where()}: ${low} ${a} is ${a === b ? 'equal to' : 'greater than'} ${high} ${b}, so no ${what} is valid and every call fails`, {
+      part: 'key',
+      hint: `swap them, or correct the one that is wrong (${low} ≤ ${high}${exclusive ? ', and strictly below with exclusive bounds' : ''})`,
+    });
+  }
+  if (node.default !== undefined) {
+    const problem = defaultProblem(node.default, node);
+    if (problem) {
+      reporter.report('TM0310', at([...path, 'default']), `${where()}: default ${shown(node.default)} ${problem}`, {
+        hint: 'a model that leaves the argument out expects the default to be a valid value: make it one, or remove it',
       });
     }
-    if ('default' in node) {
-      const problem = defaultProblem(node.default, node);
-      if (problem) {
-        reporter.report('TM0310', at([...path, 'default']), `${where}: default ${shown(node.default)} ${problem}`, {
-          hint: 'a model that leaves the argument out expects the default to be a valid value: make it one, or remove it',
-        });
-      }
-    }
-  });
+  }
 }
 
 /** Why `value` is not a valid value of `schema` (only the schema's own simple keywords), or undefined. */

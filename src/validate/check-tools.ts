@@ -12,7 +12,6 @@ import type { ParseCache } from '../catalog/parse-cache.js';
 import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
-import { checkSchemaSanity } from './check-schema-sanity.js';
 import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob, type StrictResult } from './strict-compile.js';
 import CLEAN_SHAPES from '../generated/clean-shapes.js';
@@ -97,7 +96,6 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
       }
     }
     const { compilable, explained } = isAgent ? { compilable: undefined, explained: new Set<string>() } : checkParameters(tool.parameters, [...base, 'parameters'], reporter);
-    if (!isAgent) checkSchemaSanity(tool.parameters, [...base, 'parameters'], reporter);
     if (compilable && tool.examples.length > 0) {
       // Examples are validated against the real schema, so it is compiled as it is.
       jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });

@@ -8,7 +8,7 @@ import { checkDescriptionQuality } from './description-quality.js';
 import { checkClients } from './check-clients.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
-import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
+import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
@@ -22,7 +22,15 @@ export interface ValidationResult {
 export interface CheckedCatalog {
   diagnostics: Diagnostic[];
   levels: Map<DiagnosticCode, RuleLevel>;
+  /**
+   * Whether the opt-in description-quality checks (TM1101-TM1105) may run on this catalog, and
+   * whether they have: they run on first demand in withRuleSettings, since locating a finding
+   * parses its file again (over 100 ms on large.yaml) for rules that are off by default.
+   */
+  quality: 'not-applicable' | 'pending' | 'done';
 }
+
+const OPT_IN = (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((code) => (DIAGNOSTIC_CODES[code] as { optIn?: true }).optIn);
 
 /**
  * Every check on a loaded catalog: the loader's findings (YAML, includes, schema) plus the
@@ -35,7 +43,6 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);
     checkPoisoning(loaded);
-    checkDescriptionQuality(loaded);
     checkProfiles(loaded, options.mcpServers);
     checkConfusableTools(loaded);
     checkAgents(loaded);
@@ -51,12 +58,17 @@ export function runChecks(loaded: LoadedCatalog, options: { schemaChecks?: Parse
     }
   }
   const levels = lintLevels(loaded);
-  return { diagnostics: loaded.diagnostics, levels };
+  return { diagnostics: loaded.diagnostics, levels, quality: !fatal || loaded.catalog.tools.length > 0 ? 'pending' : 'not-applicable' };
 }
 
 /** The findings with rule settings applied: the catalog's `lint:`, then `rules` (`--rule`), then disable comments. */
 export function withRuleSettings(loaded: LoadedCatalog, checked: CheckedCatalog, rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
-  return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, new Map([...checked.levels, ...rules])));
+  const levels = new Map([...checked.levels, ...rules]);
+  if (checked.quality === 'pending' && OPT_IN.some((code) => (levels.get(code) ?? 'off') !== 'off')) {
+    checkDescriptionQuality(loaded);
+    checked.quality = 'done';
+  }
+  return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, levels));
 }
 
 /**
