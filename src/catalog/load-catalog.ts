@@ -14,6 +14,7 @@ import {
   type Catalog,
   type Handler,
   type McpServerConfig,
+  type LintClient,
   type LintSetting,
   type Override,
   type Profile,
@@ -111,6 +112,7 @@ class LoadState {
   readonly policies: Catalog['policies'] = [];
   readonly overrides: Override[] = [];
   readonly lint: LintSetting[] = [];
+  readonly lintClients: LintClient[] = [];
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
   /** Real paths of the files read so far. */
@@ -249,6 +251,7 @@ class LoadState {
     }
     if (isRecord(data.lint)) {
       for (const [rule, level] of Object.entries(data.lint)) {
+        if (rule === 'clients' && Array.isArray(level)) level.forEach((name, i) => typeof name === 'string' && this.lintClients.push({ name, file, pointer: pointerOf(['lint', 'clients', i]) }));
         if (level === 'off' || level === 'info' || level === 'warning' || level === 'error') this.lint.push({ rule, level, file, pointer: pointerOf(['lint', rule]), depth: stack.length });
       }
     }
@@ -342,6 +345,7 @@ class LoadState {
       policies: this.policies,
       overrides: this.overrides,
       lint: this.lint,
+      lintClients: this.lintClients,
       mcpServers: this.mcpServers,
       agents: this.agents,
       budget: { definitions: num(budget.definitions), per_result: num(budget.per_result), total_results: num(budget.total_results) },

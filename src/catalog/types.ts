@@ -127,6 +127,13 @@ export interface LintSetting {
   depth: number;
 }
 
+/** An MCP client named in `lint.clients:`, whose limits validate checks. */
+export interface LintClient {
+  name: string;
+  file: string;
+  pointer: string;
+}
+
 /** An `overrides:` entry: fields set on every tool the patterns match. */
 export interface Override {
   tools: string[];
@@ -259,6 +266,8 @@ export interface Catalog {
   policies: Policy[];
   overrides: Override[];
   lint: LintSetting[];
+  /** `lint.clients:` of every file (the union): MCP clients the catalog is served to. */
+  lintClients: LintClient[];
   mcpServers: Map<string, McpServerConfig>;
   agents: Map<string, AgentConfig>;
   budget: Budget;

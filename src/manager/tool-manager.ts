@@ -295,7 +295,8 @@ export class ToolManager {
     const module = await import('../validate/validate-catalog.js');
     if (!this.checked) {
       const schemaChecks = schemaCheckCacheFrom(this.env);
-      this.checked = module.runChecks(this.loaded, schemaChecks ? { schemaChecks } : {});
+      // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
+      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), mcpServers: this.mcpServers() });
     }
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }

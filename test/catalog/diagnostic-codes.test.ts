@@ -44,6 +44,8 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0330-invalid-output-schema.yaml', code: 'TM0330', severity: 'error', line: 12, column: 23 },
   { fixture: 'TM0331-output-schema-not-object.yaml', code: 'TM0331', severity: 'info', line: 6, column: 13 },
   { fixture: 'TM0332-mock-result-not-output.yaml', code: 'TM0332', severity: 'error', line: 16, column: 19 },
+  { fixture: 'TM0310-invalid-default.yaml', code: 'TM0310', severity: 'warning', line: 8, column: 62 },
+  { fixture: 'TM0311-empty-range.yaml', code: 'TM0311', severity: 'error', line: 8, column: 33 },
   { fixture: 'TM0401-openai-strict-lossy.yaml', code: 'TM0401', severity: 'info', line: 8, column: 32 },
   { fixture: 'TM0402-openai-strict-impossible.yaml', code: 'TM0402', severity: 'info', line: 11, column: 33 },
   // The recursive $ref itself (items of children), not the first $ref that leads into the recursion.
@@ -72,6 +74,19 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
+  { fixture: 'TM1101-no-usage-guidance.yaml', code: 'TM1101', severity: 'info', line: 5, column: 18 },
+  { fixture: 'TM1102-no-return-description.yaml', code: 'TM1102', severity: 'info', line: 5, column: 18 },
+  { fixture: 'TM1103-destructive-effect-unstated.yaml', code: 'TM1103', severity: 'info', line: 5, column: 18 },
+  { fixture: 'TM1104-parameter-format-unstated.yaml', code: 'TM1104', severity: 'info', line: 10, column: 9 },
+  { fixture: 'TM1105-description-restates-name.yaml', code: 'TM1105', severity: 'info', line: 5, column: 18 },
+  { fixture: 'TM1201-hidden-text.yaml', code: 'TM1201', severity: 'error', line: 4, column: 18 },
+  { fixture: 'TM1202-invisible-characters.yaml', code: 'TM1202', severity: 'warning', line: 9, column: 23 },
+  { fixture: 'TM1203-instructions-to-model.yaml', code: 'TM1203', severity: 'warning', line: 4, column: 18 },
+  { fixture: 'TM1204-tool-shadowing.yaml', code: 'TM1204', severity: 'warning', line: 6, column: 18, file: rel('includes/imported-mailer.yaml') },
+  { fixture: 'TM1205-secret-parameter.yaml', code: 'TM1205', severity: 'warning', line: 9, column: 9 },
+  { fixture: 'TM1206-effect-contradicts-text.yaml', code: 'TM1206', severity: 'warning', line: 5, column: 13 },
+  { fixture: 'TM1301-client-tool-limit.yaml', code: 'TM1301', severity: 'warning', line: 3, column: 1 },
+  { fixture: 'TM1302-client-schema-quirk.yaml', code: 'TM1302', severity: 'warning', line: 4, column: 5 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {
