@@ -9,6 +9,13 @@ export interface PromptContributions {
   reminders: string[];
 }
 
+/**
+ * Said once when a tool offered declares `references:`: the loop lists a result's sources,
+ * numbered, after its text (loop/turn-references.ts), and this is how the model learns to cite
+ * them. Counted with the tools' other contributions (`budget`, `format`).
+ */
+export const CITATION_PROMPT = 'Some tool results end with numbered sources ("Sources (cite as [n]):"). When your answer uses what a source says, cite it as [n] right after that statement.';
+
 /** Collects the prompt contributions of the tools offered, each text once, in tool order. */
 export function promptContributions(tools: readonly Tool[]): PromptContributions {
   const out: PromptContributions = { system: [], user: [], reminders: [] };
@@ -23,5 +30,6 @@ export function promptContributions(tools: readonly Tool[]): PromptContributions
     add(out.user, tool.prompts.user_format);
     add(out.reminders, tool.prompts.user_reminder);
   }
+  if (tools.some((tool) => tool.references)) add(out.system, CITATION_PROMPT);
   return out;
 }

@@ -4,6 +4,7 @@ import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import { checkOutputSchemas } from './check-output-schema.js';
+import { checkResultHandling } from './check-result-handling.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -50,6 +51,7 @@ export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseC
     }
     // After the provider checks: a broken output schema says nothing about what a provider is sent.
     checkOutputSchemas(loaded);
+    checkResultHandling(loaded);
   }
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels };
