@@ -118,6 +118,11 @@ class LoadState {
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
   readonly evaluations = new Map<string, EvaluationDefinition>();
+  /**
+   * `budget.summarize` of the first file that sets it, root first: an included catalog's tools
+   * with `truncation: summarize` bring their model along, unless the including file names one.
+   */
+  private summarize: { settings: SummarizeSettings; file: string } | undefined;
   /** Real paths of the files read so far. */
   private readonly loaded = new Set<string>();
   /** Real path of each file, by display path. */
@@ -159,6 +164,8 @@ class LoadState {
     }
     this.root ??= data;
     checkCatalogSchema(data, reporter);
+    const summarize = isRecord(data.budget) ? summarizeSettings(data.budget.summarize) : undefined;
+    if (summarize && !this.summarize) this.summarize = { settings: summarize, file: displayPath };
 
     const defaults: ToolDefaults = { ...inherited, ...(isRecord(data.defaults) ? (data.defaults as ToolDefaults) : {}) };
     if (Array.isArray(data.tools)) {
@@ -366,7 +373,7 @@ class LoadState {
         definitions: num(budget.definitions),
         per_result: num(budget.per_result),
         total_results: num(budget.total_results),
-        ...(summarizeSettings(budget.summarize) ? { summarize: summarizeSettings(budget.summarize)! } : {}),
+        ...(this.summarize ? { summarize: { ...this.summarize.settings, file: this.summarize.file } } : {}),
       },
       limits: {
         max_calls_per_round: num(limits.max_calls_per_round) ?? DEFAULT_LIMITS.max_calls_per_round,

@@ -278,6 +278,8 @@ export interface SummarizeSettings {
   threshold?: number;
   /** An OpenAI-compatible (or Anthropic) server instead of the provider's API. */
   base_url?: string;
+  /** The file that set it (the root's wins; else the first included file's). */
+  file?: string;
 }
 
 export interface Budget {

@@ -56,9 +56,8 @@ export function checkResultHandling(loaded: LoadedCatalog): void {
     loaded.reporters.get(definition.file)?.report('TM1405', definition.pointer, 'no tool lists this check in its evaluation:, so it never runs', { part: 'key', subject: `evaluation "${definition.name}"`, hint: `add evaluation: [${definition.name}] to the tools whose answers it checks` });
   }
   const settings = catalog.budget.summarize;
-  const root = catalog.files[0];
-  if (settings && !summarizes && root) {
-    loaded.reporters.get(root)?.report('TM1412', '/budget/summarize', 'no tool has truncation: summarize, so this model is never called', { part: 'key', subject: 'budget' });
+  if (settings?.file && !summarizes) {
+    loaded.reporters.get(settings.file)?.report('TM1412', '/budget/summarize', 'no tool has truncation: summarize, so this model is never called', { part: 'key', subject: 'budget' });
   }
 }
 
