@@ -119,6 +119,8 @@ describe('call and serve: sessions no conversation owns', () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--catalog', POWERS, 'serve'], cwd: ROOT, env: { ...(process.env as Record<string, string>), NO_COLOR: '1', TOOLMAN_CACHE_DIR: 'off', OPENAI_API_KEY: '' }, stderr: 'pipe' });
     await client.connect(transport);
     try {
+      // Nothing numbers sources in serve: the citation line of the system prompt is not in its instructions.
+      expect(client.getInstructions() ?? '').not.toContain('cite it as [n]');
       const result = await client.callTool({ name: 'web_search', arguments: { query: 'second' } });
       expect(result.content).toEqual([
         { type: 'text', text: '{"results":[{"title":"Other","url":"https://example.org/b"},{"title":"Example","url":"https://example.org/a"}]}' },
