@@ -107,6 +107,19 @@ describe('side calls: summaries and grades go through the conversation', () => {
     }
   });
 
+  it.each(['openai', 'openai-responses', 'anthropic', 'gemini'])('a side call to %s: the system prompt and the one message on its wire, no tools, the text back', async (provider) => {
+    server.script([{ text: `summary from ${provider}` }]);
+    server.requests.length = 0;
+    const side = new SideModels({ mode: 'live' }, { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, GEMINI_API_KEY: KEY }, new SecretSet());
+    const baseUrl = provider === 'anthropic' || provider === 'gemini' ? server.url : `${server.url}/v1`;
+    const text = await side.complete({ provider, model: 'small', baseUrl }, { system: 'Shorten it.', text: 'a long result', maxTokens: 100 }, new AbortController().signal);
+    expect(text).toBe(`summary from ${provider}`);
+    const body = JSON.stringify(server.requests[0]!.body);
+    expect(body).toContain('Shorten it.');
+    expect(body).toContain('a long result');
+    expect(server.requests[0]!.body.tools ?? []).toEqual([]);
+  });
+
   it('a catalog the user did not name never gets their key sent to a base URL it chose', async () => {
     server.requests.length = 0;
     const side = new SideModels({ mode: 'live' }, { OPENAI_API_KEY: KEY }, new SecretSet(), 'the recording rec.jsonl');
