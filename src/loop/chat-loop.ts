@@ -124,7 +124,7 @@ export class ChatLoop {
     const finish = async (stop: StopReason, message?: string): Promise<TurnSummary> => {
       // A cancelled or failed turn has no answer worth checking.
       const evaluations = stop === 'cancelled' || stop === 'error' || ran.length === 0 ? [] : await evaluateTurn({ question: text, answer, responses: ran, resolve: (name) => session.resolve(name), evaluations: session.catalog.evaluations }, this.options.grade, signal);
-      if (evaluations.length) emit({ type: 'evaluations', verdicts: evaluations });
+      if (evaluations.length) emit({ type: 'evaluations', round, verdicts: evaluations });
       const references = sources.list;
       emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}), ...(references.length ? { references } : {}) });
       return { answer, stop, rounds: round, calls, usage, took_control: tookControl, ...(message ? { message } : {}), references, evaluations };

@@ -32,8 +32,8 @@ export type LoopEvent =
   | { type: 'warning'; message: string }
   | { type: 'round_end'; round: number }
   | { type: 'error'; kind: string; message: string; hint?: string }
-  /** The verdicts of the checks the turn's tools list (`evaluation:`), once the answer is in; only when there are any. */
-  | { type: 'evaluations'; verdicts: EvaluationVerdict[] }
+  /** The verdicts of the checks the turn's tools list (`evaluation:`), once the answer is in (after its last round); only when there are any. */
+  | { type: 'evaluations'; round: number; verdicts: EvaluationVerdict[] }
   /**
    * `took_control`: the tool whose result is the answer (stop took_control), else null.
    * `references`: the turn's numbered sources (what `[n]` in the answer points at), when it had any.
