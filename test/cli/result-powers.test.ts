@@ -137,3 +137,28 @@ describe('call and serve: sessions no conversation owns', () => {
     }
   });
 });
+
+describe('references: resource_links on a real MCP server\'s tool', () => {
+  it('the reference server\'s get-resource-links: its resource_link blocks become sources, through an override', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-mcp-'));
+    writeFileSync(
+      join(folder, 'toolman.yaml'),
+      `toolman: 1
+name: t
+overrides:
+  - tools: [ev_get-resource-links]
+    set: { references: resource_links }
+mcp_servers:
+  everything:
+    command: ${JSON.stringify(join(ROOT, 'node_modules', '.bin', 'mcp-server-everything'))}
+    prefix: ev_
+    include: [get-resource-links]
+`,
+    );
+    const run = await runBin(['call', 'ev_get-resource-links', '--args', '{"count": 3}', '--json'], { cwd: folder, env: { TOOLMAN_CACHE_DIR: 'off' } });
+    expect(run.code, run.stderr).toBe(0);
+    const refs = JSON.parse(run.stdout).responses[0].references;
+    expect(refs).toHaveLength(3);
+    expect(refs[0]).toMatchObject({ url: expect.stringMatching(/^demo:\/\/resource\//), title: 'Blob Resource 1', snippet: expect.stringContaining('Resource 1') });
+  });
+});
