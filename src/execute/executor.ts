@@ -154,16 +154,16 @@ export class Executor {
 
     const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
     // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
-    const responses = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, signal)));
-    const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, responses[n]!]));
+    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, signal)));
+    const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
     this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
     // Duplicates get the same answer, marked as such, under their own call id.
-    const answers = planned.map((p, i) => {
+    const responses = planned.map((p, i) => {
       const source = duplicateOf[i];
       return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
     });
     const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
-    return { responses: answers, took_control: alone !== undefined && answers[alone]!.ok ? planned[alone]!.record.tool : null };
+    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
   }
 
   /** Finds the record's tool, before any turn-wide rule applies. */

@@ -113,8 +113,8 @@ export class ChatLoop {
     const { format } = this;
     const calls: TurnCall[] = [];
     const sources = new TurnReferences();
-    /** The results that ran, as the model got them: what the turn's evaluations look at. */
-    const ran: ToolResponse[] = [];
+    /** The results of calls that ran, as the model got them: what the turn's evaluations look at. */
+    const used: ToolResponse[] = [];
     const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: 0 };
     const repeats = new Map<string, number>();
     let warnedRepeat = false;
@@ -123,7 +123,7 @@ export class ChatLoop {
     let tookControl: string | null = null;
     const finish = async (stop: StopReason, message?: string): Promise<TurnSummary> => {
       // A cancelled or failed turn has no answer worth checking.
-      const evaluations = stop === 'cancelled' || stop === 'error' || ran.length === 0 ? [] : await evaluateTurn({ question: text, answer, responses: ran, resolve: (name) => session.resolve(name), evaluations: session.catalog.evaluations }, this.options.grade, signal);
+      const evaluations = stop === 'cancelled' || stop === 'error' || used.length === 0 ? [] : await evaluateTurn({ question: text, answer, responses: used, resolve: (name) => session.resolve(name), evaluations: session.catalog.evaluations }, this.options.grade, signal);
       if (evaluations.length) emit({ type: 'evaluations', round, verdicts: evaluations });
       const references = sources.list;
       emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}), ...(references.length ? { references } : {}) });
@@ -205,7 +205,7 @@ export class ChatLoop {
 
         const approvals = new Map<string, 'approved' | 'declined'>();
         const toRun = records.filter((r) => !looping.has(r.id));
-        const turn = toRun.length
+        const ran = toRun.length
           ? await session.runTurn(toRun, {
               signal,
               ...(this.options.approve ? { approve: this.options.approve } : {}),
@@ -215,12 +215,12 @@ export class ChatLoop {
               },
             })
           : { responses: [], took_control: null };
-        const byId = new Map(turn.responses.map((r) => [r.id, r]));
+        const byId = new Map(ran.responses.map((r) => [r.id, r]));
         const results: ModelToolResult[] = [];
         for (const record of records) {
           // Sources are numbered for the turn and listed after the result's text, which the model reads.
           const response: ToolResponse = sources.number(byId.get(record.id) ?? loopResponse(record, looping.get(record.id) ?? 'not run'));
-          if (response.ok && !record.meta) ran.push(response);
+          if (response.ok && !record.meta) used.push(response);
           emit({ type: 'tool_result', round, response });
           if (response.summary_error) emit({ type: 'warning', message: `${response.tool}'s result was over its limit and was cut, not summarised: ${response.summary_error}` });
           results.push({ id: record.id, name: record.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });
@@ -230,10 +230,11 @@ export class ChatLoop {
         this.messages.push({ role: 'tool', results });
         emit({ type: 'round_end', round });
         if (signal.aborted) return finish('cancelled');
-        if (turn.took_control) {
-          tookControl = turn.took_control;
-          answer = ran.find((r) => r.tool === turn.took_control)?.content ?? answer;
-          return finish('took_control', `${turn.took_control} took control: its result is the answer`);
+        if (ran.took_control) {
+          tookControl = ran.took_control;
+          // The response as the model got it: with its numbered sources.
+          answer = used.find((r) => r.tool === ran.took_control)?.content ?? answer;
+          return finish('took_control', `${ran.took_control} took control: its result is the answer`);
         }
         if (loopedAfterWarning) return finish('repeats', `the model kept repeating the same call after being told it was looping (limits.max_repeats is ${maxRepeats})`);
       }
