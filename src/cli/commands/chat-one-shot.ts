@@ -67,9 +67,19 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         const r = event.response;
         // A decline says what decided it, in the user's terms: the error text is the sentence meant for the model.
         if (r.error_kind === 'declined') io.stderr.write(c.yellow(`⊘ ${name(r.tool)} declined: ${options.yes ? 'it was not run' : 'it needs approval and there is no terminal to ask; --yes approves'}\n`));
-        else io.stderr.write(r.ok ? c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${r.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
+        else if (r.ok) {
+          const notes = [r.summarized ? 'summarized' : r.truncated ? 'truncated' : '', r.references?.length ? `${r.references.length} source${r.references.length === 1 ? '' : 's'}` : ''].filter(Boolean);
+          io.stderr.write(c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${notes.length ? ` (${notes.join(', ')})` : ''}\n`));
+        } else io.stderr.write(c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
         return;
       }
+      case 'evaluations':
+        for (const v of event.verdicts) {
+          const subject = `evaluation ${name(v.name)}${v.on === 'result' ? ` on ${name(v.tools.join(', '))}'s result` : ''}`;
+          const reason = v.reason ? `: ${name(v.reason)}` : '';
+          io.stderr.write(v.verdict === 'pass' ? c.green(`✓ ${subject} passed\n`) : v.verdict === 'fail' ? c.red(`✗ ${subject} failed${reason}\n`) : c.yellow(`? ${subject} could not be decided${reason}\n`));
+        }
+        return;
       case 'search':
         io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
         return;
@@ -88,6 +98,8 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         // An error's message was printed with its `error` event: said once.
         if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
         else if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
+        // What [n] in the answer points at: beside the answer, not in it (standard output stays the answer alone).
+        if (event.references?.length) io.stderr.write(c.dim(`sources:\n${event.references.map((r) => `  [${r.n}] ${r.title ? `${name(r.title)} — ` : ''}${name(r.url)}`).join('\n')}\n`));
         return;
       default:
         return;
@@ -106,6 +118,8 @@ export function summaryDocument(summary: TurnSummary, transcript: string | null)
     usage: summary.usage,
     took_control: summary.took_control,
     ...(summary.message ? { message: summary.message } : {}),
+    references: summary.references,
+    evaluations: summary.evaluations,
     transcript,
   };
 }
