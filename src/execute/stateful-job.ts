@@ -3,6 +3,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { ToolFailure, type YieldStream } from './runner.js';
 import { serialise } from './serialise.js';
+import { cutStrategy } from './shorten-result.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ErrorKind } from './types.js';
 
@@ -246,12 +247,17 @@ export class StatefulJob {
     return report;
   }
 
-  /** A value as the model gets it: redacted, then cut to the tool's limit with its truncation; JSON stays JSON where the cut keeps it so. */
+  /**
+   * A value as the model gets it: redacted, then cut to the tool's limit with its truncation; JSON
+   * stays JSON where the cut keeps it so. A yield is never summarised (`summarize` cuts with
+   * `smart`): a job may yield many times, and a side-model call per yield would cost the turn more
+   * than the reading saves.
+   */
   private shape(value: unknown): Shaped {
     const serialised = serialise(value);
     if (!serialised.ok) throw new ToolFailure(`${this.tool.name} yielded a value that is not JSON: ${serialised.reason}`);
     const redacted = this.shaping.secrets.redact(serialised.text);
-    const cut = truncateResult(redacted, this.room(), this.tool.truncation);
+    const cut = truncateResult(redacted, this.room(), cutStrategy(this.tool.truncation));
     const text = cut.text;
     let shown: unknown = text;
     if (typeof value !== 'string') {

@@ -18,10 +18,14 @@ export function toCallToolResult(response: ToolResponse, errorText?: string): Ca
     ...(response.error_kind ? { 'toolman/error_kind': response.error_kind } : {}),
     ...(response.truncated ? { 'toolman/truncated': true, 'toolman/original_tokens': response.original_tokens } : {}),
     ...(response.job_id ? { 'toolman/job_id': response.job_id } : {}),
+    ...(response.summarized ? { 'toolman/summarized': true } : {}),
+    ...(response.evaluations?.length ? { 'toolman/evaluations': response.evaluations } : {}),
   };
   if (!response.ok) return { content: [{ type: 'text', text: errorText ?? response.error ?? response.content }], isError: true, _meta: meta };
   const structured = structuredContentOf(response) ?? objectIn(response.content);
-  return { content: [{ type: 'text', text: response.content }], ...(structured ? { structuredContent: structured } : {}), _meta: meta };
+  // The tool's sources (`references:`), cleaned and bounded by the executor, as MCP resource links (2025-11-25, Server / Tools, "Resource Links").
+  const links = (response.references ?? []).map((r) => ({ type: 'resource_link' as const, uri: r.url, name: r.title ?? r.url, ...(r.snippet ? { description: r.snippet } : {}) }));
+  return { content: [{ type: 'text', text: response.content }, ...links], ...(structured ? { structuredContent: structured } : {}), _meta: meta };
 }
 
 /** The content as a JSON object, when it is one (results are JSON text or plain text). */

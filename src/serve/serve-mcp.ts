@@ -67,7 +67,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     const deferred = session.selection.deferred.length > 0;
     // The listed tools' prompt contributions (what `chat` puts in the system prompt) go to the
     // client as the server's instructions, each once: MCP has no per-turn place for reminders.
-    const prompts = promptContributions(session.selection.active.filter((t) => !t.native));
+    const prompts = promptContributions(session.selection.active.filter((t) => !t.native), { citations: false });
     const instructions = [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? searchNotes[session.searchMode] : undefined];
     const server = createSessionServer({
       session,
