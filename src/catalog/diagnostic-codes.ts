@@ -92,6 +92,7 @@ export const DIAGNOSTIC_CODES = {
   TM0733: { severity: 'warning', name: 'yields-not-stateful', summary: 'A mock case has `yields`, but the tool is not `mode: stateful`, so they are never used.' },
   TM0734: { severity: 'warning', name: 'stateful-exclusive', summary: 'An exclusive tool is stateful: while it is the only tool offered, job_next and job_stop are not, so its later yields cannot be read.' },
   TM0735: { severity: 'error', name: 'plugin-spec', summary: 'A `plugin` is not `package#kind` (or `./path#kind`): the package or the kind is empty.' },
+  TM0736: { severity: 'warning', name: 'stateful-result-rules', summary: 'A stateful tool sets what applies to a result (`output_schema`, `references`, a result check, `truncation: summarize`), and a stateful call answers with job reports, so it is not applied.' },
   TM0740: { severity: 'error', name: 'plugin-not-found', summary: 'A plugin cannot be found from the catalog\'s folder (a package Node cannot resolve there, or a path that does not exist).' },
   TM0741: { severity: 'error', name: 'plugin-unusable', summary: 'A plugin could not be loaded, or exports nothing toolman can use (no `toolmanPlugin` of a supported `apiVersion`, a kind without `create`).' },
   TM0742: { severity: 'error', name: 'plugin-unknown-kind', summary: 'The plugin has no kind of this name.' },

@@ -379,12 +379,15 @@ export class Executor {
     const extra: Partial<ToolResponse> = {};
     if (!error && tool) {
       // Sources and result checks read the whole result, before any cut (as the output schema does).
+      // A stateful call's answer is a job report around its first yield, not the tool's result:
+      // none of them apply to it (validate says so, TM0736).
       const redact = (text: string) => this.secrets.redact(text);
-      if (outcome.ok && tool.references) {
+      const isResult = outcome.ok && tool.mode !== 'stateful';
+      if (isResult && tool.references) {
         const references = resultReferences(tool.references, outcome.value, redact);
         if (references.length) extra.references = references;
       }
-      if (outcome.ok && tool.evaluation?.length && this.options.evaluations) {
+      if (isResult && tool.evaluation?.length && this.options.evaluations) {
         const verdicts = resultVerdicts(tool, outcome.value, this.options.evaluations, record.id, redact);
         if (verdicts.length) extra.evaluations = verdicts;
       }

@@ -36,7 +36,7 @@ export function checkResultHandling(loaded: LoadedCatalog): void {
     if (tool.truncation === 'summarize') {
       summarizes = true;
       if (!catalog.budget.summarize) {
-        const at = place(loaded, tool, 'truncation');
+        const at = fieldPlace(loaded, tool, 'truncation');
         at?.reporter.report('TM1408', at.pointer([]), 'truncation: summarize, but the catalog has no budget.summarize: its long results are cut with smart truncation instead', {
           hint: 'add budget: { summarize: { provider: openai, model: gpt-4o-mini } } (any small model), or use truncation: smart',
         });
@@ -46,7 +46,7 @@ export function checkResultHandling(loaded: LoadedCatalog): void {
     (tool.evaluation ?? []).forEach((name, i) => {
       listed.add(name);
       if (catalog.evaluations.has(name)) return;
-      const at = place(loaded, tool, 'evaluation');
+      const at = fieldPlace(loaded, tool, 'evaluation');
       at?.reporter.report('TM1401', at.pointer([i]), `no evaluation named "${name}" in evaluations:${meant(name, [...catalog.evaluations.keys()])}`, { hint: 'define it under evaluations: at the top of the catalog' });
     });
     checkMockResults(loaded, tool, usable);
@@ -107,7 +107,7 @@ function checkEvaluations(loaded: LoadedCatalog): Map<string, EvaluationDefiniti
 /** Selectors that parse (TM1406), resource links only on MCP tools (TM1407), and a source found in some mock result (TM1410). */
 function checkReferences(loaded: LoadedCatalog, tool: Tool): void {
   const spec = tool.references!;
-  const at = place(loaded, tool, 'references');
+  const at = fieldPlace(loaded, tool, 'references');
   if (!at) return;
   if (spec.kind === 'resource_links') {
     if (tool.source.kind !== 'mcp') at.reporter.report('TM1407', at.pointer([]), 'resource_links reads the resource_link blocks of an MCP tool\'s result, and this tool is not an MCP server\'s: it finds no source', { hint: 'give selectors instead: references: { items: "$.results[*]", url: "$.url", title: "$.title" }' });
@@ -155,20 +155,33 @@ function failure(check: EvaluationDefinition, value: unknown): string | undefine
   return failed ? `${first?.instancePath ? `result${first.instancePath.replace(/\//g, '.')}` : 'the result'} ${first?.message ?? 'is invalid'}` : undefined;
 }
 
+/** Where a tool's field was written; at an override (which may set it on many tools), `subject` names the tool. */
+export interface FieldPlace {
+  reporter: Reporter;
+  pointer: (path: readonly (string | number)[]) => string;
+  subject?: string;
+}
+
 /** Where a tool's field was written: the last override that set it, or the tool's own entry (a server's tool: the server's entry). */
-function place(loaded: LoadedCatalog, tool: Tool, field: string): { reporter: Reporter; pointer: (path: readonly (string | number)[]) => string } | undefined {
+export function fieldPlace(loaded: LoadedCatalog, tool: Tool, field: string): FieldPlace | undefined {
   const setBy = [...(tool.overriddenBy ?? [])].reverse().find((o) => o.fields.includes(field));
   const overrideReporter = setBy ? loaded.reporters.get(setBy.file) : undefined;
-  if (setBy && overrideReporter) return { reporter: overrideReporter, pointer: (path) => pointerOf([...segmentsOf(setBy.pointer), 'set', field, ...path]) };
+  if (setBy && overrideReporter) {
+    const at = segmentsOf(setBy.pointer);
+    return { reporter: overrideReporter, pointer: (path) => pointerOf([...at, 'set', field, ...path]), subject: `${dottedPath(at)}, on tool ${JSON.stringify(tool.name)}` };
+  }
   const reporter = reporterFor(loaded, tool);
   if (!reporter || tool.source.kind === 'meta') return undefined;
   const base = segmentsOf(tool.source.pointer);
   return { reporter, pointer: (path) => pointerOf([...base, field, ...path]) };
 }
 
-/** The tool's mock results as written (not error cases, no `{{...}}` templates: those are filled per call). */
+/**
+ * The tool's mock results as written (not error cases, no `{{...}}` templates: those are filled per
+ * call). None for a stateful tool: no result check reads its answers (TM0736 says so instead).
+ */
 function mockResults(loaded: LoadedCatalog, tool: Tool): { value: unknown; reporter: Reporter; pointer: string }[] {
-  if (tool.handler?.kind !== 'mock' || tool.source.kind !== 'catalog') return [];
+  if (tool.handler?.kind !== 'mock' || tool.source.kind !== 'catalog' || tool.mode === 'stateful') return [];
   const reporter = reporterFor(loaded, tool);
   if (!reporter) return [];
   const base = segmentsOf(tool.source.pointer);

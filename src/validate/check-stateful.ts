@@ -1,6 +1,7 @@
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
-import type { HandlerKind } from '../catalog/types.js';
+import type { HandlerKind, Tool } from '../catalog/types.js';
+import { fieldPlace } from './check-result-handling.js';
 import { reporterFor } from './check-tools.js';
 
 /** Handler kinds whose runners can run a tool as a generator (ToolRunner.start). */
@@ -9,7 +10,8 @@ const YIELDING_KINDS: ReadonlySet<HandlerKind> = new Set<HandlerKind>(['module',
 /**
  * Stateful tools (`mode: stateful`) and plugin handlers, as far as the catalog alone tells:
  * a stateful tool needs a handler that can yield (TM0731) and cannot take control (TM0732) or be
- * exclusive (TM0734); mock `yields` need a stateful tool (TM0733); a plugin names a package and a
+ * exclusive (TM0734), and what applies to a direct call's result is not applied to its job reports
+ * (TM0736); mock `yields` need a stateful tool (TM0733); a plugin names a package and a
  * kind (TM0735). A plugin's config is checked against its schema by `checkPlugins`, which loads it.
  */
 export function checkStateful(loaded: LoadedCatalog): void {
@@ -37,6 +39,7 @@ export function checkStateful(loaded: LoadedCatalog): void {
           hint: 'drop exclusive, or use mode: direct',
         });
       }
+      reportResultRules(loaded, tool);
     }
     if (handler?.kind === 'mock' && tool.mode !== 'stateful' && source.kind === 'catalog') {
       handler.cases.forEach((mockCase, i) => {
@@ -54,4 +57,24 @@ export function checkStateful(loaded: LoadedCatalog): void {
       });
     }
   }
+}
+
+/**
+ * A stateful call answers with job reports (its yields, then its result, read with job_next),
+ * never with one result, so what applies to a result is not applied: the output schema, the
+ * references, the checks `on: result`, and a summary (yields are cut with `smart`). Each field is
+ * reported where it was written (the tool, or the override that set it).
+ */
+function reportResultRules(loaded: LoadedCatalog, tool: Tool): void {
+  const hint = 'a stateful tool\'s yields and result reach the model as they are (redacted and cut); check them in the generator, or use mode: direct';
+  const report = (field: string, path: (string | number)[], what: string, note = '') => {
+    const at = fieldPlace(loaded, tool, field);
+    at?.reporter.report('TM0736', at.pointer(path), `${what} is not applied to a stateful tool: its calls answer with job reports (yields, then a result, read with job_next)${note}`, { ...(path.length ? {} : { part: 'key' as const }), ...(at.subject ? { subject: at.subject } : {}), hint });
+  };
+  if (tool.outputSchema) report('output_schema', [], 'output_schema');
+  if (tool.references) report('references', [], 'references');
+  if (tool.truncation === 'summarize') report('truncation', [], 'truncation: summarize', '; its yields are cut with smart');
+  (tool.evaluation ?? []).forEach((name, i) => {
+    if (loaded.catalog.evaluations.get(name)?.on === 'result') report('evaluation', [i], `the result check ${JSON.stringify(name)} (on: result)`);
+  });
 }

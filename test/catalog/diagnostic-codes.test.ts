@@ -77,6 +77,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0733-yields-not-stateful.yaml', code: 'TM0733', severity: 'warning', line: 8, column: 11 },
   { fixture: 'TM0734-stateful-exclusive.yaml', code: 'TM0734', severity: 'warning', line: 7, column: 16 },
   { fixture: 'TM0735-plugin-spec.yaml', code: 'TM0735', severity: 'error', line: 6, column: 15 },
+  { fixture: 'TM0736-stateful-result-rules.yaml', code: 'TM0736', severity: 'warning', line: 7, column: 5 },
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobUpdate } from '../../src/execute/stateful-job.js';
 import { STATEFUL_LIMITS } from '../../src/execute/stateful-job.js';
@@ -282,6 +285,42 @@ describe('a stateful mock', () => {
     const { session } = await open();
     const first = JSON.parse((await runOne(session, 'scripted', { name: 'broken' })).content);
     expect((await readAll(session, first.job_id)).last).toMatchObject({ status: 'failed', yields: [], error: 'step 2 broke for broken' });
+  });
+
+  it('its answers are job reports: no references, result checks or output schema read them (TM0736)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-stateful-rules-'));
+    try {
+      const file = join(dir, 'c.yaml');
+      writeFileSync(
+        file,
+        [
+          'toolman: 1',
+          'evaluations:',
+          '  https_only: { not_regex: "http://", on: result }',
+          'tools:',
+          '  - name: find_pages',
+          '    description: Finds pages, one per yield.',
+          '    effect: read',
+          '    mode: stateful',
+          '    output_schema: { type: object, required: [pages] }',
+          '    references: { items: "$.yields[*].value", url: "$.url" }',
+          '    evaluation: [https_only]',
+          '    handler:',
+          '      mock: [{ yields: [{ url: "http://example.com/a" }], result: { found: 1 } }]',
+          '',
+        ].join('\n'),
+      );
+      const manager = await ToolManager.open({ catalogs: [file], cwd: dir });
+      managers.push(manager);
+      const session = await manager.session();
+      const first = await runOne(session, 'find_pages');
+      expect(first.ok, first.error ?? '').toBe(true);
+      expect(JSON.parse(first.content)).toMatchObject({ yields: [{ n: 1, value: { url: 'http://example.com/a' } }] });
+      expect(first.references).toBeUndefined();
+      expect(first.evaluations).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a handler that cannot yield says so', async () => {
