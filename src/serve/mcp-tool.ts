@@ -29,8 +29,10 @@ export function toMcpTool(tool: Tool): McpTool {
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description ?? tool.summary ?? '',
     inputSchema: inputSchema(tool.parameters),
-    // 2025-11-25's schema takes only `type: object` at the root (validate says so: TM0331).
-    ...(tool.outputSchema?.type === 'object' ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
+    // 2025-11-25's schema takes only `type: object` at the root (validate says so: TM0331). A job
+    // tool's call answers with a job report, not its result: a client (the SDK does) would hold
+    // that report to the schema and refuse it.
+    ...(tool.outputSchema?.type === 'object' && tool.mode === 'direct' ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
     annotations,
     _meta: { 'toolman/effect': tool.effect, 'toolman/confirm': needsConfirmation(tool) ? 'ask' : 'no', ...(tool.category ? { 'toolman/category': tool.category } : {}) },
   };

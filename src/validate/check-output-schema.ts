@@ -81,9 +81,13 @@ function naming(reporter: Reporter, tool: string, loaded: LoadedCatalog): Report
   });
 }
 
-/** The tool's mock results that can be checked as written: not an error case, no templates. */
-function mockResultsOf(loaded: LoadedCatalog, tool: Tool): { value: unknown; reporter: Reporter; pointer: string }[] {
-  if (tool.handler?.kind !== 'mock' || tool.source.kind !== 'catalog') return [];
+/**
+ * The tool's mock results that can be checked as written: not an error case, no `{{...}}`
+ * templates (those are filled per call). None for a stateful tool: its calls answer with job
+ * reports, which no result rule reads (TM0736 says so instead).
+ */
+export function mockResultsOf(loaded: LoadedCatalog, tool: Tool): { value: unknown; reporter: Reporter; pointer: string }[] {
+  if (tool.handler?.kind !== 'mock' || tool.source.kind !== 'catalog' || tool.mode === 'stateful') return [];
   const reporter = reporterFor(loaded, tool);
   if (!reporter) return [];
   const base = segmentsOf(tool.source.pointer);

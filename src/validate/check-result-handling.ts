@@ -9,6 +9,7 @@ import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import { parseSelector, select } from '../shared/json-selector.js';
 import { linearRegExp } from '../shared/linear-regexp.js';
+import { mockResultsOf } from './check-output-schema.js';
 import { allowed, metaErrors } from './check-parameters.js';
 import { reporterFor } from './check-tools.js';
 import { runStrictJob } from './strict-compile.js';
@@ -124,7 +125,7 @@ function checkReferences(loaded: LoadedCatalog, tool: Tool): void {
   const items = selectors.get('items');
   const url = selectors.get('url');
   if (!items?.ok || !url?.ok) return;
-  const results = mockResults(loaded, tool);
+  const results = mockResultsOf(loaded, tool);
   if (!results.length) return;
   const finds = results.some(({ value }) => select(items.selector, typeof value === 'string' ? parse(value) : value, 50).some((item) => typeof select(url.selector, item, 1)[0] === 'string'));
   if (!finds) at.reporter.report('TM1410', at.pointer([]), `none of the tool's mock results has a source these selectors find (${spec.items}, then ${spec.url} in each): a typo in a selector finds nothing, silently`, { hint: 'check the selectors against what the tool returns' });
@@ -134,7 +135,7 @@ function checkReferences(loaded: LoadedCatalog, tool: Tool): void {
 function checkMockResults(loaded: LoadedCatalog, tool: Tool, usable: ReadonlyMap<string, EvaluationDefinition>): void {
   const checks = (tool.evaluation ?? []).map((name) => usable.get(name)).filter((d): d is EvaluationDefinition => d !== undefined && d.on === 'result');
   if (!checks.length) return;
-  for (const mock of mockResults(loaded, tool)) {
+  for (const mock of mockResultsOf(loaded, tool)) {
     for (const check of checks) {
       const problem = failure(check, mock.value);
       if (problem) mock.reporter.report('TM1411', mock.pointer, `this mock result fails the evaluation ${check.name}: ${problem}`, { hint: `make the result pass ${check.name}, or correct the check` });
@@ -174,20 +175,6 @@ export function fieldPlace(loaded: LoadedCatalog, tool: Tool, field: string): Fi
   if (!reporter || tool.source.kind === 'meta') return undefined;
   const base = segmentsOf(tool.source.pointer);
   return { reporter, pointer: (path) => pointerOf([...base, field, ...path]) };
-}
-
-/**
- * The tool's mock results as written (not error cases, no `{{...}}` templates: those are filled per
- * call). None for a stateful tool: no result check reads its answers (TM0736 says so instead).
- */
-function mockResults(loaded: LoadedCatalog, tool: Tool): { value: unknown; reporter: Reporter; pointer: string }[] {
-  if (tool.handler?.kind !== 'mock' || tool.source.kind !== 'catalog' || tool.mode === 'stateful') return [];
-  const reporter = reporterFor(loaded, tool);
-  if (!reporter) return [];
-  const base = segmentsOf(tool.source.pointer);
-  return tool.handler.cases.flatMap((mockCase, i) =>
-    mockCase.error !== undefined || !('result' in mockCase) || JSON.stringify(mockCase.result ?? null).includes('{{') ? [] : [{ value: mockCase.result, reporter, pointer: pointerOf([...base, 'handler', 'mock', i, 'result']) }],
-  );
 }
 
 function meant(name: string, known: readonly string[]): string {

@@ -214,3 +214,36 @@ tools:
     }
   }, 30_000);
 });
+
+describe('a job tool (background or stateful) over serve', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolman-output-jobs-'));
+  writeFileSync(join(dir, 'toolman.yaml'), `toolman: 1
+name: jobs
+defaults: { effect: read }
+tools:
+  - name: forecast_later
+    description: Compute the forecast in the background and hand it over later.
+    mode: background
+    output_schema: { type: object, properties: { temp_c: { type: number } }, required: [temp_c] }
+    handler: { mock: [{ result: { temp_c: 3 } }] }
+  - name: forecast_hourly
+    description: Compute the forecast hour by hour, one hour per yield.
+    mode: stateful
+    output_schema: { type: object, properties: { temp_c: { type: number } }, required: [temp_c] }
+    handler: { mock: [{ yields: [{ hour: 1 }], result: { temp_c: 3 } }] }
+`);
+
+  it('is listed without outputSchema: its call answers with a job report, which the SDK would refuse against it', async () => {
+    const client = new Client({ name: 'output-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve'], cwd: dir, env: { ...(process.env as Record<string, string>), TOOLMAN_CACHE_DIR: 'off' }, stderr: 'ignore' }));
+    try {
+      const tools = (await client.listTools()).tools;
+      for (const name of ['forecast_later', 'forecast_hourly']) expect(tools.find((t) => t.name === name)!.outputSchema, name).toBeUndefined();
+      // The SDK checks structuredContent against an advertised schema and throws when it does not match.
+      expect(await client.callTool({ name: 'forecast_later', arguments: {} })).toMatchObject({ _meta: { 'toolman/job_id': 'job_1' } });
+      expect(await client.callTool({ name: 'forecast_hourly', arguments: {} })).toMatchObject({ _meta: { 'toolman/job_id': 'job_2' } });
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
