@@ -220,7 +220,10 @@ export class ChatLoop {
         for (const record of records) {
           // Sources are numbered for the turn and listed after the result's text, which the model reads.
           const response: ToolResponse = sources.number(byId.get(record.id) ?? loopResponse(record, looping.get(record.id) ?? 'not run'));
+          // A job_next or job_stop call used the stateful tool it read: its checks look at what was read.
+          const read = response.ok && record.meta ? session.jobToolRead(record) : undefined;
           if (response.ok && !record.meta) used.push(response);
+          else if (read) used.push({ ...response, tool: read });
           emit({ type: 'tool_result', round, response });
           if (response.summary_error) emit({ type: 'warning', message: `${response.tool}'s result was over its limit and was cut, not summarised: ${response.summary_error}` });
           results.push({ id: record.id, name: record.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });

@@ -1,5 +1,6 @@
 import type { Executor, Outcome } from '../execute/executor.js';
 import type { JobStore } from '../execute/job-store.js';
+import type { CallRecord } from '../execute/types.js';
 import { STATEFUL_LIMITS } from '../execute/stateful-job.js';
 import type { MetaToolOutcome } from './tool-session.js';
 
@@ -34,4 +35,14 @@ export async function jobStep(jobs: JobStore<Outcome>, executor: Executor, name:
   }
   const wait = typeof args.wait_ms === 'number' && Number.isFinite(args.wait_ms) ? Math.min(Math.max(0, args.wait_ms), STATEFUL_LIMITS.maxWaitMs) : STATEFUL_LIMITS.defaultWaitMs;
   return { ok: true, content: await job.read(wait, signal, args.until === 'end' ? 'end' : 'next'), activated: [] };
+}
+
+/**
+ * The stateful tool a job_next or job_stop call read: a turn that read a job used its tool (its
+ * answer checks run, a rubric's grader sees what was read), though the model called a meta-tool.
+ */
+export function jobToolRead(jobs: JobStore<Outcome>, record: Pick<CallRecord, 'tool' | 'arguments' | 'meta'>): string | undefined {
+  if (!record.meta || (record.tool !== 'job_next' && record.tool !== 'job_stop')) return undefined;
+  const args = record.arguments as Record<string, unknown> | null;
+  return typeof args?.job_id === 'string' ? jobs.stateful(args.job_id)?.tool.name : undefined;
 }

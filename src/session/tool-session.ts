@@ -19,7 +19,7 @@ import { isRecord } from '../shared/is-record.js';
 import { SecretSet } from '../shared/secrets.js';
 import { discoverTools, jobToolsFor, MAX_SEARCH_RESULTS, toolSearchTool } from './meta-tools.js';
 import type { JobUpdate } from '../execute/stateful-job.js';
-import { jobAnswer, jobStep } from './job-answers.js';
+import { jobAnswer, jobStep, jobToolRead } from './job-answers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 
 export type SearchMode = 'tool_search' | 'discover';
@@ -350,6 +350,11 @@ export class ToolSession {
       content: { tools: ranked.map((t) => ({ name: t.name, summary: toolSummary(t) })), total: keyword ? ranked.length : candidates.length },
       activated: [],
     };
+  }
+
+  /** The stateful tool whose job a job_next or job_stop call read (job-answers.ts). */
+  jobToolRead(record: CallRecord): string | undefined {
+    return jobToolRead(this.jobs, record);
   }
 
   /** Each change of this session's stateful jobs (a yield, an end), redacted, for a display; returns the unsubscribe. */
