@@ -12,7 +12,8 @@ import type { ProviderName } from '../../src/providers/types.js';
 import { ReplApp } from '../../src/repl/repl-app.js';
 import type { ReplContext } from '../../src/repl/repl-context.js';
 import { ReplController } from '../../src/repl/repl-controller.js';
-import type { ModelServer } from '../helpers/model-server.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
 
 export const REPL_CATALOG = 'test/repl/fixtures/repl.yaml';
@@ -184,4 +185,35 @@ function renderAt(tree: ReactElement, columns: number) {
   const stdin = new FakeStdin();
   const instance = inkRender(tree, { stdout: stdout as never, stderr: new FakeStdout(columns) as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false });
   return { stdin, frames: stdout.frames, lastFrame: () => stdout.frames.at(-1), unmount: () => instance.unmount() };
+}
+
+/**
+ * The usual set-up of a REPL test file: one scripted model server for the file, and the REPLs a
+ * test starts (`start`) closed after it. Call at the top level of the file.
+ */
+export function replTestbed(): { readonly server: ModelServer; start(options?: HarnessOptions): Promise<Harness> } {
+  let server: ModelServer | undefined;
+  let open: Harness[] = [];
+  beforeAll(async () => {
+    server = await startModelServer();
+  });
+  afterAll(() => server?.close());
+  afterEach(async () => {
+    for (const h of open) await h.close();
+    open = [];
+  });
+  const started = () => {
+    if (!server) throw new Error('replTestbed: the model server starts in beforeAll; use it inside a test');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    async start(options = {}) {
+      const h = await startRepl(started(), options);
+      open.push(h);
+      return h;
+    },
+  };
 }

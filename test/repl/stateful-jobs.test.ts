@@ -1,33 +1,21 @@
 // First: ink must load as on a terminal even when CI is set (see the module).
 import './ink-as-terminal.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { startRepl, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { replTestbed, type Harness } from './harness.js';
 
 // The REPL shows a stateful tool's running job on its status line, each yield as it comes,
 // between turns too, and drops it when the job ends.
 
-let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
-});
-afterAll(() => server.close());
-
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
+const repl = replTestbed();
 const flat = (h: Harness) => h.frame().replace(/\s+/g, ' ');
 
 describe('a running stateful job', () => {
   it('is on the status line with its yields as they come, and leaves it when it ends', async () => {
-    server.script([
+    repl.server.script([
       { toolCalls: [{ name: 'run_tests', arguments: { count: 3, pause_ms: 250 } }], usage: { input: 100, output: 10 } },
       { text: 'The tests are running; the first file passed.', usage: { input: 150, output: 9 } },
     ]);
-    const h = await startRepl(server, { catalog: 'test/fixtures/catalogs/stateful.yaml' });
-    open.push(h);
+    const h = await repl.start({ catalog: 'test/fixtures/catalogs/stateful.yaml' });
     await h.send('run the tests');
     await h.idle();
     // The turn is over; the job goes on, and the status line follows it.
