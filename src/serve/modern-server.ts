@@ -12,6 +12,7 @@ import { toCallToolResult } from './call-result.js';
 import { approvalForm, approvalMessage, canAskForm, decisionOf } from './elicit-approval.js';
 import { cannotAskText } from './session-server.js';
 import { listPage, type Listing } from './tool-listing.js';
+import { SERVER_CAPABILITIES, serveNoPromptsOrResources } from './no-prompts-or-resources.js';
 import type { PrincipalSessions } from './principal-sessions.js';
 
 /** How long a client may keep the tool list (and the discover result) without asking again: the spec's own example value (`server/tools.mdx`). */
@@ -60,14 +61,15 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: SERVER_CAPABILITIES,
       ...(view.instructions ? { instructions: view.instructions } : {}),
-      cacheHints: { 'tools/list': hint, 'server/discover': hint },
+      cacheHints: { 'tools/list': hint, 'server/discover': hint, 'prompts/list': hint, 'resources/list': hint, 'resources/templates/list': hint },
       requestState: { verify: options.approvals.verify },
     },
   );
 
   server.setRequestHandler('tools/list', (request) => listPage(view.listing, request.params?.cursor));
+  serveNoPromptsOrResources(server);
 
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name } = request.params;
@@ -111,6 +113,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       if (!canAskForm(capabilities, 'modern')) {
         unasked = approval.reason;
         options.log(`declined: ${approval.reason} and needs approval; the client cannot ask the user (no elicitation) and --yes was not given`);
+        void ctx.mcpReq.log('warning', cannotAskText(approval.reason), 'toolman').catch(() => undefined);
         return 'decline';
       }
       ask = approval;
@@ -133,7 +136,10 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       log: options.log,
       verbose: options.verbose,
     });
-    if (!outcome.ran) return busyResult(outcome.busy);
+    if (!outcome.ran) {
+      void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
+      return busyResult(outcome.busy);
+    }
     const { response } = outcome;
     if (response.job_id) options.principals.addJob(state, response.job_id, session);
     if (ask) {

@@ -9,6 +9,7 @@ import { busyResult, runCall } from './call-runner.js';
 import { elicitApproval } from './elicit-approval.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
+import { SERVER_CAPABILITIES, serveNoPromptsOrResources } from './no-prompts-or-resources.js';
 
 export interface SessionServerOptions {
   session: ToolSession;
@@ -56,8 +57,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
   const { session, log } = options;
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
-    { capabilities: { tools: { listChanged: true } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+    { capabilities: SERVER_CAPABILITIES, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
+  serveNoPromptsOrResources(server);
   let listing: Listing | undefined;
   const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {
@@ -96,6 +98,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
       if (decision.asked) return decision.decision;
       unasked = approval.reason;
       log(`declined: ${approval.reason} and needs approval; the client cannot ask the user (no elicitation) and --yes was not given`);
+      void ctx.mcpReq.log('warning', cannotAskText(approval.reason), 'toolman').catch(() => undefined);
       return 'decline';
     };
     running++;
@@ -113,11 +116,14 @@ export function createSessionServer(options: SessionServerOptions): Server {
         log,
         verbose: options.verbose,
       });
-      if (!outcome.ran) return busyResult(outcome.busy);
+      if (!outcome.ran) {
+        void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
+        return busyResult(outcome.busy);
+      }
       const { response } = outcome;
       const errorText = unasked && response.error_kind === 'declined' ? cannotAskText(unasked) : undefined;
       // A structured value that is not an object goes out wrapped as 2025-11-25 wants it ({result: ...}).
-      return server.projectCallToolResult(toCallToolResult(response, errorText ? { errorText } : {}), undefined);
+      return server.projectCallToolResult(toCallToolResult(response, errorText ? { errorText } : {}), tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
     } finally {
       running--;
       if (changed) {

@@ -131,7 +131,11 @@ export function readResults(outDir: string, side: 'server' | 'client'): Map<stri
   return results;
 }
 
-/** A baseline: per revision, the scenarios expected to fail and why (a reason is required). */
+/**
+ * A baseline: per revision, what is expected to fail and why (a reason is required). A key is a
+ * scenario (all its checks may fail) or `scenario:check-id` (that check alone may fail, the rest
+ * of the scenario must pass).
+ */
 export type Baseline = Record<string, Record<string, string>>;
 
 export function loadBaseline(file: string): Baseline {
@@ -140,30 +144,46 @@ export function loadBaseline(file: string): Baseline {
   const baseline: Baseline = {};
   for (const [revision, entries] of Object.entries(data as Record<string, unknown>)) {
     baseline[revision] = {};
-    for (const [scenario, reason] of Object.entries((entries ?? {}) as Record<string, unknown>)) {
-      if (typeof reason !== 'string' || reason.trim().length < 10) throw new Error(`${file}: ${revision} ${scenario}: say why it may fail`);
-      baseline[revision]![scenario] = reason;
+    for (const [key, reason] of Object.entries((entries ?? {}) as Record<string, unknown>)) {
+      if (typeof reason !== 'string' || reason.trim().length < 10) throw new Error(`${file}: ${revision} ${key}: say why it may fail`);
+      baseline[revision]![key] = reason;
     }
   }
   return baseline;
 }
 
 export interface Verdict {
-  /** Failing scenarios the baseline does not list. */
+  /** Failing scenarios with checks the baseline does not cover (only those checks are kept). */
   unexpected: ScenarioResult[];
-  /** Scenarios the baseline lists that passed (the baseline must shrink). */
+  /** Baseline entries that passed: the baseline must shrink. */
   fixed: string[];
-  /** Scenarios the baseline lists that did not run at all. */
+  /** Baseline entries whose scenario did not run at all. */
   absent: string[];
   passed: string[];
 }
 
 export function judge(results: Map<string, ScenarioResult>, expected: Record<string, string>): Verdict {
-  const unexpected = [...results.values()].filter((r) => r.failed.length > 0 && !(r.scenario in expected));
-  const fixed = Object.keys(expected).filter((s) => results.get(s)?.failed.length === 0);
-  const absent = Object.keys(expected).filter((s) => !results.has(s));
+  const covers = (scenario: string, check: string) => scenario in expected || `${scenario}:${check}` in expected;
+  const unexpected = [...results.values()]
+    .map((r) => ({ ...r, failed: r.failed.filter((c) => !covers(r.scenario, c.id)) }))
+    .filter((r) => r.failed.length > 0);
+  const fixed: string[] = [];
+  const absent: string[] = [];
+  for (const key of Object.keys(expected)) {
+    const [scenario, check] = splitKey(key, results);
+    const result = results.get(scenario);
+    if (!result) absent.push(key);
+    else if (check === undefined ? result.failed.length === 0 : !result.failed.some((c) => c.id === check)) fixed.push(key);
+  }
   const passed = [...results.values()].filter((r) => r.failed.length === 0).map((r) => r.scenario);
   return { unexpected, fixed, absent, passed };
+}
+
+/** `scenario:check-id` → its parts; scenario names may hold colons only if a scenario of that whole name ran. */
+function splitKey(key: string, results: Map<string, ScenarioResult>): [string, string | undefined] {
+  if (results.has(key)) return [key, undefined];
+  const at = key.lastIndexOf(':');
+  return at > 0 ? [key.slice(0, at), key.slice(at + 1)] : [key, undefined];
 }
 
 /** The failing checks of each scenario, with their messages: what a failing test prints. */
