@@ -56,6 +56,8 @@ export interface ModernServerOptions {
  * with a form and a sealed `requestState`, and runs when the client retries with the answer.
  */
 export function createModernServer(options: ModernServerOptions, principal: Principal): Server {
+  // The view as the instance starts: its instructions. Handlers read the view anew each time (an
+  // instance lives for a whole stdio connection, across catalog changes).
   const view = options.view();
   const hint = { ttlMs: LIST_TTL_MS, cacheScope: options.cacheScope };
   const server = new Server(
@@ -68,12 +70,13 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     },
   );
 
-  server.setRequestHandler('tools/list', (request) => listPage(view.listing, request.params?.cursor));
+  server.setRequestHandler('tools/list', (request) => listPage(options.view().listing, request.params?.cursor));
   serveNoPromptsOrResources(server);
 
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
+    const view = options.view();
     const state = await options.principals.get(principal.key);
     const tool = reachable(state.session, view, name);
     if (!tool) {
@@ -86,8 +89,8 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     const claim = ctx.mcpReq.requestState();
     if (claim !== undefined) {
       options.approvals.redeem(claim, name, args);
-      const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
-      if (view.kind === 'elicit') answer = decisionOf(view.action, view.content);
+      const response = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
+      if (response.kind === 'elicit') answer = decisionOf(response.action, response.content);
     }
     const id = String(ctx.mcpReq.id);
     let ask: ApprovalRequest | undefined;
