@@ -13,7 +13,7 @@ import { approvalForm, approvalMessage, canAskForm, decisionOf } from './elicit-
 import { cannotAskText } from './session-server.js';
 import { listPage, type Listing } from './tool-listing.js';
 import { SERVER_CAPABILITIES, serveNoPromptsOrResources } from './no-prompts-or-resources.js';
-import type { PrincipalSessions } from './principal-sessions.js';
+import { PrincipalsFull, type PrincipalSessions, type PrincipalState } from './principal-sessions.js';
 
 /** How long a client may keep the tool list (and the discover result) without asking again: the spec's own example value (`server/tools.mdx`). */
 export const LIST_TTL_MS = 300_000;
@@ -77,7 +77,14 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     const view = options.view();
-    const state = await options.principals.get(principal.key);
+    let state: PrincipalState;
+    try {
+      state = await options.principals.get(principal.key);
+    } catch (error) {
+      if (!(error instanceof PrincipalsFull)) throw error;
+      options.log(`turned a call away: ${error.message}`);
+      return busyResult(`toolman serve is busy: ${error.message}`);
+    }
     const tool = reachable(state.session, view, name);
     if (!tool) {
       const close = nearest(name, view.listing.mcp.map((t) => t.name));

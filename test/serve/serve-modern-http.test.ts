@@ -24,8 +24,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function serve(options: { catalog?: string; yes?: boolean; limits?: Partial<ServeLimits>; token?: string } = {}): Promise<Served> {
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: 'all' });
+async function serve(options: { catalog?: string; yes?: boolean; limits?: Partial<ServeLimits>; token?: string; requireValid?: false } = {}): Promise<Served> {
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: options.requireValid ?? 'all' });
   const lines: string[] = [];
   const stop = new AbortController();
   const running = await serveMcp(manager, {
@@ -235,6 +235,28 @@ describe('what the 2026-07-28 transport refuses', () => {
     // A name outside plain ASCII comes in the Base64 sentinel form.
     const encoded = await modernRequest(served.url, 'tools/call', { name: 'lookup', arguments: { key: 'x' } }, { headers: { 'mcp-name': `=?base64?${Buffer.from('lookup').toString('base64')}?=` } });
     expect(encoded.status).toBe(200);
+  });
+
+  it('checks Mcp-Param headers against the arguments for a tool with x-mcp-header', async () => {
+    // No catalog can carry the keyword yet (validate: TM0301; the MCP import drops it), so this
+    // catalog is opened without validation: what is tested is serve's check, not the loader.
+    const catalog = join(dir, 'headers.yaml');
+    writeFileSync(catalog, 'toolman: 1\nname: headers\ntools:\n  - name: region_query\n    description: Runs a query in a region.\n    effect: read\n    parameters: { type: object, properties: { region: { type: string, description: Region, x-mcp-header: Region }, q: { type: string, description: Query } }, required: [region] }\n    handler: { mock: [{ result: "ran in {{region}}" }] }\n');
+    const served = await serve({ catalog, requireValid: false });
+    const listed = await modernRequest(served.url, 'tools/list');
+    expect((listed.response?.result?.tools as { inputSchema: { properties: Record<string, Record<string, unknown>> } }[])[0]!.inputSchema.properties.region!['x-mcp-header']).toBe('Region');
+    const call = (headers: Record<string, string | null>) => modernRequest(served.url, 'tools/call', { name: 'region_query', arguments: { region: 'us-west1', q: 'x' } }, { headers });
+    const missing = await call({});
+    expect(missing.status).toBe(400);
+    expect(missing.response?.error).toMatchObject({ code: -32020, message: expect.stringMatching(/Mcp-Param-Region header is missing/) });
+    expect((await call({ 'mcp-param-region': 'eu-west1' })).response?.error?.code).toBe(-32020);
+    expect((await call({ 'mcp-param-region': '=?base64?SGVsbG8?=' })).status).toBe(400);
+    const ok = await call({ 'mcp-param-region': 'us-west1' });
+    expect(ok.status).toBe(200);
+    expect(JSON.stringify(ok.response?.result)).toContain('ran in us-west1');
+    // The SDK's client mirrors the header itself.
+    const { client } = await modern(served.url);
+    expect(textOf(await client.callTool({ name: 'region_query', arguments: { region: 'ap-south1' } }))).toContain('ap-south1');
   });
 
   it('answers an unknown version with -32022 and the versions it speaks', async () => {

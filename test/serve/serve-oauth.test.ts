@@ -3,6 +3,7 @@ import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/in
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import { BearerAuth, metadataUrls } from '../../src/serve/bearer-auth.js';
+import type { ServeLimits } from '../../src/serve/call-slots.js';
 import { serveMcp } from '../../src/serve/serve-mcp.js';
 import { startAuthServer, type AuthServerOptions, type TestAuthServer } from '../helpers/auth-server.js';
 import { ROOT } from '../helpers/paths.js';
@@ -26,13 +27,13 @@ async function authServer(options: AuthServerOptions = {}): Promise<TestAuthServ
   return as;
 }
 
-async function serve(as: TestAuthServer, options: { scopes?: string[]; audience?: string; publicUrl?: string; token?: string } = {}) {
+async function serve(as: TestAuthServer, options: { scopes?: string[]; audience?: string; publicUrl?: string; token?: string; limits?: Partial<ServeLimits> } = {}) {
   const lines: string[] = [];
   const log = (line: string) => void lines.push(line);
   const authorizer = await BearerAuth.discover({ issuer: as.issuer, scopes: options.scopes ?? [], ...(options.audience ? { audience: options.audience } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), log });
   const manager = await ToolManager.open({ catalogs: [SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: 'all' });
   const stop = new AbortController();
-  const running = await serveMcp(manager, { yes: false, verbose: false, version: '0.0.0', log, signal: stop.signal, http: { host: '127.0.0.1', port: 0, authorizer, ...(options.token ? { token: options.token } : {}) } });
+  const running = await serveMcp(manager, { yes: false, verbose: false, version: '0.0.0', log, signal: stop.signal, http: { host: '127.0.0.1', port: 0, authorizer, ...(options.token ? { token: options.token } : {}) }, ...(options.limits ? { limits: options.limits } : {}) });
   cleanups.push(async () => {
     stop.abort();
     await running.close();
@@ -105,6 +106,33 @@ describe('the protected resource', () => {
     const state = (aliceAsked.response?.result as { requestState: string }).requestState;
     const replayed = await modernRequest(served.url, 'tools/call', { name: 'remove_record', arguments: { key: 'z' }, requestState: state, inputResponses: { approval: { action: 'accept', content: {} } } }, { token: bob, capabilities: caps });
     expect(replayed.response?.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+  });
+});
+
+describe('principals are bounded like sessions', () => {
+  it('keeps at most --max-sessions principals: a newcomer displaces only an idle one, and is busy when none is', async () => {
+    const as = await authServer();
+    const served = await serve(as, { limits: { maxSessions: 1 } });
+    const token = (sub: string) => as.token({ aud: served.url, sub });
+    const call = async (sub: string, name: string) => modernRequest(served.url, 'tools/call', { name, arguments: name === 'lookup' ? { key: sub } : {} }, { token: await token(sub) });
+    expect((await call('alice', 'lookup')).response?.result).toMatchObject({ structuredContent: { key: 'alice' } });
+    // Alice is idle: Bob takes her place.
+    expect((await call('bob', 'lookup')).response?.result).toMatchObject({ structuredContent: { key: 'bob' } });
+    expect(served.stderr()).toMatch(/dropping the state of the client idle longest \(http:\/\/127\.0\.0\.1:\d+\|alice\)/);
+    // Bob has a call running: Carol is turned away.
+    const bobs = call('bob', 'wait_long');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await call('carol', 'lookup')).response?.result).toMatchObject({ isError: true, _meta: { 'toolman/error_kind': 'busy' } });
+    void bobs.catch(() => undefined);
+  });
+
+  it('drops a principal idle past --idle-timeout (and what it allowed with it)', async () => {
+    const as = await authServer();
+    const served = await serve(as, { limits: { idleTimeoutMs: 100 } });
+    await modernRequest(served.url, 'tools/list', {}, { token: await as.token({ aud: served.url }) });
+    await modernRequest(served.url, 'tools/call', { name: 'lookup', arguments: { key: 'a' } }, { token: await as.token({ aud: served.url }) });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(served.stderr()).toMatch(/dropping the state of http:\/\/127\.0\.0\.1:\d+\|alice: idle for/);
   });
 });
 
