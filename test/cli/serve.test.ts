@@ -35,6 +35,7 @@ describe('toolman serve: options', () => {
     [['--port', '0', '--auth-issuer', 'http://127.0.0.1:1'], /no authorization server metadata found/],
     [['--port', '0', '--auth-issuer', 'http://127.0.0.1:1', '--public-url', 'ftp://x'], /--public-url must be an http\(s\) URL/],
     [['--port', '0', '--host', '0.0.0.0', '--token-env', 'SERVE_TEST_UNSET_VARIABLE'], /the variable is not set or empty/],
+    [['--port', '0', '--token-env', 'HOME', '--auth-issuer', 'https://as.example'], /--token-env and --auth-issuer: choose one/],
   ])('%j exits 2 with a clear message', async (args, message) => {
     const run = await runBin([...catalog, 'serve', ...args]);
     expect(run.code).toBe(2);

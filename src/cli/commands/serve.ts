@@ -76,6 +76,9 @@ function transportFrom(options: ServeCommandOptions, io: CliIO, warn: (line: str
       if (value !== undefined) throw new ToolmanError(ErrorCode.USAGE, `${flag} needs --auth-issuer: it says which bearer tokens the server accepts`);
     }
   }
+  if (options.authIssuer !== undefined && options.tokenEnv !== undefined) {
+    throw new ToolmanError(ErrorCode.USAGE, '--token-env and --auth-issuer: choose one. With an authorization server, the server accepts only the tokens it issued (MCP 2026-07-28 basic/authorization, Token Handling: "MUST NOT accept or transit any other tokens")');
+  }
   if (options.authScope?.includes('offline_access')) {
     throw new ToolmanError(ErrorCode.USAGE, '--auth-scope offline_access: that scope asks the authorization server for a refresh token; a resource server neither requires nor advertises it (MCP 2026-07-28 basic/authorization, Refresh Tokens)');
   }
@@ -171,7 +174,7 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
         });
         const { active, deferred } = running.tools;
         const what = `${active} tool${active === 1 ? '' : 's'}${deferred ? ` (+${deferred} through ${(options.searchMode ?? manager.catalog.searchMode) === 'discover' ? 'discover_tools' : 'tool_search'})` : ''} of ${manager.catalog.name}${options.profile ? `, profile ${options.profile}` : ''}${options.yes ? ', approvals by --yes' : ''}`;
-        const guarded = [http?.token ? 'the token from --token-env' : undefined, authorizer ? `tokens of ${options.authIssuer}` : undefined].filter(Boolean).join(' or ');
+        const guarded = http?.token ? 'the token from --token-env' : authorizer ? `tokens of ${options.authIssuer}` : undefined;
         log(running.url ? `serving ${what} at ${running.url}${guarded ? ` (bearer token required: ${guarded})` : ''}` : `serving ${what} over stdio`);
         if (authorizer) log(`protected-resource metadata at ${authorizer.metadataUrl}; tokens must name the audience ${authorizer.audience}`);
         if (!running.url && options.interactive) log('standard input is a terminal: start toolman serve from an MCP client (docs/serve.md); Ctrl-C stops it');
