@@ -54,6 +54,10 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--no-frames', 'text output: no code frames under errors')
     .addOption(new Option('--rule <CODE=level>', 'set a rule to off, info, warning or error (by code or name; repeatable; wins over the catalog\'s lint:)').argParser(collect))
     .option('--locked', 'also fail when MCP servers\' tools differ from toolman.lock (asks each server for its list)')
+    .addOption(new Option('--client <name>', 'check against an MCP client\'s documented limits: vscode, windsurf (repeatable; adds to the catalog\'s lint.clients)').argParser(collect))
+    .option('--max-warnings <n>', 'exit 1 when there are more than n warnings')
+    .option('--quality', 'list what each tool\'s description lacks (turns on the description-quality rules TM1101-TM1105)')
+    .option('--fix', 'apply the fixes findings name (did-you-mean keys, types and values, required: true, argv) to the files, then report what remains')
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));

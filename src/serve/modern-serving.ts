@@ -21,7 +21,7 @@ const SEARCH_NOTES: Record<SearchMode, string> = {
  * place for reminders; and a note on finding deferred tools.
  */
 export function serverInstructions(catalog: Catalog, selection: Selection, searchMode: SearchMode): string {
-  const prompts = promptContributions(selection.active.filter((t) => !t.native));
+  const prompts = promptContributions(selection.active.filter((t) => !t.native), { citations: false });
   const deferred = selection.deferred.length > 0;
   return [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? SEARCH_NOTES[searchMode] : undefined].filter(Boolean).join('\n\n');
 }

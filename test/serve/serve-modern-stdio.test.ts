@@ -66,6 +66,18 @@ describe('toolman serve over stdio, 2026-07-28', () => {
     expect((await client.callTool({ name: 'weather_station', arguments: {} })).structuredContent).toEqual({ temp_c: 4, wind_kmh: 12 });
   });
 
+  it('sends a result\'s sources as resource links and its verdicts in _meta, as in 2025-11-25 (no citation line in the instructions)', async () => {
+    const { client } = await connect({ catalog: join(FIXTURES, 'catalogs', 'result-powers.yaml') });
+    expect(client.getDiscoverResult()?.instructions ?? '').not.toContain('cite it as [n]');
+    const result = await client.callTool({ name: 'web_search', arguments: { query: 'second' } });
+    expect(result.content).toEqual([
+      { type: 'text', text: '{"results":[{"title":"Other","url":"https://example.org/b"},{"title":"Example","url":"https://example.org/a"}]}' },
+      { type: 'resource_link', uri: 'https://example.org/b', name: 'Other' },
+      { type: 'resource_link', uri: 'https://example.org/a', name: 'Example' },
+    ]);
+    expect(result._meta?.['toolman/evaluations']).toEqual([{ name: 'result_shape', verdict: 'pass', on: 'result', tools: ['web_search'], call_id: expect.any(String) }]);
+  });
+
   it('asks for approval with input_required; the local client may allow a tool for the session', async () => {
     const { client, asked } = await connect({ elicit: () => ({ action: 'accept', content: { always: true } }) });
     expect((await client.callTool({ name: 'remove_record', arguments: { key: 'x1' } })).structuredContent).toEqual({ deleted: 'x1' });
