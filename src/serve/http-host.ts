@@ -47,8 +47,8 @@ export interface HttpHostOptions {
 
 export interface HttpHost {
   url: string;
-  /** Tells every open `subscriptions/listen` stream that asked for it that the tool list changed. */
-  toolsChanged(): void;
+  /** Tells every open `subscriptions/listen` stream that asked for it that a list changed. */
+  listChanged(list: 'tools' | 'prompts' | 'resources'): void;
   close(): Promise<void>;
 }
 
@@ -170,7 +170,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
 
   return {
     url,
-    toolsChanged: () => modern.notify.toolsChanged(),
+    listChanged: (list) => (list === 'tools' ? modern.notify.toolsChanged() : list === 'prompts' ? modern.notify.promptsChanged() : modern.notify.resourcesChanged()),
     close: async () => {
       legacy.close();
       // Ends the listen streams gracefully (their result, then the close) and the modern calls still running.

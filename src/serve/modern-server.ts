@@ -12,7 +12,7 @@ import { toCallToolResult } from './call-result.js';
 import { approvalForm, approvalMessage, canAskForm, decisionOf } from './elicit-approval.js';
 import { cannotAskText } from './session-server.js';
 import { listPage, type Listing } from './tool-listing.js';
-import { SERVER_CAPABILITIES, serveNoPromptsOrResources } from './no-prompts-or-resources.js';
+import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
 import { PrincipalsFull, type PrincipalSessions, type PrincipalState } from './principal-sessions.js';
 
 /** How long a client may keep the tool list (and the discover result) without asking again: the spec's own example value (`server/tools.mdx`). */
@@ -34,6 +34,8 @@ export interface ModernServerOptions {
   version: string;
   title?: string;
   view(): ModernView;
+  /** Prompts and resources (today none; the gateway's later). */
+  promptsAndResources: PromptsAndResources;
   principals: PrincipalSessions;
   approvals: ApprovalStates;
   /** `public` without authentication, `private` with it (spec `server/utilities/caching.mdx`: a list behind a token is not shared across tokens). */
@@ -63,7 +65,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
     {
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: serverCapabilities(options.promptsAndResources),
       ...(view.instructions ? { instructions: view.instructions } : {}),
       cacheHints: { 'tools/list': hint, 'server/discover': hint, 'prompts/list': hint, 'resources/list': hint, 'resources/templates/list': hint },
       requestState: { verify: options.approvals.verify },
@@ -71,7 +73,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
   );
 
   server.setRequestHandler('tools/list', (request) => listPage(options.view().listing, request.params?.cursor));
-  serveNoPromptsOrResources(server);
+  servePromptsAndResources(server, options.promptsAndResources, 'modern');
 
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name } = request.params;

@@ -7,6 +7,7 @@ import { CallSlots, DEFAULT_SERVE_LIMITS, type ServeLimits } from './call-slots.
 import type { OpenedSession, RequestAuthorizer } from './http-host.js';
 import { ModernServing, serverInstructions } from './modern-serving.js';
 import { headerMarks, paramHeaderMismatch } from './param-headers.js';
+import { NO_PROMPTS_OR_RESOURCES, sendListChanged, type PromptOrResourceList, type PromptsAndResources } from './prompts-and-resources.js';
 import { createSessionServer } from './session-server.js';
 import { LineStdioTransport } from './stdio-transport.js';
 
@@ -28,6 +29,8 @@ export interface ServeOptions {
   stdio?: { input: Readable; output: Writable };
   /** Calls at once, sessions, body and idle timeouts; DEFAULT_SERVE_LIMITS for what is not given. */
   limits?: Partial<ServeLimits>;
+  /** What is served besides tools; default none (the gateway over the catalog's MCP servers plugs in here). */
+  promptsAndResources?: PromptsAndResources;
 }
 
 /** Why the server stopped: the client closed standard input, or the process was told to stop. */
@@ -63,6 +66,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
 
   const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
   const total = new CallSlots(limits.maxCalls, 'over all sessions');
+  const promptsAndResources = options.promptsAndResources ?? NO_PROMPTS_OR_RESOURCES;
   const openSession = async (): Promise<OpenedSession> => {
     const session = await manager.session(request);
     const slots = { session: new CallSlots(limits.maxCallsPerSession, 'for this session'), total };
@@ -70,6 +74,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
       session,
       ...info,
       instructions: serverInstructions(catalog, session.selection, session.searchMode),
+      promptsAndResources,
       yes: options.yes,
       secrets: manager.secrets,
       log: options.log,
@@ -77,7 +82,16 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
       stop: stop.signal,
       slots,
     });
-    return { server, close: () => session.close(), busy: () => slots.session.busy };
+    // A 2025-11-25 session hears of prompt and resource list changes on its own stream.
+    const unwatch = promptsAndResources.onChange?.((list) => void sendListChanged(server, list).catch(() => undefined));
+    return {
+      server,
+      close: () => {
+        unwatch?.();
+        session.close();
+      },
+      busy: () => slots.session.busy,
+    };
   };
   const authenticated = options.http?.token !== undefined || options.http?.authorizer !== undefined;
   const modern = await ModernServing.open(manager, {
@@ -86,6 +100,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     limits,
     total,
     cacheScope: authenticated ? 'private' : 'public',
+    promptsAndResources,
     yes: options.yes,
     secrets: manager.secrets,
     stop: stop.signal,
@@ -101,16 +116,19 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   const shutdown = async (close: () => Promise<void>) => {
     options.signal.removeEventListener('abort', onStop);
     stopWatching();
+    unwatchLists?.();
     stop.abort(new Error('toolman serve is shutting down'));
     await close();
     modern.close();
   };
   // The 2026-07-28 list follows the catalog: when an MCP server's tools change, it is built again
-  // and listeners that asked (`subscriptions/listen`) are told.
-  let announce = () => undefined as void;
+  // and listeners that asked (`subscriptions/listen`) are told; so are they of prompt and resource
+  // list changes (2025-11-25 sessions hear of those on their own, above).
+  let announce = (_list: 'tools' | PromptOrResourceList) => undefined as void;
   const stopWatching = manager.onUnwatchedMcpChange(() => {
-    void modern.refresh().then((changed) => changed && announce(), (error: unknown) => options.log(`could not rebuild the tool list: ${error instanceof Error ? error.message : String(error)}`));
+    void modern.refresh().then((changed) => changed && announce('tools'), (error: unknown) => options.log(`could not rebuild the tool list: ${error instanceof Error ? error.message : String(error)}`));
   });
+  const unwatchLists = promptsAndResources.onChange?.((list) => announce(list));
 
   if (options.http) {
     const { listenHttp } = await import('./http-host.js');
@@ -124,7 +142,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
       log: options.log,
       limits,
     });
-    announce = () => host.toolsChanged();
+    announce = (list) => host.listChanged(list);
     return { url: host.url, tools, done, close: () => shutdown(host.close) };
   }
 
@@ -158,8 +176,8 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     return session.server;
   }
   // serveStdio routes the instance's list_changed to the listen subscriptions that asked for it.
-  announce = () => {
-    for (const server of modernInstances) void server.sendToolListChanged().catch(() => undefined);
+  announce = (list) => {
+    for (const server of modernInstances) void (list === 'tools' ? server.sendToolListChanged() : sendListChanged(server, list)).catch(() => undefined);
   };
   return {
     tools,

@@ -9,7 +9,7 @@ import { busyResult, runCall } from './call-runner.js';
 import { elicitApproval } from './elicit-approval.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
-import { SERVER_CAPABILITIES, serveNoPromptsOrResources } from './no-prompts-or-resources.js';
+import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
 
 export interface SessionServerOptions {
   session: ToolSession;
@@ -18,6 +18,8 @@ export interface SessionServerOptions {
   version: string;
   title?: string;
   instructions?: string;
+  /** Prompts and resources (today none; the gateway's later). */
+  promptsAndResources: PromptsAndResources;
   /** Approve every call that asks for confirmation (`--yes`). */
   yes: boolean;
   secrets: SecretSet;
@@ -57,9 +59,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
   const { session, log } = options;
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
-    { capabilities: SERVER_CAPABILITIES, ...(options.instructions ? { instructions: options.instructions } : {}) },
+    { capabilities: serverCapabilities(options.promptsAndResources), ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  serveNoPromptsOrResources(server);
+  servePromptsAndResources(server, options.promptsAndResources, 'legacy');
   let listing: Listing | undefined;
   const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {

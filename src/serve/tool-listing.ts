@@ -30,17 +30,23 @@ export function buildListing(tools: readonly Tool[], era: Era): Listing {
  * §Interaction with Pagination: "If a cursor becomes invalid ... re-fetch from the beginning").
  */
 export function listPage(listing: Listing, cursor: string | undefined, pageSize = PAGE_SIZE): { tools: McpTool[]; nextCursor?: string } {
+  const page = pageOf(listing.mcp, listing.hash, cursor, pageSize, 'tool list');
+  return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+}
+
+/** One page of any list whose exact content `digest` names (tools, prompts, resources); `what` names it in the error. */
+export function pageOf<T>(entries: readonly T[], digest: string, cursor: string | undefined, pageSize: number, what: string): { items: T[]; nextCursor?: string } {
   let offset = 0;
   if (cursor !== undefined) {
     const match = /^(\d{1,9})\.([0-9a-f]{16})$/.exec(decode(cursor) ?? '');
-    if (!match || match[2] !== listing.hash || Number(match[1]) >= listing.mcp.length || Number(match[1]) % pageSize !== 0) {
-      throw new ProtocolError(-32602, 'Invalid cursor: it was not made by this server for the current tool list; list again without a cursor');
+    if (!match || match[2] !== digest || Number(match[1]) >= entries.length || Number(match[1]) % pageSize !== 0) {
+      throw new ProtocolError(-32602, `Invalid cursor: it was not made by this server for the current ${what}; list again without a cursor`);
     }
     offset = Number(match[1]);
   }
-  const tools = listing.mcp.slice(offset, offset + pageSize);
+  const items = entries.slice(offset, offset + pageSize);
   const next = offset + pageSize;
-  return { tools, ...(next < listing.mcp.length ? { nextCursor: Buffer.from(`${next}.${listing.hash}`).toString('base64url') } : {}) };
+  return { items, ...(next < entries.length ? { nextCursor: Buffer.from(`${next}.${digest}`).toString('base64url') } : {}) };
 }
 
 function decode(cursor: string): string | undefined {
