@@ -50,12 +50,19 @@ export type ElicitedApproval = { asked: true; decision: ApprovalDecision } | { a
  * 2025-11-25 "Elicitation"). `asked: false` when the client declared no form elicitation: the
  * caller declines and says why. A client that fails to answer, cancels or declines declines the
  * call; nothing here throws.
+ *
+ * Sent with `ctx.mcpReq.send`, which ties the question to the call, so it goes out on the call's
+ * SSE stream. The SDK's `ctx.mcpReq.elicitInput` (2.4.0) sends it unrelated, on the session's GET
+ * stream: a client that has not opened that stream yet, or never does (2025-11-25
+ * `basic/transports.mdx` §Listening for Messages from the Server makes it a MAY), is never asked
+ * and the call waits out the timeout. The spec says such requests "SHOULD relate to the
+ * originating client request" (§Sending Messages to the Server; read 2026-11-24).
  */
 export async function elicitApproval(ctx: ServerContext, capabilities: ClientCapabilities | undefined, request: ApprovalRequest, options: { signal: AbortSignal; secrets: SecretSet }): Promise<ElicitedApproval> {
   if (!canAskForm(capabilities, 'legacy')) return { asked: false };
   try {
-    const result = await ctx.mcpReq.elicitInput(
-      { mode: 'form', message: approvalMessage(request, options.secrets), requestedSchema: approvalForm(true) },
+    const result = await ctx.mcpReq.send(
+      { method: 'elicitation/create', params: { mode: 'form', message: approvalMessage(request, options.secrets), requestedSchema: approvalForm(true) } },
       { signal: options.signal, timeout: APPROVAL_TIMEOUT_MS },
     );
     return { asked: true, decision: decisionOf(result.action, result.content) };
