@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { ServeLimits } from '../../src/serve/call-slots.js';
-import { serveMcp } from '../../src/serve/serve-mcp.js';
-import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { FIXTURES } from '../helpers/paths.js';
 import { connectModern, envelope, modernRequest, MODERN } from './modern-client.js';
-import { connectHttp, SERVE_CATALOG, textOf, waitUntil } from './serve-client.js';
+import { connectHttp, textOf, waitUntil } from './serve-client.js';
+import { serveInProcess } from './serve-in-process.js';
 
 /**
  * `toolman serve --port` in the 2026-07-28 era, beside 2025-11-25 sessions on the same port: the
@@ -25,27 +24,7 @@ afterEach(async () => {
 });
 
 async function serve(options: { catalog?: string; yes?: boolean; limits?: Partial<ServeLimits>; token?: string; requireValid?: false } = {}): Promise<Served> {
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: options.requireValid ?? 'all' });
-  const lines: string[] = [];
-  const stop = new AbortController();
-  const running = await serveMcp(manager, {
-    yes: options.yes ?? false,
-    verbose: true,
-    version: '0.0.0',
-    log: (line) => lines.push(line),
-    signal: stop.signal,
-    http: { host: '127.0.0.1', port: 0, ...(options.token ? { token: options.token } : {}) },
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
-  const served = {
-    url: running.url!,
-    stderr: () => lines.join('\n'),
-    close: async () => {
-      stop.abort();
-      await running.close();
-      await manager.close();
-    },
-  };
+  const served = await serveInProcess({ ...options, verbose: true });
   servers.push(served);
   return served;
 }

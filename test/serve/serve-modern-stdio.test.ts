@@ -70,12 +70,10 @@ describe('toolman serve over stdio, 2026-07-28', () => {
     const { client } = await connect({ catalog: join(FIXTURES, 'catalogs', 'result-powers.yaml') });
     expect(client.getDiscoverResult()?.instructions ?? '').not.toContain('cite it as [n]');
     const result = await client.callTool({ name: 'web_search', arguments: { query: 'second' } });
-    expect(result.content).toEqual([
-      { type: 'text', text: '{"results":[{"title":"Other","url":"https://example.org/b"},{"title":"Example","url":"https://example.org/a"}]}' },
-      { type: 'resource_link', uri: 'https://example.org/b', name: 'Other' },
-      { type: 'resource_link', uri: 'https://example.org/a', name: 'Example' },
-    ]);
-    expect(result._meta?.['toolman/evaluations']).toEqual([{ name: 'result_shape', verdict: 'pass', on: 'result', tools: ['web_search'], call_id: expect.any(String) }]);
+    const [text, ...links] = result.content as { type: string; text?: string }[];
+    expect(JSON.parse(text!.text!).results).toHaveLength(2);
+    expect(links.map((l) => [l.type, (l as { uri?: string }).uri])).toEqual([['resource_link', 'https://example.org/b'], ['resource_link', 'https://example.org/a']]);
+    expect((result._meta?.['toolman/evaluations'] as { name: string; verdict: string }[]).map((v) => `${v.name} ${v.verdict}`)).toEqual(['result_shape pass']);
   });
 
   it('asks for approval with input_required; the local client may allow a tool for the session', async () => {

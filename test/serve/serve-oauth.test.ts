@@ -1,14 +1,12 @@
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolManager } from '../../src/manager/tool-manager.js';
 import { BearerAuth, metadataUrls } from '../../src/serve/bearer-auth.js';
 import type { ServeLimits } from '../../src/serve/call-slots.js';
-import { serveMcp } from '../../src/serve/serve-mcp.js';
 import { startAuthServer, type AuthServerOptions, type TestAuthServer } from '../helpers/auth-server.js';
-import { ROOT } from '../helpers/paths.js';
 import { connectModern, modernRequest } from './modern-client.js';
-import { connectHttp, SERVE_CATALOG } from './serve-client.js';
+import { connectHttp } from './serve-client.js';
+import { serveInProcess } from './serve-in-process.js';
 
 /**
  * `toolman serve --port --auth-issuer`: an OAuth resource server in front of the catalog (spec
@@ -31,15 +29,9 @@ async function serve(as: TestAuthServer, options: { scopes?: string[]; audience?
   const lines: string[] = [];
   const log = (line: string) => void lines.push(line);
   const authorizer = await BearerAuth.discover({ issuer: as.issuer, scopes: options.scopes ?? [], ...(options.audience ? { audience: options.audience } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), log });
-  const manager = await ToolManager.open({ catalogs: [SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: 'all' });
-  const stop = new AbortController();
-  const running = await serveMcp(manager, { yes: false, verbose: false, version: '0.0.0', log, signal: stop.signal, http: { host: '127.0.0.1', port: 0, authorizer }, ...(options.limits ? { limits: options.limits } : {}) });
-  cleanups.push(async () => {
-    stop.abort();
-    await running.close();
-    await manager.close();
-  });
-  return { url: running.url!, authorizer, stderr: () => lines.join('\n') };
+  const running = await serveInProcess({ authorizer, ...(options.limits ? { limits: options.limits } : {}) });
+  cleanups.push(() => running.close());
+  return { url: running.url, authorizer, stderr: () => [...lines, running.stderr()].filter(Boolean).join('\n') };
 }
 
 describe('the protected resource', () => {

@@ -2,12 +2,10 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { PromptOrResourceList, PromptsAndResources } from '../../src/serve/prompts-and-resources.js';
-import { serveMcp } from '../../src/serve/serve-mcp.js';
-import { ROOT } from '../helpers/paths.js';
 import { connectModern, modernRequest } from './modern-client.js';
-import { connectHttp, SERVE_CATALOG, waitUntil } from './serve-client.js';
+import { connectHttp, waitUntil } from './serve-client.js';
+import { serveInProcess } from './serve-in-process.js';
 
 /**
  * The seam a gateway plugs into (`ServeOptions.promptsAndResources`): a source of prompts and
@@ -51,15 +49,9 @@ afterEach(async () => {
 });
 
 async function serve(source?: PromptsAndResources) {
-  const manager = await ToolManager.open({ catalogs: [SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: 'all' });
-  const stop = new AbortController();
-  const running = await serveMcp(manager, { yes: false, verbose: false, version: '0.0.0', log: () => undefined, signal: stop.signal, http: { host: '127.0.0.1', port: 0 }, ...(source ? { promptsAndResources: source } : {}) });
-  cleanups.push(async () => {
-    stop.abort();
-    await running.close();
-    await manager.close();
-  });
-  return running.url!;
+  const running = await serveInProcess(source ? { promptsAndResources: source } : {});
+  cleanups.push(() => running.close());
+  return running.url;
 }
 
 async function modern(url: string): Promise<ModernClient> {
