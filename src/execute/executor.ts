@@ -346,10 +346,17 @@ export class Executor {
     return answer;
   }
 
-  /** A background job's status or result: the session's job tools answer through this. */
+  /**
+   * A job's status, and a background job's result: the session's job tools answer through this,
+   * and `serve` asks whether a principal's jobs still run (a stateful one has no `outcome`: its
+   * result is read with job_next).
+   */
   job(id: string): { tool: string; status: string; running_ms: number; outcome?: Outcome } | undefined {
     const job = this.jobs.get(id);
-    if (!job) return undefined;
+    if (!job) {
+      const stateful = this.jobs.stateful(id)?.summary();
+      return stateful && { tool: stateful.tool, status: stateful.status, running_ms: stateful.running_ms };
+    }
     return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 

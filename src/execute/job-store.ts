@@ -1,6 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { Tool } from '../catalog/types.js';
 import type { YieldStream } from './runner.js';
 import { StatefulJob, type JobShaping, type JobUpdate } from './stateful-job.js';
+
+/**
+ * How a session names its jobs. `random` (the default): 128 random bits, for a session whose job
+ * ids reach other parties (`serve`). `counted` (job_1, job_2...): for a session whose only caller
+ * is its own model or user (a conversation, `call`), where a session replayed from a recording
+ * must give the ids the recorded model used.
+ */
+export type JobIds = 'random' | 'counted';
 
 export interface Job<T> {
   id: string;
@@ -21,11 +30,9 @@ export class JobStore<T extends { ok: boolean }> {
   private readonly statefulJobs = new Map<string, StatefulJob>();
   private readonly controller = new AbortController();
   private readonly listeners = new Set<(update: JobUpdate) => void>();
-  /**
-   * Ids count up per session (job_1, job_2...): they only name jobs within it, and a session
-   * replayed from a recording must give the same ids the recorded model used.
-   */
   private count = 0;
+
+  constructor(private readonly ids: JobIds = 'random') {}
 
   start(tool: string, run: (signal: AbortSignal) => Promise<T>): string {
     const id = this.newId();
@@ -68,7 +75,8 @@ export class JobStore<T extends { ok: boolean }> {
   }
 
   private newId(): string {
-    return `job_${++this.count}`;
+    // A bearer handle (`toolman serve` answers the job tools to whoever names the id): 128 random bits, so no one reaches a job by guessing.
+    return this.ids === 'counted' ? `job_${++this.count}` : `job_${randomBytes(16).toString('base64url')}`;
   }
 
   close(): void {

@@ -422,6 +422,7 @@ export class ToolManager {
       ...(request.approve ? { approve: request.approve } : {}),
       ...(summarise ? { summarise } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      ...(request.jobIds ? { jobIds: request.jobIds } : {}),
       onClose: () => this.sessions.delete(session),
     });
     this.sessions.add(session);

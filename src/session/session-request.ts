@@ -1,3 +1,4 @@
+import type { JobIds } from '../execute/job-store.js';
 import type { RunnerRegistry } from '../execute/runner.js';
 import type { Approver, CallEvent, Summariser } from '../execute/types.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
@@ -18,6 +19,8 @@ export interface SessionRequest {
   /** Summarises results over their limit (`truncation: summarize`); default: the manager's, when the catalog has budget.summarize. */
   summarise?: Summariser;
   onEvent?: (event: CallEvent) => void;
+  /** How its jobs are named (execute/job-store.ts): `counted` only where no other party sees the ids; default `random`. */
+  jobIds?: JobIds;
   /** Layers runners over the manager's for this session only (the test runner's stubs and mocks). */
   wrapRunners?: (runners: RunnerRegistry) => RunnerRegistry;
 }

@@ -2,7 +2,7 @@ import { toolIndex, type ToolIndex } from '../catalog/tool-index.js';
 import { toolSummary } from '../catalog/tool-summary.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import { Executor, type Outcome, type TurnOptions } from '../execute/executor.js';
-import { JobStore } from '../execute/job-store.js';
+import { JobStore, type JobIds } from '../execute/job-store.js';
 import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { defaultRunners } from '../execute/runners/default-runners.js';
 import type { Approver, CallEvent, CallRecord, Summariser, ToolCall, TurnResult } from '../execute/types.js';
@@ -42,6 +42,7 @@ export interface SessionServices {
   /** Summarises results over their limit (`truncation: summarize`): the conversation's small model, or the manager's. */
   summarise?: Summariser;
   onEvent?: (event: CallEvent) => void;
+  jobIds?: JobIds;
   /** Called once when the session closes (the manager forgets it then). */
   onClose?: () => void;
 }
@@ -84,7 +85,7 @@ export class ToolSession {
   private readonly listeners = new Set<(change: SessionChange) => void>();
   private readonly onClose: (() => void) | undefined;
   private closed = false;
-  private readonly jobs = new JobStore<Outcome>();
+  private readonly jobs: JobStore<Outcome>;
   private search: ToolSearch | undefined;
   private cachedMeta: { found: number; tools: Tool[] } | undefined;
   private readonly formatted = new Map<string, FormatResult>();
@@ -96,6 +97,7 @@ export class ToolSession {
     services: SessionServices = {},
   ) {
     this.onClose = services.onClose;
+    this.jobs = new JobStore<Outcome>(services.jobIds);
     this.selection = options.selection ?? selectTools(catalog, options);
     this.searchMode = options.searchMode ?? catalog.searchMode;
     this.deferredByName = new Map(this.selection.deferred.map((t) => [t.name, t]));

@@ -240,8 +240,7 @@ tools:
       const tools = (await client.listTools()).tools;
       for (const name of ['forecast_later', 'forecast_hourly']) expect(tools.find((t) => t.name === name)!.outputSchema, name).toBeUndefined();
       // The SDK checks structuredContent against an advertised schema and throws when it does not match.
-      expect(await client.callTool({ name: 'forecast_later', arguments: {} })).toMatchObject({ _meta: { 'toolman/job_id': 'job_1' } });
-      expect(await client.callTool({ name: 'forecast_hourly', arguments: {} })).toMatchObject({ _meta: { 'toolman/job_id': 'job_2' } });
+      for (const name of ['forecast_later', 'forecast_hourly']) expect(await client.callTool({ name, arguments: {} }), name).toMatchObject({ _meta: { 'toolman/job_id': expect.stringMatching(/^job_/) } });
     } finally {
       await client.close();
     }

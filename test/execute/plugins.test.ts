@@ -142,8 +142,9 @@ describe('a plugin tool runs through the executor', () => {
   it('a stateful plugin tool yields through job_next', async () => {
     const { session } = await open();
     const first = await runOne(session, 'stream', { topic: 'tides' });
-    expect(JSON.parse(first.content)).toMatchObject({ job_id: 'job_1', yields: [{ n: 1, value: { part: 1, of: 'tides' } }] });
-    const rest = JSON.parse((await runOne(session, 'job_next', { job_id: 'job_1', until: 'end', wait_ms: 5000 })).content);
+    const started = JSON.parse(first.content);
+    expect(started).toMatchObject({ job_id: first.job_id, yields: [{ n: 1, value: { part: 1, of: 'tides' } }] });
+    const rest = JSON.parse((await runOne(session, 'job_next', { job_id: started.job_id, until: 'end', wait_ms: 5000 })).content);
     expect(rest).toMatchObject({ status: 'done', yields: [{ n: 2 }, { n: 3 }], result: { parts: 3 } });
   });
 

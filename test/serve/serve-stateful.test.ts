@@ -35,8 +35,9 @@ describe('serve: stateful tools and plugin tools', () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['run_tests', 'job_next', 'job_stop', 'save_note', 'read_notes']));
     const first = json(await client.callTool({ name: 'run_tests', arguments: {} }));
-    expect(first).toMatchObject({ job_id: 'job_1', tool: 'run_tests', yields: [{ n: 1, value: { file: 'test/catalog.test.mjs', passed: 1, failed: 1 } }] });
-    const rest = json(await client.callTool({ name: 'job_next', arguments: { job_id: 'job_1', until: 'end', wait_ms: 30000 } }));
+    // A job id reaches a client here: 128 random bits, not a count another client could guess.
+    expect(first).toMatchObject({ job_id: expect.stringMatching(/^job_[A-Za-z0-9_-]{22}$/), tool: 'run_tests', yields: [{ n: 1, value: { file: 'test/catalog.test.mjs', passed: 1, failed: 1 } }] });
+    const rest = json(await client.callTool({ name: 'job_next', arguments: { job_id: first.job_id, until: 'end', wait_ms: 30000 } }));
     expect(rest).toMatchObject({ status: 'done', result: { files: 3, passed: 5, failed: 1 } });
     expect((rest.yields as { n: number }[]).map((y) => y.n)).toEqual([2, 3]);
   });

@@ -115,7 +115,8 @@ export async function callWith(manager: ToolManager, options: CallOptions, io: C
     const detail = event.type === 'tool_progress' ? ` progress ${event.message}` : event.type === 'tool_approval' ? ` approval ${event.decision}` : ` ${event.status}${'duration_ms' in event ? ` ${event.duration_ms} ms` : ''}`;
     io.stderr.write(c.dim(plainText(`[${event.id}] ${event.name}:${detail}`) + '\n'));
   };
-  const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent });
+  // Counted job ids: this process is the session's only caller.
+  const session = await manager.session({ ...(options.profile ? { profile: options.profile } : {}), approve, onEvent, jobIds: 'counted' });
   // Decoded as the tools were sent: the catalog's `format:` settings, overridden by the flags.
   const format = manager.formatOptions({ ...(options.strict !== undefined ? { strict: options.strict } : {}), ...(options.geminiJsonSchema !== undefined ? { geminiJsonSchema: options.geminiJsonSchema } : {}) });
   const records = session.decode(calls, options.provider, format);
