@@ -332,14 +332,19 @@ describe('calls in the 2026-07-28 era', () => {
   });
 });
 
+/** A server over a catalog of one job tool (`tool`: its YAML entry), and a 2026-07-28 client's first call of it: the answer and its job id. */
+async function firstJobCall(name: string, tool: string, limits?: Partial<ServeLimits>) {
+  const catalog = join(dir, `${name}.yaml`);
+  writeFileSync(catalog, `toolman: 1\nname: jobs\ndefaults: { effect: read }\ntools:\n  - name: ${name}\n${tool}\n`);
+  const served = await serve({ catalog, ...(limits ? { limits } : {}) });
+  const { client } = await modern(served.url);
+  const started = await client.callTool({ name, arguments: {} });
+  return { served, client, started, jobId: (started._meta as Record<string, string>)['toolman/job_id']! };
+}
+
 describe('background jobs in the 2026-07-28 era', () => {
   it('gives each job an id of at least 128 random bits, and collects it by that id', async () => {
-    const catalog = join(dir, 'jobs.yaml');
-    writeFileSync(catalog, 'toolman: 1\nname: jobs\ndefaults: { effect: read }\ntools:\n  - name: slow_report\n    description: Builds a report in the background and answers later.\n    mode: background\n    handler: { mock: [{ latency_ms: 50, result: { report: ready } }] }\n');
-    const served = await serve({ catalog });
-    const { client } = await modern(served.url);
-    const started = await client.callTool({ name: 'slow_report', arguments: {} });
-    const jobId = (started._meta as Record<string, string>)['toolman/job_id']!;
+    const { client, jobId } = await firstJobCall('slow_report', '    description: Builds a report in the background and answers later.\n    mode: background\n    handler: { mock: [{ latency_ms: 50, result: { report: ready } }] }');
     // job_ and 16 random bytes as 22 base64url characters.
     expect(jobId).toMatch(/^job_[A-Za-z0-9_-]{22}$/);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -350,12 +355,7 @@ describe('background jobs in the 2026-07-28 era', () => {
 
 describe('stateful jobs in the 2026-07-28 era', () => {
   it('answers with the first yield and a random job id; later requests read the rest by it, and only by it', async () => {
-    const catalog = join(dir, 'stateful.yaml');
-    writeFileSync(catalog, 'toolman: 1\nname: stateful\ndefaults: { effect: read }\ntools:\n  - name: count_up\n    description: Counts to three, one number per yield.\n    mode: stateful\n    handler: { mock: [{ yields: [{ n: 1 }, { n: 2 }, { n: 3 }], result: { counted: 3 } }] }\n');
-    const served = await serve({ catalog });
-    const { client } = await modern(served.url);
-    const started = await client.callTool({ name: 'count_up', arguments: {} });
-    const jobId = (started._meta as Record<string, string>)['toolman/job_id']!;
+    const { client, started, jobId } = await firstJobCall('count_up', '    description: Counts to three, one number per yield.\n    mode: stateful\n    handler: { mock: [{ yields: [{ n: 1 }, { n: 2 }, { n: 3 }], result: { counted: 3 } }] }');
     expect(jobId).toMatch(/^job_[A-Za-z0-9_-]{22}$/);
     expect(JSON.parse(textOf(started))).toMatchObject({ job_id: jobId, yields: [{ n: 1, value: { n: 1 } }] });
     // Each request stands alone (no session): the principal's state holds the job.
@@ -367,12 +367,7 @@ describe('stateful jobs in the 2026-07-28 era', () => {
   it('a principal whose stateful job still runs is not dropped when idle; the job is read after the pause', async () => {
     // 40 yields: the job runs 32 ahead of its reader, then waits, running, until it is read.
     const yields = Array.from({ length: 40 }, (_, i) => `{ n: ${i + 1} }`).join(', ');
-    const catalog = join(dir, 'waiting.yaml');
-    writeFileSync(catalog, `toolman: 1\nname: waiting\ndefaults: { effect: read }\ntools:\n  - name: count_far\n    description: Counts to forty, one number per yield.\n    mode: stateful\n    handler: { mock: [{ yields: [${yields}], result: { counted: 40 } }] }\n`);
-    const served = await serve({ catalog, limits: { idleTimeoutMs: 200 } });
-    const { client } = await modern(served.url);
-    const started = await client.callTool({ name: 'count_far', arguments: {} });
-    const jobId = (started._meta as Record<string, string>)['toolman/job_id']!;
+    const { served, client, jobId } = await firstJobCall('count_far', `    description: Counts to forty, one number per yield.\n    mode: stateful\n    handler: { mock: [{ yields: [${yields}], result: { counted: 40 } }] }`, { idleTimeoutMs: 200 });
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(served.stderr()).not.toMatch(/dropping the state of anonymous/);
     const next = JSON.parse(textOf(await client.callTool({ name: 'job_next', arguments: { job_id: jobId, wait_ms: 0 } })));
