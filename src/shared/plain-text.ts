@@ -39,6 +39,17 @@ export function showInvisible(text: string): string {
 }
 
 /**
+ * `text` with every control and invisible character written as a visible `\uXXXX` escape: for a
+ * name that came from outside and is shown as evidence (a model's call of a tool that does not
+ * exist). `plainText` would remove them, and `whoami\u001b]0;x\u0007` would then read as the real
+ * `whoami`; escaped, it reads as what it is.
+ */
+export function visibleText(text: string): string {
+  const escape = (c: string) => c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  return text.replace(CONTROL, escape).replace(INVISIBLE, escape);
+}
+
+/**
  * A JSON value from outside (an MCP server's schema and annotations, an imported schema) with
  * `plainText` applied to every string in it, keys included; parts with nothing to clean are
  * returned as they were, and `changed` says whether anything was. Below `maxDepth` levels values
