@@ -163,13 +163,16 @@ describe('--baseline, --update-baseline, the history and flaky cases (issue 22: 
     writeFileSync(target, 'keep me');
     const link = join(dir, 'link.html');
     symlinkSync(target, link);
-    const html = await runBin(['test', '--suite-catalog', file, '--html', link], { env: env() });
-    expect(html.code).toBe(2);
-    expect(html.stderr).toContain('is a symbolic link; toolman does not write through symbolic links');
-    expect(readFileSync(target, 'utf8')).toBe('keep me');
-    const base = await runBin(['test', '--suite-catalog', file, '--baseline', link, '--update-baseline'], { env: env() });
-    expect(base.code).toBe(2);
-    expect(readFileSync(target, 'utf8')).toBe('keep me');
+    // Refused before any run is paid for (after the runs, before).
+    for (const args of [['--html', link], ['--junit', link], ['--baseline', link, '--update-baseline'], ['--history', link], ['--junit', dir]]) {
+      const before = server.requests.length;
+      const refused = await runBin(['test', '--suite-catalog', file, ...args], { env: env() });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(/is a symbolic link; toolman does not write through symbolic links|it is a folder/);
+      expect(server.requests.length, args.join(' ')).toBe(before);
+      expect(refused.stdout).toBe('');
+      expect(readFileSync(target, 'utf8')).toBe('keep me');
+    }
   });
 });
 

@@ -2,7 +2,9 @@ import type { BaselineComparison } from '../../testing/baseline.js';
 import type { TestResults } from '../../testing/results-document.js';
 import type { FlakyCase, HistoryPlace, HistoryRecord } from '../../testing/run-history.js';
 import type { SuiteReport } from '../../testing/suite-report.js';
+import { resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { checkOutputPath } from '../../shared/output-file.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { plainText } from '../output/terminal-text.js';
@@ -31,12 +33,24 @@ export const WHOLE_RUN_FLAGS = [
   ['--quarantine-flaky', 'quarantineFlaky'],
 ] as const;
 
-/** Checks the finishing flags before anything runs (a bad combination is a usage error, not a surprise after an hour of runs). */
-export function checkFinishOptions(options: FinishOptions): void {
+/**
+ * Checks the finishing flags before anything runs: a bad combination is a usage error, and a report
+ * path toolman would refuse (a link, a folder, a device) is refused now, not after an hour of runs.
+ */
+export async function checkFinishOptions(options: FinishOptions, cwd: string): Promise<void> {
   if (options.updateBaseline && !options.baseline) throw new ToolmanError(ErrorCode.USAGE, '--update-baseline needs --baseline FILE (where to write it)');
   if (options.quarantineFlaky && !options.baseline && !options.history) throw new ToolmanError(ErrorCode.USAGE, '--quarantine-flaky needs a run history: --history PATH, or --baseline FILE (the history is kept next to it)');
   if (options.flakyWindow !== undefined && !/^\s*\d+\s*$/.test(options.flakyWindow)) throw new ToolmanError(ErrorCode.USAGE, `--flaky-window takes a whole number from 2 to 1000, not ${JSON.stringify(options.flakyWindow)}`);
   if (options.flakyWindow !== undefined && (Number(options.flakyWindow) < 2 || Number(options.flakyWindow) > 1000)) throw new ToolmanError(ErrorCode.USAGE, `--flaky-window takes a whole number from 2 to 1000, not ${options.flakyWindow}`);
+  const check = (file: string | undefined, label: string, mode: 'replace' | 'append') => {
+    if (file !== undefined) checkOutputPath(resolve(cwd, file), label, mode, { cwd });
+  };
+  check(options.junit, '--junit', 'replace');
+  check(options.html, '--html', 'replace');
+  if (options.updateBaseline) check(options.baseline, '--baseline', 'replace');
+  const { historyPlace } = await import('../../testing/run-history.js');
+  const history = historyPlace(options.history, options.baseline, cwd);
+  if (history && !history.folder) check(history.path, '--history', 'append');
 }
 
 /** How a run ended besides its results: Ctrl-C, and how many runs it stopped. */
