@@ -4,8 +4,9 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { ERROR_PREFIX } from '../output/error-prefix.js';
-import { plainText } from '../output/terminal-text.js';
+import { plainText, plainTextStream } from '../../shared/plain-text.js';
 import type { ChatOptions } from './chat.js';
+import { jsonLine } from '../output/json-document.js';
 
 /*
  * `toolman chat` without the REPL: the prompts of a run, each turn printed as it happens (text on
@@ -37,12 +38,21 @@ export async function promptsFor(options: ChatOptions, given: string[], recorded
 /** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. Events come redacted. */
 export async function oneShotTurn(conversation: Conversation, prompt: string, options: ChatOptions, io: CliIO): Promise<TurnSummary> {
   const c = palette(colorEnabled(io, io.stderr));
-  const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
-  const name = (s: string) => plainText(s);
+  // The model's text is cleaned whether or not stdout is a terminal: `chat --prompt ... | tee log`
+  // reaches a terminal too, and a log that replays escapes is no safer than the screen.
+  // Streamed pieces go through one stream, so a sequence split between two pieces is still removed whole.
+  const text = (s: string) => plainText(s);
+  const name = text;
+  let answer = plainTextStream();
   let wroteText = false;
+  const endText = () => {
+    if (!wroteText) return;
+    io.stdout.write(answer.end() + '\n');
+    answer = plainTextStream();
+  };
   const onEvent = (event: LoopEvent) => {
     if (options.events) {
-      io.stdout.write(JSON.stringify(event) + '\n');
+      io.stdout.write(jsonLine(event) + '\n');
       return;
     }
     // --json: stdout is the one document at the end; warnings (a replay's differences, notices) still go to stderr.
@@ -52,11 +62,11 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
     }
     switch (event.type) {
       case 'text':
-        io.stdout.write(text(event.delta));
+        io.stdout.write(answer.push(event.delta));
         wroteText = true;
         return;
       case 'tool_calls':
-        if (wroteText) io.stdout.write('\n');
+        endText();
         wroteText = false;
         for (const call of event.calls) io.stderr.write(c.dim(`→ ${name(call.tool)}(${name(preview(call.arguments))})\n`));
         return;
@@ -93,7 +103,7 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         io.stderr.write(`${c.red(ERROR_PREFIX)} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
         return;
       case 'done':
-        if (wroteText) io.stdout.write('\n');
+        endText();
         if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
         // An error's message was printed with its `error` event: said once.
         if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
