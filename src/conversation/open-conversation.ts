@@ -17,9 +17,9 @@ import type { ConversationHost, ConversationOptions } from './conversation-optio
 import { resultSummariser } from './result-summariser.js';
 import { rubricGrader } from './rubric-grader.js';
 import { SideModels } from './side-models.js';
+import { NATIVE_SEARCH } from './native-search.js';
 
 /** Providers with a tool search of their own (`--search native`). */
-const NATIVE_SEARCH: ReadonlySet<ProviderName> = new Set(['openai-responses', 'anthropic']);
 
 /**
  * Opens a conversation: provider, model and connection (the key looked up once and made a secret;

@@ -46,6 +46,15 @@ describe('chat: the shipped enterprise recording shows all three, with no key an
     expect(run.stderr).toContain("✓ evaluation page_shape on search_intranet's result passed");
   });
 
+  it('with 2>&1 the answer keeps its own line: its newline comes before any note on stderr (they ran together before)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const quoted = [process.execPath, BIN, ...REPLAY].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const both = spawnSync('sh', ['-c', `${quoted} 2>&1`], { cwd: ROOT, env: { ...process.env, OPENAI_API_KEY: '', NO_COLOR: '1' }, encoding: 'utf8' });
+    expect(both.status, both.stdout).toBe(0);
+    expect(both.stdout).toMatch(/\[1\]\.\n/);
+    expect(both.stdout).not.toMatch(/\[1\]\.[^\n]/);
+  });
+
   it('--events and the transcript carry the verdicts as a loop event, and done carries the sources', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-'));
     const transcript = join(folder, 't.jsonl');

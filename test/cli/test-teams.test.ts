@@ -303,4 +303,14 @@ cases:
     expect(bodies.some((b) => !b.includes('tool_search'))).toBe(true);
     expect(JSON.parse(run.stdout).variants[1]).toMatchObject({ label: 'B', loading: 'deferred', search: 'native' });
   });
+
+  it('native with a provider that has no tool search of its own is refused before any variant runs (C failed after A and B ran)', async () => {
+    server.requests.length = 0;
+    server.script(() => ({ text: 'ok', usage: { input: 100, output: 5 } }));
+    const file = suite('native-openai', 'cases:\n  - { name: hello, prompt: hello, expect: { no_tool: true } }\n');
+    const run = await runBin(['test', '--suite-catalog', file, '--compare', 'eager', 'deferred', 'native'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("variant C (native) uses the provider's own tool search, which openai:gpt-4o-mini does not have");
+    expect(server.requests).toHaveLength(0);
+  });
 });

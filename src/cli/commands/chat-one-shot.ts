@@ -45,10 +45,13 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
   const name = text;
   let answer = plainTextStream();
   let wroteText = false;
+  let answered = false;
+  // The answer's line ends before anything goes to stderr, so `2>&1` never glues a note to it.
   const endText = () => {
     if (!wroteText) return;
     io.stdout.write(answer.end() + '\n');
     answer = plainTextStream();
+    wroteText = false;
   };
   const onEvent = (event: LoopEvent) => {
     if (options.events) {
@@ -60,14 +63,15 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
       if (event.type === 'warning') io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
       return;
     }
+    if (event.type === 'text') {
+      io.stdout.write(answer.push(event.delta));
+      wroteText = answered = true;
+      return;
+    }
+    endText();
     switch (event.type) {
-      case 'text':
-        io.stdout.write(answer.push(event.delta));
-        wroteText = true;
-        return;
       case 'tool_calls':
-        endText();
-        wroteText = false;
+        answered = false;
         for (const call of event.calls) io.stderr.write(c.dim(`→ ${name(call.tool)}(${name(preview(call.arguments))})\n`));
         return;
       case 'tool_status':
@@ -103,8 +107,7 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         io.stderr.write(`${c.red(ERROR_PREFIX)} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
         return;
       case 'done':
-        endText();
-        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
+        if (event.stop === 'took_control' && !answered && event.answer) io.stdout.write(text(event.answer) + '\n');
         // An error's message was printed with its `error` event: said once.
         if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
         else if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
