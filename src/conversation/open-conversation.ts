@@ -19,8 +19,6 @@ import { rubricGrader } from './rubric-grader.js';
 import { SideModels } from './side-models.js';
 import { NATIVE_SEARCH } from './native-search.js';
 
-/** Providers with a tool search of their own (`--search native`). */
-
 /**
  * Opens a conversation: provider, model and connection (the key looked up once and made a secret;
  * a recording written or replayed), format options, the session, the loop and the transcript.
