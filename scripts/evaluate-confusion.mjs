@@ -2,8 +2,8 @@
 // labelled-set.yaml: paraphrases found (recall) and related-but-distinct pairs flagged, per split
 // and per selection size, and the pairs it gets wrong on the tuning half. docs/testing.md has the
 // figures and how the set was built.
-//   node scripts/evaluate-confusion.mjs              development parts (tune, dev): figures and mistakes
-//   node scripts/evaluate-confusion.mjs --holdout    and the held-out part (once the rule is final)
+//   node scripts/evaluate-confusion.mjs              development parts (tune, dev, dev2, holdout): figures and mistakes
+//   node scripts/evaluate-confusion.mjs --holdout2   and the held-out part, holdout2 (once the rule is final)
 //   node scripts/evaluate-confusion.mjs --search     search settings on the development parts
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const line = (label, m) => `${label.padEnd(22)} paraphrases ${String(m.found).padStart(3)}/${String(m.paraphrases).padEnd(3)} (${pct(m.recall)})   distinct flagged ${String(m.falseFlags).padStart(2)}/${String(m.distinct).padEnd(3)} (${pct(m.falseFlagRate)}, 1 in ${m.falseFlags ? (m.distinct / m.falseFlags).toFixed(1) : '∞'})`;
 
 if (args.includes('--search')) {
-  const tune = pairs.filter((p) => p.split !== 'holdout');
+  const tune = pairs.filter((p) => p.split !== 'holdout2');
   const grid = {
     parameterWeight: [0.5, 0.6, 0.7],
     parameterTextFloor: [0.2, 0.3, 0.4],
@@ -52,7 +52,7 @@ if (args.includes('--search')) {
   process.exit(0);
 }
 
-const splits = args.includes('--holdout') ? ['tune', 'dev', 'dev2', 'holdout'] : ['tune', 'dev', 'dev2'];
+const splits = args.includes('--holdout2') ? ['tune', 'dev', 'dev2', 'holdout', 'holdout2'] : ['tune', 'dev', 'dev2', 'holdout'];
 console.log(`settings: ${JSON.stringify(CONFUSABLE_SETTINGS)}\n`);
 for (const split of splits) {
   const outcomes = scoreLabelledSet(pairs.filter((p) => p.split === split));
@@ -61,7 +61,7 @@ for (const split of splits) {
     const part = outcomes.filter((o) => o.size === size);
     console.log(line(`  ${size} (${Math.min(...part.map((o) => o.tools))}-${Math.max(...part.map((o) => o.tools))} tools)`, metrics(part)));
   }
-  if (split !== 'holdout' || args.includes('--verbose')) {
+  if (split !== 'holdout2' || args.includes('--verbose')) {
     for (const o of outcomes.filter((x) => (x.pair.label === 'paraphrase') !== x.flagged)) {
       console.log(`    ${o.pair.label === 'paraphrase' ? 'missed ' : 'flagged'} ${o.size.padEnd(6)} ${o.score.toFixed(2)} ${o.pair.id}${o.distinctBy ? ` (${o.distinctBy})` : ''}`);
     }

@@ -12,7 +12,7 @@ import { realData } from './real-data.js';
  * tools: calibration"). Used by test/validate/confusable-labelled-set.test.ts and by
  * scripts/evaluate-confusion.mjs (which prints it and searches settings on the tuning half).
  */
-export type Split = 'tune' | 'dev' | 'dev2' | 'holdout';
+export type Split = 'tune' | 'dev' | 'dev2' | 'holdout' | 'holdout2';
 export type Size = 'small' | 'medium' | 'large';
 export interface LabelledPair {
   id: string;
@@ -50,6 +50,10 @@ interface SetFile {
   holdout_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
   holdout_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
   holdout_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout2_paraphrases: { source: string; of: string; tool: WrittenTool }[];
+  holdout2_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  holdout2_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout2_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
 }
 
 const written = (t: WrittenTool): ToolText => ({
@@ -103,6 +107,10 @@ export function labelledPairs(): LabelledPair[] {
   for (const p of file.holdout_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
   for (const p of file.holdout_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   for (const p of file.holdout_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout2_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'holdout2', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of file.holdout2_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout2', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of file.holdout2_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout2_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   return pairs;
 }
 

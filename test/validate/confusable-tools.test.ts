@@ -105,7 +105,7 @@ describe('[real data] TM1001 on its labelled set', () => {
   }, 120_000);
 
   it('the development parts: 75% found, at most 1 in 12 flagged', () => {
-    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split !== 'holdout')));
+    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split !== 'holdout' && p.split !== 'holdout2')));
     expect(m.recall).toBeGreaterThanOrEqual(0.75);
     expect(m.falseFlagRate).toBeLessThanOrEqual(1 / 12);
   }, 120_000);
