@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { CONFUSABLE_SETTINGS, confusablePairs, type ConfusableSettings, type ToolText } from '../../src/validate/confusable-pairs.js';
+import { CONFUSABLE_SETTINGS, confusableEvidence, scorePair, type ConfusableSettings, type PairEvidence, type ToolText } from '../../src/validate/confusable-pairs.js';
 import { splitWords } from '../../src/search/tokenize.js';
 import { FIXTURES } from './paths.js';
 import { realData } from './real-data.js';
@@ -168,9 +168,16 @@ const SIZES: { size: Size; others: number }[] = [
 /** A rule to score: every pair of a selection with its score (the current rule by default; scripts compare others). */
 export type Scorer = (tools: ToolText[]) => { a: string; b: string; score: number; distinct_by?: string | null }[];
 
+/** A pair's score rounded as findings show it, and what told the two apart. */
+function scoreOf(e: PairEvidence, settings: Partial<ConfusableSettings>): { score: number; distinct_by: string | null } {
+  const { score, reasons } = scorePair(e, settings);
+  return { score: Math.round(score * 100) / 100, distinct_by: reasons.length ? reasons.join(', ') : null };
+}
+
 export function scoreLabelledSet(pairs: readonly LabelledPair[], settings: Partial<ConfusableSettings> = {}, scorer?: Scorer, baseThreshold?: number): Outcome[] {
   const outcomes: Outcome[] = [];
-  const score = scorer ?? ((tools: ToolText[]) => confusablePairs(tools, { ...settings, threshold: 0 }));
+  // Every pair's score as the rule computes it (its threshold still decides where the thesaurus is asked).
+  const score = scorer ?? ((tools: ToolText[]) => confusableEvidence(tools, settings).map((e) => ({ a: e.a, b: e.b, ...scoreOf(e, settings) })));
   for (const pair of pairs) {
     for (const { size, others } of SIZES) {
       const tools = selection(pair, others);
