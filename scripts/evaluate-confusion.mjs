@@ -1,9 +1,9 @@
 // Scores the confusable-tools rule (TM1001) on its labelled set, test/fixtures/confusable/
 // labelled-set.yaml: paraphrases found (recall) and related-but-distinct pairs flagged, per split
-// and per selection size, and the pairs it gets wrong on the tuning half. docs/testing.md has the
+// and per selection size, and the pairs it gets wrong on the development parts. docs/testing.md has the
 // figures and how the set was built.
 //   node scripts/evaluate-confusion.mjs              development parts (tune, dev, dev2, holdout): figures and mistakes
-//   node scripts/evaluate-confusion.mjs --holdout2   and the held-out part, holdout2 (once the rule is final)
+//   node scripts/evaluate-confusion.mjs --holdout2   and the held-out part, holdout2 (scored once the rule was final; not to be tuned on)
 //   node scripts/evaluate-confusion.mjs --search     search the scores' settings on the development parts, and each part held out in turn
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -51,6 +51,21 @@ function namespaceWords(name: string): number {
   return versioned ? splitWords(versioned[1]!).length + 1 : 0;
 }
 
+/** A text word as the rule counts it (undefined: a stop word or a number), worked out once per process. */
+const wordForms = new Map<string, { canon: string; stem: string } | undefined>();
+function formsOf(word: string): { canon: string; stem: string } | undefined {
+  let forms = wordForms.get(word);
+  if (forms === undefined && !wordForms.has(word)) {
+    if (!(STOP.has(word) || /^[0-9]+$/.test(word) || word.length < 2)) {
+      const canon = canonical(word);
+      // `tag` stays `tag` here; in the terms it is a verb kind.
+      forms = { canon, stem: CANONICAL.has(word) && !canon.startsWith('@') && !canon.startsWith('#') ? canon : stem(word) };
+    }
+    if (wordForms.size < 100_000) wordForms.set(word, forms);
+  }
+  return forms;
+}
+
 /** A word that looks like an identifier: `browser_snapshot`, `math.sum`, `get-env`, `getUserName`. */
 const IDENTIFIER = /[A-Za-z0-9]+(?:[_.-][A-Za-z0-9]+)+|[a-z0-9]+(?:[A-Z][a-z0-9]*)+/g;
 
@@ -106,10 +121,11 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   if (identifiers.size) description = description.replace(IDENTIFIER, (word) => (word !== tool.name && identifiers.has(word) ? ' ' : word));
   const text = `${allWords.join(' ')} ${description}`;
   for (const word of splitWords(text)) {
-    if (STOP.has(word) || /^[0-9]+$/.test(word) || word.length < 2) continue;
-    const c = canonical(word);
+    const forms = formsOf(word);
+    if (!forms) continue;
+    const c = forms.canon;
     terms.set(c, (terms.get(c) ?? 0) + 1);
-    stems.add(CANONICAL.has(word) && !c.startsWith('@') && !c.startsWith('#') ? c : stem(word));
+    stems.add(forms.stem);
     if (!spelled.has(c)) spelled.set(c, word);
   }
   const properties = (tool.parameters.properties as Record<string, unknown> | undefined) ?? {};

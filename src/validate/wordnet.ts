@@ -187,12 +187,23 @@ export class WordNet {
     const { size } = this.file(name);
     let fence: { start: number; word: string } | undefined;
     const at = k * BLOCK;
-    const newline = k === 0 ? -1 : this.indexOfNewline(name, at - 1, Math.min(size, (k + 1) * BLOCK));
-    const start = k === 0 ? 0 : newline < 0 ? -1 : newline + 1;
-    if (start >= 0 && start < Math.min(size, (k + 1) * BLOCK)) {
-      const line = this.lineAt(name, start);
-      const space = line.indexOf(' ');
-      fence = { start, word: space < 0 ? line : line.slice(0, space) };
+    const end = Math.min(size, (k + 1) * BLOCK);
+    // Usually one read finds the line end and the next line's word after it.
+    const read = readSync(this.file(name).fd, this.buffer, 0, Math.min(this.buffer.length, size - Math.max(0, at - 1)), Math.max(0, at - 1));
+    this.reads++;
+    const newline = k === 0 ? -1 : this.buffer.subarray(0, read).indexOf(10);
+    const space = newline < 0 && k !== 0 ? -1 : this.buffer.subarray(0, read).indexOf(32, newline + 1);
+    if (space >= 0) {
+      const start = k === 0 ? 0 : Math.max(0, at - 1) + newline + 1;
+      if (start < end) fence = { start, word: this.buffer.toString('latin1', newline + 1, space) };
+    } else {
+      const found = k === 0 ? -1 : this.indexOfNewline(name, at - 1, end);
+      const start = k === 0 ? 0 : found < 0 ? -1 : found + 1;
+      if (start >= 0 && start < end) {
+        const line = this.lineAt(name, start);
+        const gap = line.indexOf(' ');
+        fence = { start, word: gap < 0 ? line : line.slice(0, gap) };
+      }
     }
     if (this.fences.size < 20_000) this.fences.set(key, fence);
     return fence;

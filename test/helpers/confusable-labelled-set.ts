@@ -9,8 +9,8 @@ import { realData } from './real-data.js';
 /**
  * The labelled set of test/fixtures/confusable/labelled-set.yaml, scored: each pair inside
  * selections of 3, 14 and up to 120 tools built from its source (docs/testing.md, "Confusable
- * tools: calibration"). Used by test/validate/confusable-labelled-set.test.ts and by
- * scripts/evaluate-confusion.mjs (which prints it and searches settings on the tuning half).
+ * tools: calibration"). Used by test/validate/confusable-tools.test.ts and by
+ * scripts/evaluate-confusion.mjs (which prints it and searches settings on the development parts).
  */
 export type Split = 'tune' | 'dev' | 'dev2' | 'holdout' | 'holdout2';
 export type Size = 'small' | 'medium' | 'large';

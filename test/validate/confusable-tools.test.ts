@@ -163,4 +163,14 @@ describe('[real data] TM1001 on its labelled set', () => {
     expect(m.recall).toBeGreaterThanOrEqual(0.84);
     for (const size of bySize(outcomes)) expect(size.falseFlagRate).toBeLessThanOrEqual(1 / 12);
   }, 120_000);
+
+  // Scored once, with the rule of commit 7247d4f, after it was final; never tuned on (docs/testing.md).
+  // The target (90% found, at most 1 in 12 flagged) is missed here; these figures only guard against getting worse.
+  it('the held-out part (holdout2): 57% of paraphrase pairs found, 29 of 201 related-but-distinct pairs flagged', () => {
+    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split === 'holdout2')));
+    expect(m.paraphrases).toBe(180);
+    expect(m.distinct).toBe(201);
+    expect(m.recall).toBeGreaterThanOrEqual(0.57);
+    expect(m.falseFlags).toBeLessThanOrEqual(29);
+  }, 120_000);
 });
