@@ -47,6 +47,9 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
   { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
   { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp', 'serve'] },
+  // The SDK's v2 server side (`toolman serve`, both protocol eras) and the JWT checks of its resource server.
+  { pattern: /^@modelcontextprotocol\/(server|node)(\/|$)/, homes: ['serve'] },
+  { pattern: /^jose(\/|$)/, homes: ['serve'] },
   { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
   { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
   { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },

@@ -120,6 +120,19 @@ export const DIAGNOSTIC_CODES = {
   // 13xx: MCP clients' limits (lint.clients, validate --client)
   TM1301: { severity: 'warning', name: 'client-tool-limit', summary: 'A profile offers more tools up front than an MCP client the catalog is meant for takes.' },
   TM1302: { severity: 'warning', name: 'client-schema-quirk', summary: 'An MCP client the catalog is meant for would change or drop a tool as written.' },
+  // 14xx: what happens to results: summaries, references, evaluation checks
+  TM1401: { severity: 'error', name: 'unknown-evaluation', summary: 'A tool\'s `evaluation` names a check that `evaluations:` does not define.' },
+  TM1402: { severity: 'error', name: 'evaluation-kind', summary: 'An `evaluations:` entry must have exactly one of regex, not_regex, schema or rubric.' },
+  TM1403: { severity: 'error', name: 'invalid-evaluation-regex', summary: 'An evaluation\'s regex or not_regex does not compile with RE2.' },
+  TM1404: { severity: 'error', name: 'invalid-evaluation-schema', summary: 'An evaluation\'s schema is not valid JSON Schema, or does not compile.' },
+  TM1405: { severity: 'warning', name: 'unused-evaluation', summary: 'An `evaluations:` entry that no tool lists, so it never runs.' },
+  TM1406: { severity: 'error', name: 'invalid-reference-selector', summary: 'A `references:` selector does not parse (steps are .key, [\'key\'], [N] and [*] after $).' },
+  TM1407: { severity: 'warning', name: 'resource-links-not-mcp', summary: '`references: resource_links` on a tool that is not an MCP server\'s, whose results have no resource_link blocks.' },
+  TM1408: { severity: 'error', name: 'summarize-without-model', summary: 'A tool has `truncation: summarize`, but the catalog has no `budget.summarize` model.' },
+  TM1409: { severity: 'warning', name: 'evaluation-option-ignored', summary: 'An evaluation sets something its kind ignores: provider or model on a check that is not a rubric, or `on: result` on a rubric.' },
+  TM1410: { severity: 'warning', name: 'references-find-nothing', summary: 'The `references:` selectors find no source with a URL in any of the tool\'s mock results.' },
+  TM1411: { severity: 'warning', name: 'mock-result-fails-evaluation', summary: 'A mock result fails one of the tool\'s result checks (`evaluation:` entries with `on: result`).' },
+  TM1412: { severity: 'info', name: 'summarize-unused', summary: '`budget.summarize` is set, but no tool has `truncation: summarize`.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -46,6 +46,33 @@ export function prepareOutputFile(file: string, label: string, mode: 'new' | 're
   }
 }
 
+/**
+ * Says now, before any work, why `file` could not be written later, and changes nothing: a link on
+ * the way, a folder where the file should be, something other than a file there (a device, a
+ * pipe), or (for `new`) a file that exists. Folders that do not exist yet are made when the file
+ * is written. For outputs written at the end of a long run (JUnit, HTML, a baseline), so a path
+ * toolman will refuse is refused before the runs are paid for. Throws a ToolmanError naming `label`.
+ */
+export function checkOutputPath(file: string, label: string, mode: 'new' | 'replace' | 'append', scope: WriteScope = {}): void {
+  const fail = (why: string, hint?: string): never => {
+    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `${label} ${file}: ${why}`, hint ? { hint } : {});
+  };
+  const link = symlinkOnPath(file, scope);
+  if (link) fail(`${link}; toolman does not write through symbolic links`, 'name a path without links, or resolve the link yourself (realpath) if you mean its target');
+  const existing = lstatOrUndefined(file);
+  if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
+  if (existing && !existing.isFile()) fail('it is not a regular file (a device, a pipe or a socket)', 'name a file');
+  if (existing && mode === 'new') fail('the file exists; toolman does not overwrite it', 'name a new file, or delete this one first');
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    const found = lstatOrUndefined(folder);
+    if (found) {
+      if (!found.isDirectory()) fail(`${folder} is not a folder`);
+      break;
+    }
+    if (dirname(folder) === folder) break;
+  }
+}
+
 /** Appends to a file made ready by `prepareOutputFile`, never through a link put in its place meanwhile. */
 export function appendToOutputFile(file: string, text: string): void {
   const fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT | NO_FOLLOW, FILE_MODE);

@@ -38,9 +38,15 @@ export function showInvisible(text: string): string {
   });
 }
 
-/** JSON text with each invisible character written as a `\u` escape (the same value, visible to whoever reads the text). */
-export function escapeInvisibleInJson(json: string): string {
-  return json.replace(INVISIBLE, (c) => c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
+/**
+ * `text` with every control and invisible character written as a visible `\uXXXX` escape: for a
+ * name that came from outside and is shown as evidence (a model's call of a tool that does not
+ * exist). `plainText` would remove them, and `whoami\u001b]0;x\u0007` would then read as the real
+ * `whoami`; escaped, it reads as what it is.
+ */
+export function visibleText(text: string): string {
+  const escape = (c: string) => c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  return text.replace(CONTROL, escape).replace(INVISIBLE, escape);
 }
 
 /**
@@ -75,4 +81,36 @@ export function plainValue<T>(value: T, maxDepth = 256): { value: T; changed: bo
     return touched ? out : item;
   };
   return { value: walk(value, 0) as T, changed };
+}
+
+/** How much of an unfinished escape sequence a stream holds back before it gives up waiting for the rest. */
+const MAX_HELD = 4096;
+// A whole sequence: CSI with its final byte, a string (OSC, DCS, APC, PM, SOS) with its terminator, or a two-character escape other than those introducers.
+const COMPLETE_ESCAPE = /^\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-OQ-WYZ\\])/;
+
+/**
+ * `plainText` over text that arrives in pieces (a model's streamed answer): a sequence split
+ * between two pieces (`\u001b]0;ti` then `tle\u0007`) would otherwise lose only its ESC and leave
+ * the rest on screen. `push` returns what is safe to show now and holds back an escape sequence
+ * that has not ended yet (at most 4 KB of it, then it is cleaned as it stands); `end` returns the rest.
+ */
+export function plainTextStream(): { push(piece: string): string; end(): string } {
+  let held = '';
+  return {
+    push(piece) {
+      const text = held + piece;
+      const last = text.lastIndexOf('\u001b');
+      if (last === -1 || COMPLETE_ESCAPE.test(text.slice(last)) || text.length - last > MAX_HELD) {
+        held = '';
+        return plainText(text);
+      }
+      held = text.slice(last);
+      return plainText(text.slice(0, last));
+    },
+    end() {
+      const rest = held;
+      held = '';
+      return plainText(rest);
+    },
+  };
 }

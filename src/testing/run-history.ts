@@ -119,7 +119,7 @@ function parseRecord(line: string, where: string): HistoryRecord {
 
 const bad = (where: string, message: string) => new ToolmanError(ErrorCode.USAGE, `${where}: ${message}`, { hint: 'the history is append-only JSON lines that toolman test writes; remove or fix the line' });
 
-/** A case whose verdict flipped within the latest runs. */
+/** A case whose verdict flipped and flipped back within the latest runs. */
 export interface FlakyCase {
   suite: string;
   case: string;
@@ -134,7 +134,10 @@ export const DEFAULT_FLAKY_WINDOW = 10;
 
 /**
  * Flaky cases: over the latest `window` runs of each case and provider (the history's, then this
- * run's), a verdict that was both pass and fail. One run is never enough to call a case flaky.
+ * run's), a verdict that changed and changed back (at least two flips: pass, fail, pass or fail,
+ * pass, fail). One change that stays (a case that always passed and now fails) is a step, a
+ * regression or a fix, not noise: calling it flaky would let --quarantine-flaky hide the very
+ * regression a baseline exists to catch. One run is never enough to call a case flaky.
  */
 export function flakyCases(history: readonly HistoryRecord[], current: readonly HistoryRecord[], window = DEFAULT_FLAKY_WINDOW): FlakyCase[] {
   const byKey = new Map<string, { suite: string; case: string; provider: string; verdicts: boolean[] }>();
@@ -151,7 +154,7 @@ export function flakyCases(history: readonly HistoryRecord[], current: readonly 
     const verdicts = entry.verdicts.slice(-window);
     let flips = 0;
     for (let i = 1; i < verdicts.length; i++) if (verdicts[i] !== verdicts[i - 1]) flips++;
-    if (flips > 0) out.push({ ...entry, verdicts, flips });
+    if (flips >= 2) out.push({ ...entry, verdicts, flips });
   }
   return out;
 }

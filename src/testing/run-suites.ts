@@ -3,6 +3,7 @@ import { chooseCatalogs } from '../manager/choose-catalogs.js';
 import type { ToolManager } from '../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { plainText } from '../shared/plain-text.js';
+import { NATIVE_SEARCH } from '../conversation/native-search.js';
 import type { Variant } from './compare-runs.js';
 import type { SuitePlan } from './results-document.js';
 import type { RunResult, SequentialOptions } from './run-suite.js';
@@ -152,6 +153,12 @@ export async function preflight(request: SuitesRequest, host: SuitesHost, varian
   for (const variant of variants) {
     for (const file of request.suites) {
       const planned = await planSuite(file, request, host, variant);
+      // A variant the providers cannot run (the provider's own tool search on one without it) is
+      // refused here, before another variant's runs are paid for.
+      if (variant?.search === 'native') {
+        const without = planned.targets.filter((t) => !NATIVE_SEARCH.has(t.provider));
+        if (without.length) throw new ToolmanError(ErrorCode.USAGE, `variant ${variant.label} (${variant.spec}) uses the provider's own tool search, which ${without.map((t) => t.label).join(', ')} ${without.length === 1 ? 'does' : 'do'} not have`, { hint: 'compare native on anthropic or openai-responses (--provider anthropic:MODEL), or compare deferred instead' });
+      }
       await withSuiteCatalog(planned, request, host, variant, async (manager, suite) => {
         if (!live) return;
         for (const target of planned.targets) {

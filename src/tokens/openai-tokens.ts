@@ -74,7 +74,7 @@ export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encodi
   // Root keys beyond the measured ones are sent too: counted as their text, and the count is an estimate.
   for (const [key, value] of Object.entries(parameters)) {
     if (MEASURED_ROOT_KEYS.has(key) || (key === 'additionalProperties' && value === false)) continue;
-    reasons.add(`"${key}" at the root`);
+    reasons.add(`the schema keyword "${key}" at the root`);
     tokens += count(rootKeyText(key, value));
   }
   const properties = isRecord(parameters.properties) ? parameters.properties : {};
@@ -91,7 +91,7 @@ export function countOpenAiFunction(fn: OpenAiFunction, count: CountText, encodi
     const simple = typeof property.type === 'string' && MEASURED_TYPES.has(property.type) && Object.keys(property).every((key) => MEASURED_PROPERTY_KEYS.has(key)) && (!Array.isArray(property.enum) || property.enum.every((v) => typeof v === 'string' || typeof v === 'number'));
     let type = typeof property.type === 'string' ? property.type : 'any';
     if (!simple) {
-      for (const key of Object.keys(property)) if (!MEASURED_PROPERTY_KEYS.has(key)) reasons.add(key === 'items' || key === 'properties' || key === 'anyOf' || key === 'oneOf' ? `nested schemas (${key})` : `"${key}"`);
+      for (const key of Object.keys(property)) if (!MEASURED_PROPERTY_KEYS.has(key)) reasons.add(key === 'items' || key === 'properties' || key === 'anyOf' || key === 'oneOf' ? `nested schemas (${key})` : `the schema keyword "${key}"`);
       if (typeof property.type !== 'string') reasons.add(Array.isArray(property.type) ? 'type unions' : 'properties without a type');
       else if (!MEASURED_TYPES.has(property.type)) reasons.add(`${property.type} properties`);
       type = typeText(property, 0) + extraText(property);

@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import generatedMetaValidator from '../generated/meta-schema-validator.js';
 import { pointerOf } from '../catalog/diagnostic.js';
-import { resolveLocalRef, walkSchema } from '../catalog/json-schema.js';
+import { resolveLocalRef, schemaFamilies, walkSchema, type SchemaFamily } from '../catalog/json-schema.js';
 import { checkSchemaNode } from './check-schema-sanity.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { JsonSchema } from '../catalog/types.js';
@@ -48,24 +48,29 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
 
   const checked = withoutDialect(schema);
   let refsResolve = true;
+  // Built only when a `required` names something its own node does not define, or a property has
+  // no description (rare in a good catalog): most schemas never pay for it.
+  let families: Map<object, SchemaFamily> | undefined;
+  const familyOf = (node: object) => (families ??= schemaFamilies(checked)).get(node);
   walkSchema(checked, ({ node, path }) => {
     explainKeywords(node, path, reporter, at, explained);
     checkSchemaNode(node, path, at, reporter);
     const properties = node.properties && typeof node.properties === 'object' && !Array.isArray(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
     if (Array.isArray(node.required)) {
       node.required.forEach((name, i) => {
-        if (typeof name === 'string' && !(properties && Object.hasOwn(properties, name))) {
-          reporter.report('TM0303', at([...path, 'required', String(i)]), `parameters${path.length ? '.' + dottedPath(path) : ''}.required names "${name}", which is not a property`, {
-            hint: properties ? `defined properties: ${Object.keys(properties).join(', ') || '(none)'}` : 'add it under properties',
-          });
-        }
+        if (typeof name !== 'string' || (properties && Object.hasOwn(properties, name))) return;
+        const known = familyOf(node)?.names;
+        if (known?.has(name)) return;
+        reporter.report('TM0303', at([...path, 'required', String(i)]), `parameters${path.length ? '.' + dottedPath(path) : ''}.required names "${name}", which is not a property`, {
+          hint: known?.size ? `defined properties: ${[...known].join(', ')}` : properties ? 'defined properties: (none)' : 'add it under properties',
+        });
       });
     }
     if (properties) {
       for (const [name, prop] of Object.entries(properties)) {
         if (prop === null || typeof prop !== 'object') continue;
         // A misspelled description is reported as the unknown keyword it is; once is enough.
-        if (!described(prop as Record<string, unknown>, checked) && !misspellsDescription(prop as Record<string, unknown>)) {
+        if (!described(prop as Record<string, unknown>, checked) && !misspellsDescription(prop as Record<string, unknown>) && !describedInFamily(familyOf(node), node, name, checked)) {
           reporter.report('TM0304', at([...path, 'properties', name]), `property "${dottedPath([...path, 'properties', name]).replace(/^properties\./, '')}" has no description`, {
             part: 'key',
             hint: 'say what the value means and its format; the model reads it to fill the argument',
@@ -289,6 +294,20 @@ function closestKeyword(key: string): string | undefined {
 
 function misspellsDescription(node: Record<string, unknown>): boolean {
   return Object.keys(node).some((key) => !KNOWN_KEYWORDS.has(key) && closestKeyword(key) === 'description');
+}
+
+/**
+ * Whether another schema applying to the same value describes the property (an `if` that tests
+ * `contactMethod` needs no description of its own when the schema around it has one).
+ */
+function describedInFamily(family: SchemaFamily | undefined, node: object, name: string, root: Record<string, unknown>): boolean {
+  if (!family) return false;
+  for (const member of family.members) {
+    if (member === node || !isRecord((member as Record<string, unknown>).properties)) continue;
+    const other = ((member as Record<string, unknown>).properties as Record<string, unknown>)[name];
+    if (isRecord(other) && described(other, root)) return true;
+  }
+  return false;
 }
 
 /**

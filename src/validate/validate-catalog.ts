@@ -7,6 +7,7 @@ import { checkOutputSchemas } from './check-output-schema.js';
 import { checkPoisoning } from './check-poisoning.js';
 import { checkDescriptionQuality } from './description-quality.js';
 import { checkClients } from './check-clients.js';
+import { checkResultHandling } from './check-result-handling.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -62,6 +63,7 @@ export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseC
     }
     // After the provider checks: a broken output schema says nothing about what a provider is sent.
     checkOutputSchemas(loaded);
+    checkResultHandling(loaded);
   }
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels, quality: !fatal || loaded.catalog.tools.length > 0 ? 'pending' : 'not-applicable' };

@@ -87,6 +87,18 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM1206-effect-contradicts-text.yaml', code: 'TM1206', severity: 'warning', line: 5, column: 13 },
   { fixture: 'TM1301-client-tool-limit.yaml', code: 'TM1301', severity: 'warning', line: 3, column: 1 },
   { fixture: 'TM1302-client-schema-quirk.yaml', code: 'TM1302', severity: 'warning', line: 4, column: 5 },
+  { fixture: 'TM1401-unknown-evaluation.yaml', code: 'TM1401', severity: 'error', line: 5, column: 28 },
+  { fixture: 'TM1402-evaluation-kind.yaml', code: 'TM1402', severity: 'error', line: 10, column: 3 },
+  { fixture: 'TM1403-invalid-evaluation-regex.yaml', code: 'TM1403', severity: 'error', line: 11, column: 16 },
+  { fixture: 'TM1404-invalid-evaluation-schema.yaml', code: 'TM1404', severity: 'error', line: 11, column: 39 },
+  { fixture: 'TM1405-unused-evaluation.yaml', code: 'TM1405', severity: 'warning', line: 9, column: 3 },
+  { fixture: 'TM1406-invalid-reference-selector.yaml', code: 'TM1406', severity: 'error', line: 5, column: 26 },
+  { fixture: 'TM1407-resource-links-not-mcp.yaml', code: 'TM1407', severity: 'warning', line: 5, column: 17 },
+  { fixture: 'TM1408-summarize-without-model.yaml', code: 'TM1408', severity: 'error', line: 6, column: 17 },
+  { fixture: 'TM1409-evaluation-option-ignored.yaml', code: 'TM1409', severity: 'warning', line: 12, column: 12 },
+  { fixture: 'TM1410-references-find-nothing.yaml', code: 'TM1410', severity: 'warning', line: 5, column: 17 },
+  { fixture: 'TM1411-mock-result-fails-evaluation.yaml', code: 'TM1411', severity: 'warning', line: 8, column: 19 },
+  { fixture: 'TM1412-summarize-unused.yaml', code: 'TM1412', severity: 'info', line: 3, column: 3 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

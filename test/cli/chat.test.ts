@@ -44,6 +44,22 @@ describe('toolman chat, one turn', () => {
     expect(native.stderr).toContain('Gemini has no native tool search');
   });
 
+  it('a hostile answer reaches no terminal: cleaned when piped, escaped in --json and --events (raw through a pipe before)', async () => {
+    const hostile = 'hello \u001b[2J\u001b]0;title\u0007 \u202eevil\u202c \u{e0041}done';
+    const attack = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]|\udb40/;
+    server.script([{ text: hostile }]);
+    const text = await runBin([...catalog, 'chat', '--prompt', 'hi', '--no-transcript'], { env: openai() });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe('hello  evil done\n');
+    for (const flag of ['--json', '--events']) {
+      server.script([{ text: hostile }]);
+      const run = await runBin([...catalog, 'chat', '--prompt', 'hi', flag, '--no-transcript'], { env: openai() });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).not.toMatch(attack);
+      expect(run.stdout).toContain('\\u202e');
+    }
+  });
+
   it('--json prints exactly one document with the calls and the usage', async () => {
     server.script([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 120, output: 10, cached: 20 } }, { text: 'Cold.', usage: { input: 150, output: 2 } }]);
     const run = await runBin([...catalog, 'chat', '--prompt', 'Weather?', '--json', '--no-transcript'], { env: openai() });

@@ -93,6 +93,13 @@ describe('4. unknown and unavailable tools', () => {
     expect(turn.responses[0]).toMatchObject({ ok: false, error_kind: 'unknown_tool', error: expect.stringMatching(/did you mean "lookup"/) });
   });
 
+  it('names an unknown tool as it was called, its hidden characters escaped (cleaned, it read as the real tool)', async () => {
+    const turn = await executor().run([call('lookup\u001b]0;PWNED\u0007\u202e')]);
+    const error = turn.responses[0]!.error!;
+    expect(error).toContain('there is no tool named "lookup\\u001b]0;PWNED\\u0007\\u202e"');
+    expect(error).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+
   it('refuses a deferred tool until tool_search finds it', async () => {
     const { run } = executor();
     expect((await run([call('hidden')])).responses[0]).toMatchObject({ error_kind: 'not_available', error: expect.stringMatching(/find it with tool_search/) });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeInvisibleInJson, INVISIBLE, plainText, plainValue, showInvisible } from '../../src/shared/plain-text.js';
+import { jsonLine } from '../../src/cli/output/json-document.js';
+import { INVISIBLE, plainTextStream, plainText, plainValue, showInvisible } from '../../src/shared/plain-text.js';
 
 const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
 const INVISIBLES = ['\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2060', '\u2063', '\ufeff', '\u061c', '\u180e', tags('hi'), '\u{e0100}', '\u{e01ef}'];
@@ -37,8 +38,20 @@ describe('invisible characters in untrusted text', () => {
   it('shown escaped: as \\u escapes for people, and in JSON as the same value', () => {
     expect(showInvisible(`a\u200bb${tags('A')}`)).toBe('a\\u200bb\\u{e0041}');
     const value = { d: `x\u200f${tags('Hi')}` };
-    const json = escapeInvisibleInJson(JSON.stringify(value));
+    const json = jsonLine(value);
     expect(json).toBe('{"d":"x\\u200f\\udb40\\udc48\\udb40\\udc69"}');
     expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it('in pieces: a sequence split between pieces is removed whole, and nothing is held for ever', () => {
+    const stream = plainTextStream();
+    const pieces = ['hello \u001b', ']0;ti', 'tle\u0007 wor', 'ld \u001b[', '2J!'];
+    expect(pieces.map((p) => stream.push(p)).join('') + stream.end()).toBe('hello  world !');
+    const held = plainTextStream();
+    expect(held.push('a\u001b]0;' + 'x'.repeat(5000))).toBe('a');
+    expect(held.end()).toBe('');
+    const open = plainTextStream();
+    expect(open.push('tail \u001b[3')).toBe('tail ');
+    expect(open.end()).toBe('3'); // an unfinished sequence loses its escape: what is left is plain text
   });
 });

@@ -52,10 +52,13 @@ describe('baselines: the rules of --compare against a stored run (issue 22: 1)',
     expect(new Set(costly.regressions.map((r) => r.metric))).toEqual(new Set(['tokens', 'cost']));
   });
 
-  it('quarantined cases are compared and shown, but are no regression', () => {
+  it('quarantined cases are left out of the overall figures, but a change of their own beyond noise is still a regression', () => {
+    // a falls from 6/6 to 0/6: beyond noise, so quarantine does not hide it (it did before).
     const worse = compareWithBaseline(readBaseline(stored, dir), results({ a: 0, b: 6, c: 5 }), (_, name) => name === 'a');
-    expect(worse.regressions).toEqual([]);
+    expect(worse.regressions.map((r) => [r.case, r.metric])).toEqual([['a', 'pass_rate']]);
     expect(worse.suites[0]!.comparison.rows[0]!.pass_rate.verdict).toBe('worse');
+    // Noise within the interval (6/6 → 4/6) is forgiven for a quarantined case.
+    expect(compareWithBaseline(readBaseline(stored, dir), results({ a: 4, b: 6, c: 5 }), (_, name) => name === 'a').regressions).toEqual([]);
   });
 
   it('cases new since the baseline, or gone from the run, are listed, not compared', () => {
@@ -102,8 +105,16 @@ describe('run history and flaky cases (issue 22: 2)', () => {
     expect(flaky).toEqual([{ suite: 's', case: 'a', provider: 'openai:m', verdicts: [true, false, true], flips: 2 }]);
   });
 
+  it('one change that stays is a step (a regression or a fix), not flakiness: it flipped once and never back', () => {
+    const history = [1, 2, 3].map((d) => record('a', true, `2026-01-0${d}T00:00:00Z`));
+    expect(flakyCases(history, [record('a', false, '2026-01-04T00:00:00Z')])).toEqual([]);
+    expect(flakyCases([...history, record('a', false, '2026-01-04T00:00:00Z')], [record('a', true, '2026-01-05T00:00:00Z')])).toEqual([
+      { suite: 's', case: 'a', provider: 'openai:m', verdicts: [true, true, true, false, true], flips: 2 },
+    ]);
+  });
+
   it('only the latest runs count: a flip older than the window is forgotten', () => {
-    const history = [record('a', false, '2026-01-01T00:00:00Z'), ...Array.from({ length: 5 }, (_, i) => record('a', true, `2026-01-0${i + 2}T00:00:00Z`))];
+    const history = [record('a', true, '2025-12-31T00:00:00Z'), record('a', false, '2026-01-01T00:00:00Z'), ...Array.from({ length: 5 }, (_, i) => record('a', true, `2026-01-0${i + 2}T00:00:00Z`))];
     expect(flakyCases(history, [record('a', true, '2026-02-01T00:00:00Z')], 5)).toEqual([]);
     expect(flakyCases(history, [record('a', true, '2026-02-01T00:00:00Z')], 10)).toHaveLength(1);
   });

@@ -138,9 +138,9 @@ describe('exact only where measured: the shape and the model family', () => {
     const base = (await countRequest('openai', body('gpt-4o'))).tokens;
     const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     const cases: [Record<string, unknown>, string][] = [
-      [{ description: words }, '"description" at the root'],
-      [{ $defs: { unit: { type: 'string', description: words } } }, '"$defs" at the root'],
-      [{ additionalProperties: { type: 'string', description: words } }, '"additionalProperties" at the root'],
+      [{ description: words }, 'the schema keyword "description" at the root'],
+      [{ $defs: { unit: { type: 'string', description: words } } }, 'the schema keyword "$defs" at the root'],
+      [{ additionalProperties: { type: 'string', description: words } }, 'the schema keyword "additionalProperties" at the root'],
     ];
     for (const [parameters, reason] of cases) {
       const result = await countRequest('openai', body('gpt-4o', parameters));

@@ -4,8 +4,9 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { ERROR_PREFIX } from '../output/error-prefix.js';
-import { plainText } from '../output/terminal-text.js';
+import { plainText, plainTextStream } from '../../shared/plain-text.js';
 import type { ChatOptions } from './chat.js';
+import { jsonLine } from '../output/json-document.js';
 
 /*
  * `toolman chat` without the REPL: the prompts of a run, each turn printed as it happens (text on
@@ -37,12 +38,24 @@ export async function promptsFor(options: ChatOptions, given: string[], recorded
 /** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. Events come redacted. */
 export async function oneShotTurn(conversation: Conversation, prompt: string, options: ChatOptions, io: CliIO): Promise<TurnSummary> {
   const c = palette(colorEnabled(io, io.stderr));
-  const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
-  const name = (s: string) => plainText(s);
+  // The model's text is cleaned whether or not stdout is a terminal: `chat --prompt ... | tee log`
+  // reaches a terminal too, and a log that replays escapes is no safer than the screen.
+  // Streamed pieces go through one stream, so a sequence split between two pieces is still removed whole.
+  const text = (s: string) => plainText(s);
+  const name = text;
+  let answer = plainTextStream();
   let wroteText = false;
+  let answered = false;
+  // The answer's line ends before anything goes to stderr, so `2>&1` never glues a note to it.
+  const endText = () => {
+    if (!wroteText) return;
+    io.stdout.write(answer.end() + '\n');
+    answer = plainTextStream();
+    wroteText = false;
+  };
   const onEvent = (event: LoopEvent) => {
     if (options.events) {
-      io.stdout.write(JSON.stringify(event) + '\n');
+      io.stdout.write(jsonLine(event) + '\n');
       return;
     }
     // --json: stdout is the one document at the end; warnings (a replay's differences, notices) still go to stderr.
@@ -50,14 +63,15 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
       if (event.type === 'warning') io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
       return;
     }
+    if (event.type === 'text') {
+      io.stdout.write(answer.push(event.delta));
+      wroteText = answered = true;
+      return;
+    }
+    endText();
     switch (event.type) {
-      case 'text':
-        io.stdout.write(text(event.delta));
-        wroteText = true;
-        return;
       case 'tool_calls':
-        if (wroteText) io.stdout.write('\n');
-        wroteText = false;
+        answered = false;
         for (const call of event.calls) io.stderr.write(c.dim(`→ ${name(call.tool)}(${name(preview(call.arguments))})\n`));
         return;
       case 'tool_status':
@@ -67,9 +81,19 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         const r = event.response;
         // A decline says what decided it, in the user's terms: the error text is the sentence meant for the model.
         if (r.error_kind === 'declined') io.stderr.write(c.yellow(`⊘ ${name(r.tool)} declined: ${options.yes ? 'it was not run' : 'it needs approval and there is no terminal to ask; --yes approves'}\n`));
-        else io.stderr.write(r.ok ? c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${r.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
+        else if (r.ok) {
+          const notes = [r.summarized ? 'summarized' : r.truncated ? 'truncated' : '', r.references?.length ? `${r.references.length} source${r.references.length === 1 ? '' : 's'}` : ''].filter(Boolean);
+          io.stderr.write(c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${notes.length ? ` (${notes.join(', ')})` : ''}\n`));
+        } else io.stderr.write(c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
         return;
       }
+      case 'evaluations':
+        for (const v of event.verdicts) {
+          const subject = `evaluation ${name(v.name)}${v.on === 'result' ? ` on ${name(v.tools.join(', '))}'s result` : ''}`;
+          const reason = v.reason ? `: ${name(v.reason)}` : '';
+          io.stderr.write(v.verdict === 'pass' ? c.green(`✓ ${subject} passed\n`) : v.verdict === 'fail' ? c.red(`✗ ${subject} failed${reason}\n`) : c.yellow(`? ${subject} could not be decided${reason}\n`));
+        }
+        return;
       case 'search':
         io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
         return;
@@ -83,11 +107,12 @@ export async function oneShotTurn(conversation: Conversation, prompt: string, op
         io.stderr.write(`${c.red(ERROR_PREFIX)} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
         return;
       case 'done':
-        if (wroteText) io.stdout.write('\n');
-        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
+        if (event.stop === 'took_control' && !answered && event.answer) io.stdout.write(text(event.answer) + '\n');
         // An error's message was printed with its `error` event: said once.
         if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
         else if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
+        // What [n] in the answer points at: beside the answer, not in it (standard output stays the answer alone).
+        if (event.references?.length) io.stderr.write(c.dim(`sources:\n${event.references.map((r) => `  [${r.n}] ${r.title ? `${name(r.title)} — ` : ''}${name(r.url)}`).join('\n')}\n`));
         return;
       default:
         return;
@@ -106,6 +131,8 @@ export function summaryDocument(summary: TurnSummary, transcript: string | null)
     usage: summary.usage,
     took_control: summary.took_control,
     ...(summary.message ? { message: summary.message } : {}),
+    references: summary.references,
+    evaluations: summary.evaluations,
     transcript,
   };
 }

@@ -11,6 +11,7 @@ import { chooseCatalogs } from '../../manager/choose-catalogs.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { exitFor, oneShotTurn, promptsFor, summaryDocument } from './chat-one-shot.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export { readPrompt } from '../read-prompt.js';
 
@@ -99,7 +100,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
           code = EXIT.FAILURE;
         }
         // One document: the turn's, or the turns' when there were several (each redacted by the conversation).
-        if (options.json) io.stdout.write(JSON.stringify(documents.length === 1 ? documents[0] : { turns: documents, transcript }, null, 2) + '\n');
+        if (options.json) io.stdout.write(jsonDocument(documents.length === 1 ? documents[0] : { turns: documents, transcript }) + '\n');
         return code;
       } finally {
         conversation.close();

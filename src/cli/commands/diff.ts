@@ -3,6 +3,7 @@ import { ToolManager } from '../../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { CompareOverall } from '../../testing/compare-runs.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface DiffOptions {
   old: string;
@@ -48,7 +49,7 @@ export async function diffCommand(options: DiffOptions, io: CliIO): Promise<Exit
       const { reportErrors } = await import('./test-compare.js');
       errored = reportErrors(comparison, io);
     }
-    if (format === 'json') io.stdout.write(JSON.stringify({ ...diff, ...(passRates ? { pass_rate: passRates } : {}) }, null, 2) + '\n');
+    if (format === 'json') io.stdout.write(jsonDocument({ ...diff, ...(passRates ? { pass_rate: passRates } : {}) }) + '\n');
     else {
       const { renderDiff } = await import('../output/diff-report.js');
       io.stdout.write(renderDiff(diff, passRates, format === 'markdown'));

@@ -9,6 +9,7 @@ import { createTable } from '../output/table.js';
 import { clip } from '../output/clip.js';
 import { withManager } from '../open-manager.js';
 import { jsonErrorReason } from '../../shared/json-text.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface EvalSearchOptions {
   /** With a suite: load the catalog it names when none is given. */
@@ -75,7 +76,7 @@ export async function evalSearchCommand(options: EvalSearchOptions, io: CliIO): 
 async function printEvaluation(catalogName: string, tools: Tool[], cases: SearchCase[], options: EvalSearchOptions, io: CliIO): Promise<ExitCode> {
   const evaluation = evaluateSearch(tools, cases, { regex: options.regex ?? false });
   if (options.json) {
-    io.stdout.write(JSON.stringify({ catalog: catalogName, tools: tools.length, ...evaluation }, null, 2) + '\n');
+    io.stdout.write(jsonDocument({ catalog: catalogName, tools: tools.length, ...evaluation }) + '\n');
     return EXIT.OK;
   }
   const table = await createTable(['', ...COLUMNS.map(([, label]) => label)], io);

@@ -3,6 +3,7 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { withManager } from '../open-manager.js';
 import { clip } from '../output/clip.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface ProfilesOptions {
   catalog?: string[];
@@ -30,7 +31,7 @@ export async function profilesCommand(options: ProfilesOptions, io: CliIO): Prom
       };
   });
   if (options.json) {
-    io.stdout.write(JSON.stringify({ catalog: catalog.name, profiles: rows }, null, 2) + '\n');
+    io.stdout.write(jsonDocument({ catalog: catalog.name, profiles: rows }) + '\n');
     return EXIT.OK;
   }
   const table = await createTable(['profile', 'active', 'deferred', 'removed', 'extends', 'description'], io);

@@ -4,6 +4,7 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { clip } from '../output/clip.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface SearchCommandOptions {
   query: string;
@@ -24,7 +25,7 @@ export async function searchCommand(options: SearchCommandOptions, io: CliIO): P
     const results = (await manager.search()).search(options.query, { limit, ...(options.regex ? { regex: true } : {}), ...(within ? { within } : {}) });
     if (options.json) {
       const doc = { query: options.query, mode: options.regex ? 'regex' : 'bm25', results: results.map((r) => ({ name: r.tool.name, score: r.score, matched: r.matched, summary: r.tool.summary ?? null })) };
-      io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+      io.stdout.write(jsonDocument(doc) + '\n');
       return EXIT.OK;
     }
     const c = palette(colorEnabled(io, io.stdout));

@@ -1,4 +1,5 @@
-import { escapeInvisibleInJson, showInvisible } from '../../shared/plain-text.js';
+import { showInvisible } from '../../shared/plain-text.js';
+import { jsonDocument } from '../output/json-document.js';
 import { colorEnabled, palette } from '../color.js';
 import type { Tool } from '../../catalog/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -22,7 +23,7 @@ export async function showCommand(options: ShowOptions, io: CliIO): Promise<Exit
 function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrides: OverrideLocation[], options: ShowOptions, io: CliIO): ExitCode {
   if (options.json) {
     const { overriddenBy: _o, ...fields } = tool;
-    io.stdout.write(escapeInvisibleInJson(JSON.stringify({ ...fields, flags: toolFlags(tool), location: where ?? null, overrides }, null, 2)) + '\n');
+    io.stdout.write(jsonDocument({ ...fields, flags: toolFlags(tool), location: where ?? null, overrides }) + '\n');
     return EXIT.OK;
   }
   const c = palette(colorEnabled(io, io.stdout));
@@ -48,6 +49,8 @@ function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrid
     ['mode', tool.mode],
     ['timeout', `${tool.timeoutMs} ms`],
     ['max result', `${tool.maxResultTokens} tokens (${tool.truncation})`],
+    ...(tool.references ? [['references', tool.references.kind === 'resource_links' ? 'resource_links (MCP)' : [tool.references.items, `url ${tool.references.url}`, ...(tool.references.title ? [`title ${tool.references.title}`] : []), ...(tool.references.snippet ? [`snippet ${tool.references.snippet}`] : [])].join(', ')] as [string, string]] : []),
+    ...(tool.evaluation?.length ? [['evaluation', tool.evaluation.join(', ')] as [string, string]] : []),
     ['handler', tool.handler?.kind === 'mcp' ? `mcp: server "${tool.handler.server}", tool ${JSON.stringify(tool.handler.tool)}` : tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
   ];
   for (const [key, value] of fields) out.push(`${c.bold(key.padEnd(12))} ${value}`);

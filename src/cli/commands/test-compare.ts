@@ -11,6 +11,7 @@ import { createTable } from '../output/table.js';
 import { plainText } from '../output/terminal-text.js';
 import { writeReportFile } from '../output/write-report-file.js';
 import { requireFolder, suitesHost, suitesRequest, type TestOptions } from './test-setup.js';
+import { jsonDocument } from '../output/json-document.js';
 
 /** Most variants one comparison takes: each is a whole run of the suites. */
 const MAX_VARIANTS = 26;
@@ -63,7 +64,7 @@ export async function compareCommand(options: TestOptions, io: CliIO): Promise<E
   const errors = variants.flatMap((v, i) => sets[i]!.flatMap((s) => s.results.filter((r) => r.error !== null).map((r) => ({ variant: v.label, suite: s.suite, case: r.case, provider: r.provider, repeat: r.repeat, error: r.error! }))));
   if (options.json) {
     // Each comparison's errors are the run-level errors below, listed once per variant.
-    io.stdout.write(JSON.stringify({ variants: usage.map((u, i) => ({ ...u, ...variantFields(variants[i]!), runs: sets[i]!.reduce((n, s) => n + s.results.length, 0) })), comparisons: comparisons.map(({ errors: _errors, ...c }) => c), errors }, null, 2) + '\n');
+    io.stdout.write(jsonDocument({ variants: usage.map((u, i) => ({ ...u, ...variantFields(variants[i]!), runs: sets[i]!.reduce((n, s) => n + s.results.length, 0) })), comparisons: comparisons.map(({ errors: _errors, ...c }) => c), errors }) + '\n');
   } else {
     for (const comparison of comparisons) await printComparison(comparison, io);
     await printUsage(usage, io);

@@ -6,6 +6,7 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { plainText } from '../output/terminal-text.js';
 import { writeReportFile } from '../output/write-report-file.js';
 import { suitesHost, suitesRequest, type TestOptions } from './test-setup.js';
+import { jsonDocument } from '../output/json-document.js';
 
 /**
  * `toolman test SUITE... --coverage`: the tools, parameters and enum values of the catalog the
@@ -35,7 +36,7 @@ export async function coverageCommand(options: TestOptions, io: CliIO): Promise<
     writeReportFile(options.junit, junitPropertiesXml('coverage', coverageProperties(coverage)), { label: '--junit', mode: 'replace', cwd: io.cwd });
   }
   if (options.json) {
-    io.stdout.write(JSON.stringify({ suites: suites.map((s) => s.name), coverage }, null, 2) + '\n');
+    io.stdout.write(jsonDocument({ suites: suites.map((s) => s.name), coverage }) + '\n');
     return EXIT.OK;
   }
   const c = palette(colorEnabled(io, io.stdout));

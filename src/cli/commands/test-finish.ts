@@ -2,11 +2,14 @@ import type { BaselineComparison } from '../../testing/baseline.js';
 import type { TestResults } from '../../testing/results-document.js';
 import type { FlakyCase, HistoryPlace, HistoryRecord } from '../../testing/run-history.js';
 import type { SuiteReport } from '../../testing/suite-report.js';
+import { resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { checkOutputPath } from '../../shared/output-file.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { plainText } from '../output/terminal-text.js';
 import { appendReportFile, writeReportFile } from '../output/write-report-file.js';
+import { jsonDocument as jsonText } from '../output/json-document.js';
 
 /** What a finished run (or merged shards) is reported and gated with: the options of `toolman test` and `toolman test merge`. */
 export interface FinishOptions {
@@ -30,12 +33,24 @@ export const WHOLE_RUN_FLAGS = [
   ['--quarantine-flaky', 'quarantineFlaky'],
 ] as const;
 
-/** Checks the finishing flags before anything runs (a bad combination is a usage error, not a surprise after an hour of runs). */
-export function checkFinishOptions(options: FinishOptions): void {
+/**
+ * Checks the finishing flags before anything runs: a bad combination is a usage error, and a report
+ * path toolman would refuse (a link, a folder, a device) is refused now, not after an hour of runs.
+ */
+export async function checkFinishOptions(options: FinishOptions, cwd: string): Promise<void> {
   if (options.updateBaseline && !options.baseline) throw new ToolmanError(ErrorCode.USAGE, '--update-baseline needs --baseline FILE (where to write it)');
   if (options.quarantineFlaky && !options.baseline && !options.history) throw new ToolmanError(ErrorCode.USAGE, '--quarantine-flaky needs a run history: --history PATH, or --baseline FILE (the history is kept next to it)');
   if (options.flakyWindow !== undefined && !/^\s*\d+\s*$/.test(options.flakyWindow)) throw new ToolmanError(ErrorCode.USAGE, `--flaky-window takes a whole number from 2 to 1000, not ${JSON.stringify(options.flakyWindow)}`);
   if (options.flakyWindow !== undefined && (Number(options.flakyWindow) < 2 || Number(options.flakyWindow) > 1000)) throw new ToolmanError(ErrorCode.USAGE, `--flaky-window takes a whole number from 2 to 1000, not ${options.flakyWindow}`);
+  const check = (file: string | undefined, label: string, mode: 'replace' | 'append') => {
+    if (file !== undefined) checkOutputPath(resolve(cwd, file), label, mode, { cwd });
+  };
+  check(options.junit, '--junit', 'replace');
+  check(options.html, '--html', 'replace');
+  if (options.updateBaseline) check(options.baseline, '--baseline', 'replace');
+  const { historyPlace } = await import('../../testing/run-history.js');
+  const history = historyPlace(options.history, options.baseline, cwd);
+  if (history && !history.folder) check(history.path, '--history', 'append');
 }
 
 /** How a run ended besides its results: Ctrl-C, and how many runs it stopped. */
@@ -55,7 +70,7 @@ export async function finishResults(results: TestResults, options: FinishOptions
   const notRun = results.suites.reduce((n, s) => n + s.report.not_run.runs, 0);
   if (results.plan.shard) {
     const doc = { toolman_results: 1, ok: null, ...(end.interrupted ? { interrupted: true, runs_not_finished: end.stopped } : {}), runs_not_run: notRun, plan: results.plan, suites: results.suites.map((s) => ({ suite: s.plan.name, runs: s.runs })) };
-    io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+    io.stdout.write(jsonText(doc) + '\n');
     for (const s of results.suites) printNotRun(s.report, io);
     if (end.interrupted) return EXIT.INTERRUPTED;
     return notRun ? EXIT.USAGE : EXIT.OK;
@@ -85,7 +100,7 @@ export async function finishResults(results: TestResults, options: FinishOptions
   const ok = complete && failedCases === 0 && overall >= minPassRate - 1e-9 && (baseline?.regressions.length ?? 0) === 0;
 
   const gates: Gates = { ok, overall, failedCases, flaky, quarantined: options.quarantineFlaky === true, baseline, notRun, end, minPassRate };
-  if (options.json) io.stdout.write(JSON.stringify(jsonDocument(results, gates, options), null, 2) + '\n');
+  if (options.json) io.stdout.write(jsonText(jsonDocument(results, gates, options)) + '\n');
   else await printText(results, gates, options, io);
 
   if (options.junit) {
@@ -208,8 +223,11 @@ function printBaseline(comparison: BaselineComparison, file: string, io: CliIO):
   if (!changed.length) io.stdout.write(`  every case as in the baseline (${rows.length} compared)\n`);
   for (const r of comparison.regressions) {
     const where = r.case === null ? `overall [${plainText(r.provider)}]` : `${plainText(r.case)} [${plainText(r.provider)}]`;
-    const scale = r.metric === 'tokens' || r.metric === 'cost' ? (x: number) => (r.metric === 'cost' ? `$${x.toFixed(5)}` : num(x)) : (x: number) => `${signed(x)} pts`;
-    io.stdout.write(`  ${c.red('regression')}: ${where} ${r.metric.replace('_', ' ')} ${r.delta.a === null ? '-' : scale(r.delta.a)} → ${r.delta.b === null ? '-' : scale(r.delta.b)}${r.delta.interval ? `, 95% CI of the change [${scale(r.delta.interval.low)}, ${scale(r.delta.interval.high)}] (${r.delta.interval.method})` : ''}\n`);
+    const rate = r.metric !== 'tokens' && r.metric !== 'cost';
+    // Levels as levels (100% → 0%), the interval of the change in signed points.
+    const scale = rate ? (x: number) => `${signed(x)} pts` : (x: number) => (r.metric === 'cost' ? `$${x.toFixed(5)}` : num(x));
+    const level = rate ? pct : scale;
+    io.stdout.write(`  ${c.red('regression')}: ${where} ${r.metric.replace('_', ' ')} ${r.delta.a === null ? '-' : level(r.delta.a)} → ${r.delta.b === null ? '-' : level(r.delta.b)}${r.delta.interval ? `, 95% CI of the change [${scale(r.delta.interval.low)}, ${scale(r.delta.interval.high)}] (${r.delta.interval.method})` : ''}\n`);
   }
   if (comparison.missing.length) io.stdout.write(c.dim(`  in the baseline, not in this run: ${comparison.missing.slice(0, 5).map((m) => `${plainText(m.case)} [${plainText(m.provider)}]`).join(', ')}${comparison.missing.length > 5 ? ` and ${comparison.missing.length - 5} more` : ''}\n`));
   if (comparison.added.length) io.stdout.write(c.dim(`  new since the baseline (not compared): ${comparison.added.slice(0, 5).map((m) => `${plainText(m.case)} [${plainText(m.provider)}]`).join(', ')}${comparison.added.length > 5 ? ` and ${comparison.added.length - 5} more` : ''}\n`));

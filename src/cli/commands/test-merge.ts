@@ -12,7 +12,7 @@ export interface MergeOptions extends FinishOptions {
  * --quarantine-flaky. Exit codes as `toolman test`.
  */
 export async function mergeCommand(options: MergeOptions, io: CliIO): Promise<ExitCode> {
-  checkFinishOptions(options);
+  await checkFinishOptions(options, io.cwd);
   const { mergeResults } = await import('../../testing/results-document.js');
   const results = mergeResults(options.files, io.cwd);
   const { finishResults } = await import('./test-finish.js');

@@ -27,7 +27,7 @@ export async function testCommand(options: TestOptions, io: CliIO): Promise<Exit
     if (!options.json) throw new ToolmanError(ErrorCode.USAGE, '--shard needs --json: a shard prints its runs for toolman test merge, and gives no verdict of its own', { hint: 'toolman test SUITE --shard 1/4 --json > shard-1.json' });
     for (const [flag, key] of WHOLE_RUN_FLAGS) if (options[key] !== undefined && options[key] !== false) throw new ToolmanError(ErrorCode.USAGE, `${flag} does not go with --shard: give it to toolman test merge, which sees every shard's runs`);
   }
-  checkFinishOptions(options);
+  await checkFinishOptions(options, io.cwd);
   if (options.replay) requireFolder(options.replay, io.cwd, '--replay');
   const host = suitesHost(io, true);
   const { preflight, runSuites } = await import('../../testing/run-suites.js');

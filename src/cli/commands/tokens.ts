@@ -5,6 +5,7 @@ import { countRequest, exactCounter, requestShapeRefusal } from '../../manager/t
 import type { ProviderName } from '../../providers/types.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { parseJsonText } from '../../shared/json-text.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface TokensCommandOptions {
   file: string;
@@ -36,7 +37,7 @@ export async function tokensCommand(options: TokensCommandOptions, io: CliIO): P
     io.stderr.write(`note: ${PROVIDER_LABELS[provider]} has no token-counting endpoint; this is toolman's count\n`);
   }
   if (options.json) {
-    io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    io.stdout.write(jsonDocument(result) + '\n');
     return EXIT.OK;
   }
   io.stdout.write(`${result.tokens} input tokens${result.estimate ? ` (estimate: ${result.reasons.join('; ')})` : ' (exact)'} for ${provider} ${result.model}\n`);

@@ -13,6 +13,7 @@ import { clientDiagnostics, CLIENTS, descriptionQuality, UNDOCUMENTED_CLIENTS } 
 import type { CatalogQuality, ToolQuality } from '../../validate/description-quality.js';
 import { formatDiagnosticsText, formatQuality, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
+import { jsonDocument } from '../output/json-document.js';
 
 export interface ValidateOptions {
   files: string[];
@@ -95,10 +96,10 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
     const document: Record<string, unknown> = { ok, files, diagnostics, summary, quality };
     if (fixed) Object.assign(document, { fixed: fixed.applied, not_fixed: fixed.refused });
     if (unreadable) document.error = unreadable;
-    io.stdout.write(JSON.stringify(document, null, 2) + '\n');
+    io.stdout.write(jsonDocument(document) + '\n');
   } else if (format === 'sarif') {
     const { toSarif } = await import('../output/diagnostics-sarif.js');
-    io.stdout.write(JSON.stringify(toSarif(diagnostics, toolmanVersion(), quality), null, 2) + '\n');
+    io.stdout.write(jsonDocument(toSarif(diagnostics, toolmanVersion(), quality)) + '\n');
   } else {
     const colors = palette(colorEnabled(io, io.stdout));
     if (fixed) {
