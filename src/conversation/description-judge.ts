@@ -198,7 +198,7 @@ export function parseJudgeReply(reply: string, batch: readonly JudgedToolText[],
 }
 
 /** A note as shown: no escapes, control or invisible characters, one line, at most MAX_NOTES_CHARS. */
-function cleanNote(text: string): string {
+export function cleanNote(text: string): string {
   const clean = plainText(text.slice(0, MAX_NOTES_CHARS * 4))
     .replace(/\s+/g, ' ')
     .trim();

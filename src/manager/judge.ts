@@ -1,8 +1,8 @@
 import type { ModelConnection } from '../conversation/conversation-options.js';
-import { judgeDescriptions, type JudgeGrade } from '../conversation/description-judge.js';
+import { cleanNote, judgeDescriptions, type JudgeGrade } from '../conversation/description-judge.js';
 import { CHAT_PROVIDERS } from '../providers/model-clients.js';
 import type { ProviderName } from '../providers/types.js';
-import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { ErrorCode, isToolmanError, ToolmanError } from '../shared/errors.js';
 import type { ToolManager } from './tool-manager.js';
 
 export type { JudgeGrade } from '../conversation/description-judge.js';
@@ -28,6 +28,9 @@ export function parseJudgeSpec(text: string): JudgeSpec {
   return { provider: provider as ProviderName, model };
 }
 
+/** Errors opening the judge's conversation that are about the catalog (validate reports those), not the run. */
+const CATALOG_PROBLEMS = new Set<string>([ErrorCode.UNKNOWN_PROFILE, ErrorCode.SELECTION, ErrorCode.CATALOG_INVALID, ErrorCode.UNKNOWN_TOOL, ErrorCode.MCP_SERVER]);
+
 /** What a judged catalog gives back: a grade per tool, and what the conversation had to say. */
 export interface CatalogJudgment {
   /** `provider:model` of the grader (a replay's: the recording's). */
@@ -44,13 +47,24 @@ export interface CatalogJudgment {
  * tool's error.
  */
 export async function judgeCatalog(manager: ToolManager, tools: readonly string[], options: { spec?: JudgeSpec | undefined; connection: ModelConnection; signal?: AbortSignal }): Promise<CatalogJudgment> {
-  const conversation = await manager.conversation({
-    ...(options.spec ? { provider: options.spec.provider, model: options.spec.model } : {}),
-    connection: options.connection,
-    purpose: (label) => `validate --judge with ${label}`,
-    missingKeyHint: (variable) => `set ${variable}, point the provider's base URL variable at a compatible server, or grade from a recording: --replay FILE`,
-    stream: false,
-  });
+  let conversation: Awaited<ReturnType<ToolManager['conversation']>>;
+  try {
+    conversation = await manager.conversation({
+      ...(options.spec ? { provider: options.spec.provider, model: options.spec.model } : {}),
+      connection: options.connection,
+      purpose: (label) => `validate --judge with ${label}`,
+      missingKeyHint: (variable) => `set ${variable}, point the provider's base URL variable at a compatible server, or grade from a recording: --replay FILE`,
+      stream: false,
+    });
+  } catch (error) {
+    // The catalog's own problems (a broken default profile the conversation's session needs) are
+    // validate's findings, and the judge says it could not start; anything else (a missing key,
+    // a recording in the way) is the user's flags or environment, and stops the run.
+    if (!isToolmanError(error) || !CATALOG_PROBLEMS.has(error.code)) throw error;
+    const model = options.spec ? `${options.spec.provider}:${options.spec.model}` : options.connection.mode === 'replay' ? `${options.connection.recording.header.provider}:${options.connection.recording.header.model}` : 'judge';
+    const why = `the judge could not start: ${cleanNote(manager.secrets.redact(error.message))}`;
+    return { model, grades: new Map(tools.map((name) => [name, { model, error: why }])), notices: [] };
+  }
   try {
     const model = `${conversation.provider}:${conversation.model}`;
     const byName = new Map(manager.catalog.tools.map((t) => [t.name, t]));

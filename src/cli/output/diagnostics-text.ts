@@ -4,6 +4,7 @@ import type { Palette } from '../color.js';
 import type { DiagnosticCode } from '../../catalog/diagnostic-codes.js';
 import { DIAGNOSTIC_CODES, escapeInvisible } from '../../manager/facts.js';
 import type { CatalogQuality } from '../../validate/description-quality.js';
+import { plainText } from '../../shared/plain-text.js';
 
 export interface TextOptions {
   colors: Palette;
@@ -82,8 +83,8 @@ export function formatSummary(summary: DiagnosticSummary, files: number, tools: 
  */
 /**
  * The judge's line under the quality line (`validate --judge`): its mean grade, the lowest tools
- * with the first words of its notes, and the tools it could not grade with the first reason.
- * Notes are a model's words: cleaned when parsed, escaped here like every name shown.
+ * with its notes, and the tools it could not grade with the first reason. Notes are a model's
+ * words: cleaned when parsed, and again here (no escape sequence reaches the terminal).
  */
 export function formatJudge(quality: CatalogQuality, c: Palette): string {
   const judge = quality.judge;
@@ -95,9 +96,9 @@ export function formatJudge(quality: CatalogQuality, c: Palette): string {
     const colour = judge.score >= 80 ? c.green : judge.score >= 60 ? c.yellow : c.red;
     const lowest = graded.sort((a, b) => a.score - b.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)).slice(0, 3);
     lines.push(`  judge ${escapeInvisible(judge.model)}: ${colour(`${judge.score}/100`)} over ${judge.graded} tool${judge.graded === 1 ? '' : 's'}; lowest:`);
-    for (const t of lowest) lines.push(`    ${escapeInvisible(t.tool)} ${t.score}${t.notes ? c.dim(` ${escapeInvisible(t.notes)}`) : ''}${t.confusable_with.length ? c.dim(` (confusable with ${t.confusable_with.map(escapeInvisible).join(', ')})`) : ''}`);
+    for (const t of lowest) lines.push(`    ${escapeInvisible(t.tool)} ${t.score}${t.notes ? c.dim(` ${plainText(t.notes)}`) : ''}${t.confusable_with.length ? c.dim(` (confusable with ${t.confusable_with.map(escapeInvisible).join(', ')})`) : ''}`);
   }
-  if (failed.length) lines.push(`  ${c.yellow(`judge ${escapeInvisible(judge.model)}: ${failed.length} tool${failed.length === 1 ? '' : 's'} not graded`)} (${escapeInvisible(failed[0]!.tool)}: ${escapeInvisible(failed[0]!.error)})`);
+  if (failed.length) lines.push(`  ${c.yellow(`judge ${escapeInvisible(judge.model)}: ${failed.length} tool${failed.length === 1 ? '' : 's'} not graded`)} (${escapeInvisible(failed[0]!.tool)}: ${plainText(failed[0]!.error)})`);
   return lines.map((line) => `${line}
 `).join('');
 }
