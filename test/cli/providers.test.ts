@@ -121,8 +121,8 @@ describe('toolman budget', () => {
     expect(run.code).toBe(1);
     const doc = JSON.parse(run.stdout);
     // A `format` keyword is outside the constructs the cookbook's rule was measured on.
-    expect(doc).toMatchObject({ provider: 'openai', model: 'gpt-4o', estimate: true, estimate_reasons: ['"format"'], budget: { definitions: 150, ok: false } });
-    expect(doc.tools[0]).toEqual({ name: 'search_orders', tokens: expect.any(Number), exact: false, estimate_reasons: ['"format"'], share_pct: expect.any(Number), deferred: false, step: 'profile', rule: 'include: *' });
+    expect(doc).toMatchObject({ provider: 'openai', model: 'gpt-4o', estimate: true, estimate_reasons: ['the schema keyword "format"'], budget: { definitions: 150, ok: false } });
+    expect(doc.tools[0]).toEqual({ name: 'search_orders', tokens: expect.any(Number), exact: false, estimate_reasons: ['the schema keyword "format"'], share_pct: expect.any(Number), deferred: false, step: 'profile', rule: 'include: *' });
     expect(doc.totals).toMatchObject({ eager: expect.any(Number), deferred: expect.any(Number), saving_pct: expect.any(Number) });
     expect(doc.budget.suggest_defer[0]).toBe('search_orders');
     expect(doc.budget.suggest_defer).not.toContain('ping'); // always_load

@@ -108,14 +108,14 @@ describe('budget --exact says which counts are exact, which estimates, and why',
     expect(run.stdout).toContain('--exact: OpenAI has no token count for Chat Completions requests');
     expect(run.stdout).toContain("every count above is toolman's");
     expect(run.stdout).toMatch(/counts: exact for 3 of 16 tools \(complete_task, read_email, delete_task\); estimates for 13, because:/);
-    expect(run.stdout).toMatch(/\n {4}"format": [a-z_, ]*list_calendar_events/);
+    expect(run.stdout).toMatch(/\n {4}the schema keyword "format": [a-z_, ]*list_calendar_events/);
     expect(run.stdout).toMatch(/│ read_email\s+│ \d+\s+│ [\d.]+%\s+│ active │ exact/);
     const json = await runBin(['-c', 'catalogs/assistant.yaml', 'budget', '-P', 'openai', '--exact', '--json']);
     const doc = JSON.parse(json.stdout) as { exact_unavailable: string; exact?: unknown; tools: { name: string; exact: boolean; estimate_reasons: string[] }[] };
     expect(doc.exact).toBeUndefined();
     expect(doc.exact_unavailable).toContain('POST /v1/responses/input_tokens');
     expect(doc.tools.find((t) => t.name === 'read_email')).toMatchObject({ exact: true, estimate_reasons: [] });
-    expect(doc.tools.find((t) => t.name === 'list_calendar_events')).toMatchObject({ exact: false, estimate_reasons: ['"format"'] });
+    expect(doc.tools.find((t) => t.name === 'list_calendar_events')).toMatchObject({ exact: false, estimate_reasons: ['the schema keyword "format"'] });
     expect(json.stderr).toContain('--exact: OpenAI has no token count');
   });
 
