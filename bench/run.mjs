@@ -162,6 +162,9 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const rules = { label: 'validate large.yaml: what the issue-20 rules add', median_ms: r.new_rules_ms, share_of_validate: r.new_rules_share, with_quality_ms: r.new_rules_with_quality_ms, warm_ms: r.warm_ms };
   results.push(rules);
   console.log(`${rules.label.padEnd(52)} ${rules.median_ms.toFixed(1).padStart(8)} ms  ${(100 * r.new_rules_share).toFixed(1)}% of validate (${r.validate_large_ms.toFixed(0)} ms); --quality ${r.new_rules_with_quality_ms.toFixed(1)} ms`);
+  const confusable = { label: 'validate large.yaml: the confusable-tools rule', median_ms: r.confusable_ms, share_of_validate: r.confusable_share };
+  results.push(confusable);
+  console.log(`${confusable.label.padEnd(52)} ${confusable.median_ms.toFixed(1).padStart(8)} ms  ${(100 * r.confusable_share).toFixed(1)}% of validate (cold, WordNet lookups included)`);
 }
 
 {

@@ -36,6 +36,12 @@ const STUBS = {
   'check-clients': 'export function checkClients() {}',
   'check-schema-sanity': 'export function checkSchemaSanity() {}\nexport function checkSchemaNode() {}',
   'description-quality': 'export function checkDescriptionQuality() {}\nexport function descriptionQuality() { return { score: null, tools: [] }; }',
+  'check-confusable-tools': 'export const MAX_CONFUSION_TOOLS = 300;\nexport function checkConfusableTools() {}',
+};
+/** Which modules each variant stubs: the new rules of issue 20, or the confusable-tools rule alone (TM1001 with its thesaurus). */
+const STUBBED = {
+  'new-rules': /\/(check-poisoning|check-clients|check-schema-sanity|description-quality)\.(js|ts)$/,
+  confusable: /\/(check-confusable-tools)\.(js|ts)$/,
 };
 
 async function bundle(name, stubbed) {
@@ -46,7 +52,7 @@ async function bundle(name, stubbed) {
     ? [{
         name: 'stub-new-rules',
         setup(b) {
-          b.onResolve({ filter: /\/(check-poisoning|check-clients|check-schema-sanity|description-quality)\.(js|ts)$/ }, (args) => ({ path: /([a-z-]+)\.(js|ts)$/.exec(args.path)[1], namespace: 'stub' }));
+          b.onResolve({ filter: STUBBED[stubbed] }, (args) => ({ path: /([a-z-]+)\.(js|ts)$/.exec(args.path)[1], namespace: 'stub' }));
           b.onLoad({ filter: /.*/, namespace: 'stub' }, (args) => ({ contents: STUBS[args.path], loader: 'js' }));
         },
       }]
@@ -71,16 +77,18 @@ export async function validateRulesBench({ quick = false } = {}) {
   const runs = quick ? 7 : 31;
   const inProcess = quick ? 20 : 100;
   const full = await bundle('bench-validate-rules', false);
-  const without = await bundle('bench-validate-rules-without', true);
+  const without = await bundle('bench-validate-rules-without', 'new-rules');
+  const withoutConfusable = await bundle('bench-validate-rules-without-confusable', 'confusable');
   const child = (file, mode) => {
     const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file, mode], { cwd: root, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`bench child failed: ${result.stderr}`);
     return JSON.parse(result.stdout).ms;
   };
   // Interleaved, so that a busy moment of the machine falls on both.
-  const samples = { with: [], without: [], withQuality: [], whole: [] };
+  const samples = { with: [], without: [], withoutConfusable: [], withQuality: [], whole: [] };
   for (let i = 0; i < runs; i++) {
     samples.without.push(child(without, 'default'));
+    samples.withoutConfusable.push(child(withoutConfusable, 'default'));
     samples.with.push(child(full, 'default'));
     samples.withQuality.push(child(full, 'quality'));
     const whole = spawnSync(process.execPath, ['--import', CPU_REPORTER, join(root, 'bin', 'toolman.js'), 'validate', 'catalogs/large.yaml'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -89,6 +97,7 @@ export async function validateRulesBench({ quick = false } = {}) {
   const whole = median(samples.whole);
   const added = median(samples.with.map((ms, i) => ms - samples.without[i]));
   const addedQuality = median(samples.withQuality.map((ms, i) => ms - samples.without[i]));
+  const confusable = median(samples.with.map((ms, i) => ms - samples.withoutConfusable[i]));
 
   // Warm: each rule alone, many calls on one loaded catalog.
   const m = await import(full);
@@ -123,6 +132,8 @@ export async function validateRulesBench({ quick = false } = {}) {
     new_rules_share: added / whole,
     new_rules_with_quality_ms: addedQuality,
     new_rules_with_quality_share: addedQuality / whole,
+    confusable_ms: confusable,
+    confusable_share: confusable / whole,
     warm_ms: warm,
   };
 }
@@ -147,6 +158,7 @@ if (process.argv[2] === '--child') {
   console.log(`  validate's checks, new rules stubbed out / with them (medians)    ${r.checks_without_new_rules_ms.toFixed(1)} / ${r.checks_with_new_rules_ms.toFixed(1)} ms`);
   console.log(`  the new rules add (median of paired differences)                  ${r.new_rules_ms.toFixed(1)} ms = ${pct(r.new_rules_share)} of validate`);
   console.log(`  with --quality (TM1101-TM1105 on)                                 ${r.new_rules_with_quality_ms.toFixed(1)} ms = ${pct(r.new_rules_with_quality_share)}`);
+  console.log(`  the confusable-tools rule, thesaurus included, adds (cold)          ${r.confusable_ms.toFixed(1)} ms = ${pct(r.confusable_share)} of validate`);
   console.log('  each rule warm, CPU (median of many calls in one process):');
   for (const [name, ms] of Object.entries(r.warm_ms)) console.log(`    ${name.padEnd(56)} ${ms.toFixed(2).padStart(7)} ms`);
 }

@@ -58,6 +58,9 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--max-warnings <n>', 'exit 1 when there are more than n warnings')
     .option('--quality', 'list what each tool\'s description lacks (turns on the description-quality rules TM1101-TM1105)')
     .option('--fix', 'apply the fixes findings name (did-you-mean keys, types and values, required: true, argv) to the files, then report what remains')
+    .option('--judge <provider:model>', 'also have a model grade each tool\'s description with its sibling tools in view (needs the provider\'s key, or a compatible server)')
+    .option('--record <file>', 'with --judge: write the judge\'s conversation to FILE, for --replay')
+    .option('--replay <file>', 'grade with the judge from a recording made with --record: no network, no key')
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));

@@ -12,10 +12,11 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { carryMessages, type ModelTarget } from './carry-messages.js';
 import { contextCost, type ContextCost } from './context-cost.js';
 import type { ConversationHost } from './conversation-options.js';
-import { redactValue } from '../shared/secrets.js';
+import { redactError, redactValue } from '../shared/secrets.js';
 import type { SwitchedModel } from './open-conversation.js';
 import type { TranscriptHistory } from './transcript-history.js';
 import { RedactedEvents, redactSummary } from './redacted-events.js';
+import type { SideModels, SideRequest } from './side-models.js';
 
 /** What `openConversation` hands a new conversation. */
 export interface ConversationParts {
@@ -43,6 +44,10 @@ export interface ConversationParts {
   whyNoSwitch?: string | undefined;
   /** The user's system prompt (the tools' contributions follow it). */
   system?: string | undefined;
+  /** Calls besides the loop's, through the same connection (recorded and replayed with it): `ask`. */
+  side?: SideModels;
+  /** The base URL the conversation's own model is reached at (`--base-url`), for `ask`. */
+  baseUrl?: string | undefined;
 }
 
 /** Something drivers show between turns: a new session (the tools offered changed), or a notice. */
@@ -86,6 +91,8 @@ export class Conversation {
   private readonly switcher: ConversationParts['switchModel'];
   private readonly whyNoSwitch: string | undefined;
   private readonly system: string | undefined;
+  private readonly side: SideModels | undefined;
+  private readonly baseUrl: string | undefined;
   /** Who answers confirmations (kept for a new loop after a switch). */
   private approver: Approver | undefined;
   private approverSet = false;
@@ -111,6 +118,8 @@ export class Conversation {
     this.switcher = parts.switchModel;
     this.whyNoSwitch = parts.whyNoSwitch;
     this.system = parts.system;
+    this.side = parts.side;
+    this.baseUrl = parts.baseUrl;
     this.openSession = parts.openSession;
     this.transcript = parts.transcript;
     this.recordFile = parts.recordFile;
@@ -249,6 +258,24 @@ export class Conversation {
       if (forcedOnce || this.toolsChanged) void this.swap(() => this.reopen());
     }
     return redactSummary(summary, secrets);
+  }
+
+  /**
+   * One question to the conversation's model outside the loop: one message, no tools, no history,
+   * no turn (`validate --judge` grades descriptions this way). It goes through the conversation's
+   * connection, so a recording holds it and its replay answers it (matched by content, like any
+   * request). The answer comes back redacted; it is the model's text, so untrusted: the caller
+   * validates it. Rejects when the model cannot be had (no key, an error, nothing recorded for it).
+   */
+  async ask(request: SideRequest, signal: AbortSignal = new AbortController().signal): Promise<string> {
+    if (!this.side) throw new ToolmanError(ErrorCode.USAGE, 'this conversation cannot ask its model outside a turn');
+    const target = { provider: this.current.provider, model: this.current.model, ...(this.baseUrl ? { baseUrl: this.baseUrl } : {}) };
+    try {
+      return this.host.secrets.redact(await this.side.complete(target, request, signal));
+    } catch (error) {
+      // A model call's error may quote what was sent or answered: redacted like every output.
+      throw redactError(error, this.host.secrets);
+    }
   }
 
   /**

@@ -86,6 +86,9 @@ export async function openConversation(host: ConversationHost, options: Conversa
       ...(replay ? { replay: { onDifference: (listener: (message: string) => void) => (differences = listener) } } : {}),
       ...(options.resume ? { resumed: options.resume } : {}),
       ...(options.system ? { system: options.system } : {}),
+      side,
+      // A replay's recorded base URL only shapes the paths asked for, as for the loop's requests.
+      ...(client.baseUrl && (replay || options.baseUrl) ? { baseUrl: client.baseUrl } : {}),
       switchModel: connection.mode === 'live' ? (target) => switchedModel(host, options, target, powers) : undefined,
       whyNoSwitch: connection.mode === 'replay' ? `a replay answers from its recording, made with ${provider} ${model}: another model has no recorded answers` : connection.mode === 'record' ? `a recording holds one provider and model (its first line says ${provider} ${model}), which its replay talks to; start another --record to record another model` : undefined,
     });

@@ -1,7 +1,7 @@
 import { pointerOf, segmentsOf } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import { BUILTIN_PROFILE_DEFINITIONS } from '../select/resolve-profile.js';
-import { selectTools } from '../select/select-tools.js';
+import { profileSelection } from './profile-selection.js';
 import { closest } from '../shared/did-you-mean.js';
 
 /**
@@ -26,7 +26,7 @@ export function checkAgents(loaded: LoadedCatalog): void {
       reporter.report('TM0901', at('profile'), `"${profile}" is not a profile` + (suggestion ? `; did you mean "${suggestion}"?` : ''), { hint: `profiles: ${profiles.join(', ')}` });
       continue;
     }
-    const selection = selectTools(catalog, { profile });
+    const selection = profileSelection(catalog, profile);
     if ([...selection.active, ...selection.deferred].some((tool) => tool.handler?.kind === 'agent' && tool.handler.agent === agent.name)) {
       reporter.report('TM0903', at('profile'), `the profile "${profile}" offers the agent to itself; toolman refuses an agent's call to itself, so the model would only waste a round`, {
         hint: `exclude it in the profile (exclude: [${agent.name}])`,

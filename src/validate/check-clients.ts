@@ -2,7 +2,7 @@ import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import { Reporter } from '../catalog/reporter.js';
 import { profileNames } from '../select/resolve-profile.js';
-import { selectTools } from '../select/select-tools.js';
+import { profileSelection } from './profile-selection.js';
 import { clientFacts } from './client-facts.js';
 import { reporterFor } from './check-tools.js';
 
@@ -22,7 +22,7 @@ export function checkClients(loaded: LoadedCatalog, clients: readonly string[], 
       for (const profileName of profileNames(loaded.catalog)) {
         let selection;
         try {
-          selection = selectTools(loaded.catalog, { profile: profileName });
+          selection = profileSelection(loaded.catalog, profileName);
         } catch {
           continue; // unknown extends and cycles are the profile checks' findings
         }

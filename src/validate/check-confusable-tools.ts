@@ -1,7 +1,7 @@
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { Tool } from '../catalog/types.js';
 import { confusablePairs, type ConfusablePair } from './confusable-pairs.js';
-import { selectTools } from '../select/select-tools.js';
+import { profileSelection } from './profile-selection.js';
 
 /**
  * Selections larger than this are not compared: the check searches once per tool, and a model is
@@ -21,7 +21,7 @@ export function checkConfusableTools(loaded: LoadedCatalog): void {
   const names = catalog.profiles.size ? [...catalog.profiles.keys()] : [undefined];
   for (const profile of names) {
     try {
-      const s = selectTools(catalog, profile ? { profile } : {});
+      const s = profileSelection(catalog, profile);
       selections.push({ profile: profile ?? s.profile.name, tools: [...s.active, ...s.deferred].filter((t) => t.source.kind === 'catalog') });
     } catch {
       // A broken profile is reported by the profile checks.

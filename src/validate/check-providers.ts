@@ -7,7 +7,7 @@ import { OPENAI_CHAT_MAX_TOOLS } from '../providers/openai/openai-facts.js';
 import { toOpenAiStrict } from '../providers/openai/openai-strict-schema.js';
 import { PROVIDER_LABELS } from '../providers/types.js';
 import { profileNames } from '../select/resolve-profile.js';
-import { selectTools } from '../select/select-tools.js';
+import { profileSelection } from './profile-selection.js';
 
 /** Per-request tool limits, named by the providers' labels (`format` shows each finding for the provider it names). */
 const TOOL_LIMITS = [
@@ -50,7 +50,7 @@ export function checkProviders(loaded: LoadedCatalog, rootFile: string | undefin
   for (const name of profileNames(loaded.catalog)) {
     let selection;
     try {
-      selection = selectTools(loaded.catalog, { profile: name });
+      selection = profileSelection(loaded.catalog, name);
     } catch {
       continue; // unknown extends and cycles are reported by the profile checks
     }

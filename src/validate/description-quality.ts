@@ -22,16 +22,21 @@ export interface ToolQuality {
   score: number;
   /** Each criterion: met, not met, or null when it does not apply (a read-only tool has no side effects to state). */
   checks: Record<Criterion, boolean | null>;
-  /** Who graded: the deterministic rules; a model's grade (`--judge`, planned) adds `judge`. */
+  /** Who graded the score: the deterministic rules (a model's grade, with `--judge`, is `judge`, beside it). */
   graded_by: 'rules';
-  /** Filled by a model that grades with the sibling tools in view (`validate --judge`, planned; not built yet). */
-  judge?: { model: string; score: number; notes: string };
+  /**
+   * A model's grade with the sibling tools in view (`validate --judge`; the shape
+   * conversation/description-judge.ts gives), or why it has none.
+   */
+  judge?: { model: string; score: number; notes: string; confusable_with: string[] } | { model: string; error: string };
 }
 
 export interface CatalogQuality {
   /** Mean of the tools' scores, rounded; null for a catalog without tools. */
   score: number | null;
   tools: ToolQuality[];
+  /** With `--judge`: the grader, the mean of its grades (null when it graded none), and how many tools it graded and could not. */
+  judge?: { model: string; score: number | null; graded: number; not_graded: number };
 }
 
 /** Each criterion's share of the score; a criterion that does not apply counts as met. */

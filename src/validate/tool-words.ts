@@ -164,9 +164,18 @@ for (const word of MANY_WORDS) CANONICAL.set(word, '@many');
 for (const word of NOW_WORDS) CANONICAL.set(word, '#now');
 for (const [kind, words] of Object.entries(ACTION_WORDS)) for (const word of words) for (const form of forms(word)) if (!CANONICAL.has(form)) CANONICAL.set(form, `@${kind}`);
 export const canonical = (word: string) => CANONICAL.get(word) ?? stem(word);
+/** Parameter names repeat across a catalog's tools (`owner`, `repo`): each is worked out once. */
+const parameterNames = new Map<string, string>();
 /** A parameter name as compared: its words stemmed (`pullNumber` = `pull_number`), nouns of one thing made one. */
 export function parameterName(name: string): string {
-  return splitWords(name).map((w) => (CANONICAL.get(w)?.startsWith('@') || CANONICAL.get(w)?.startsWith('#') ? stem(w) : (CANONICAL.get(w) ?? stem(w)))).join('_');
+  let found = parameterNames.get(name);
+  if (found === undefined) {
+    found = splitWords(name)
+      .map((w) => (CANONICAL.get(w)?.startsWith('@') || CANONICAL.get(w)?.startsWith('#') ? stem(w) : (CANONICAL.get(w) ?? stem(w))))
+      .join('_');
+    if (parameterNames.size < 100_000) parameterNames.set(name, found);
+  }
+  return found;
 }
 /** Parameter names (canonical) that many unrelated tools take: paging, sorting, free-text queries. */
 export const GENERIC_PARAMETERS = new Set(['query', 'q', 'limit', 'page', 'per_page', 'page_size', 'offset', 'cursor', 'after', 'before', 'sort', 'order', 'direction', 'format', 'field', 'filter', 'since', 'until', 'max_result', 'verbos', 'locale', 'languag', 'unit', 'debug', 'timeout'].map(parameterName));

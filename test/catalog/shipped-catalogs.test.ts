@@ -10,9 +10,11 @@ import { CATALOGS, ROOT } from '../helpers/paths.js';
 const SHIPPED = ['assistant', 'coding', 'enterprise', 'large'];
 
 describe('shipped catalogs', () => {
-  it.each(SHIPPED)('%s.yaml validates with no errors and no warnings', async (name) => {
+  // The confusable-tools rule may warn about two pairs on a shipped catalog (issue 20's bound): large.yaml has two.
+  it.each(SHIPPED)('%s.yaml validates with no errors and no warnings but at most two confusable pairs (TM1001)', async (name) => {
     const { diagnostics } = await validateCatalog([`catalogs/${name}.yaml`], { cwd: ROOT });
-    expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+    expect(diagnostics.filter((d) => d.severity !== 'info' && d.code !== 'TM1001')).toEqual([]);
+    expect(diagnostics.filter((d) => d.code === 'TM1001').length).toBeLessThanOrEqual(2);
   });
 
   it.each(SHIPPED)('%s.yaml runs offline: every tool has a mock handler, or code shipped next to it (a module, a plugin)', async (name) => {

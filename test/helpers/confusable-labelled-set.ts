@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { CONFUSABLE_SETTINGS, confusablePairs, type ConfusableSettings, type ToolText } from '../../src/validate/confusable-pairs.js';
+import { CONFUSABLE_SETTINGS, confusableEvidence, scorePair, type ConfusableSettings, type PairEvidence, type ToolText } from '../../src/validate/confusable-pairs.js';
 import { splitWords } from '../../src/search/tokenize.js';
 import { FIXTURES } from './paths.js';
 import { realData } from './real-data.js';
@@ -9,10 +9,10 @@ import { realData } from './real-data.js';
 /**
  * The labelled set of test/fixtures/confusable/labelled-set.yaml, scored: each pair inside
  * selections of 3, 14 and up to 120 tools built from its source (docs/testing.md, "Confusable
- * tools: calibration"). Used by test/validate/confusable-labelled-set.test.ts and by
- * scripts/evaluate-confusion.mjs (which prints it and searches settings on the tuning half).
+ * tools: calibration"). Used by test/validate/confusable-tools.test.ts and by
+ * scripts/evaluate-confusion.mjs (which prints it and searches settings on the development parts).
  */
-export type Split = 'tune' | 'dev' | 'dev2' | 'holdout';
+export type Split = 'tune' | 'dev' | 'dev2' | 'holdout' | 'holdout2';
 export type Size = 'small' | 'medium' | 'large';
 export interface LabelledPair {
   id: string;
@@ -50,6 +50,10 @@ interface SetFile {
   holdout_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
   holdout_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
   holdout_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout2_paraphrases: { source: string; of: string; tool: WrittenTool }[];
+  holdout2_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  holdout2_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout2_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
 }
 
 const written = (t: WrittenTool): ToolText => ({
@@ -103,6 +107,10 @@ export function labelledPairs(): LabelledPair[] {
   for (const p of file.holdout_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
   for (const p of file.holdout_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   for (const p of file.holdout_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout2_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'holdout2', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of file.holdout2_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout2', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of file.holdout2_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout2_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   return pairs;
 }
 
@@ -160,9 +168,16 @@ const SIZES: { size: Size; others: number }[] = [
 /** A rule to score: every pair of a selection with its score (the current rule by default; scripts compare others). */
 export type Scorer = (tools: ToolText[]) => { a: string; b: string; score: number; distinct_by?: string | null }[];
 
+/** A pair's score rounded as findings show it, and what told the two apart. */
+function scoreOf(e: PairEvidence, settings: Partial<ConfusableSettings>): { score: number; distinct_by: string | null } {
+  const { score, reasons } = scorePair(e, settings);
+  return { score: Math.round(score * 100) / 100, distinct_by: reasons.length ? reasons.join(', ') : null };
+}
+
 export function scoreLabelledSet(pairs: readonly LabelledPair[], settings: Partial<ConfusableSettings> = {}, scorer?: Scorer, baseThreshold?: number): Outcome[] {
   const outcomes: Outcome[] = [];
-  const score = scorer ?? ((tools: ToolText[]) => confusablePairs(tools, { ...settings, threshold: 0 }));
+  // Every pair's score as the rule computes it (its threshold still decides where the thesaurus is asked).
+  const score = scorer ?? ((tools: ToolText[]) => confusableEvidence(tools, settings).map((e) => ({ a: e.a, b: e.b, ...scoreOf(e, settings) })));
   for (const pair of pairs) {
     for (const { size, others } of SIZES) {
       const tools = selection(pair, others);

@@ -58,11 +58,68 @@ describe('TM1001: the paraphrases the issue names are found, at any catalog size
     expect(confusablePairs(tools)).toEqual([]);
   });
 
-  it('the shipped catalogs have at most two findings each (none today)', async () => {
+  it('the shipped catalogs have at most two findings each (large.yaml two, the others none)', async () => {
     for (const name of ['assistant', 'coding', 'enterprise', 'large']) {
       const { diagnostics } = await validateCatalog([join(CATALOGS, `${name}.yaml`)], { cwd: ROOT });
       expect(diagnostics.filter((d) => d.code === 'TM1001').length, name).toBeLessThanOrEqual(2);
     }
+  });
+});
+
+describe('TM1001: what the names say', () => {
+  it('a namespace is not what a tool acts on: the same function under another namespace, or none, is found (the old rule took `geometry` for a thing)', () => {
+    const pairs = names(
+      confusablePairs([
+        tool('geometry.circle_area', 'Calculate the area of a circle from its radius.', ['radius', 'units']),
+        tool('circle_area', 'Return the area of a circle given its radius.', ['radius', 'unit']),
+        tool('geometry.square_perimeter', 'Calculate the perimeter of a square from the length of its side.', ['side']),
+        tool('geometry.triangle_area', 'Calculate the area of a triangle from its base and height.', ['base', 'height']),
+      ]),
+    );
+    expect(pairs).toEqual(['circle_area ~ geometry.circle_area']);
+  });
+
+  it('a namespace that is all a name has besides its verb is what it acts on (`area_rectangle.calculate` is no perimeter)', () => {
+    const pairs = confusablePairs([
+      tool('rectangle.calculate_perimeter', 'Calculate the perimeter of a rectangle from its length and width.', ['length', 'width']),
+      tool('area_rectangle.calculate', 'Calculate the area of a rectangle from its length and width.', ['length', 'width']),
+      tool('circle.calculate_area', 'Calculate the area of a circle from its radius.', ['radius']),
+    ]);
+    expect(names(pairs)).not.toContain('area_rectangle.calculate ~ rectangle.calculate_perimeter');
+  });
+
+  it('words of one meaning in the thesaurus (WordNet) are one word: average and mean', () => {
+    const tools = [
+      tool('average_rainfall', 'Get the average rainfall of a region over a number of months.', ['region', 'months']),
+      tool('mean_rainfall', 'Return the mean rainfall for a region across some months.', ['region', 'months']),
+      tool('rainfall_alerts', 'List the flood alerts issued for a region.', ['region']),
+    ];
+    expect(names(confusablePairs(tools))).toEqual(['average_rainfall ~ mean_rainfall']);
+    // Without the thesaurus the names differ in a word neither text explains.
+    expect(confusablePairs(tools, { thesaurus: false })).toEqual([]);
+  });
+
+  it("the thesaurus never joins two verbs the lexicon tells apart (WordNet's rarer senses make `edit` a way to `delete`)", () => {
+    const tools = [
+      tool('edit_file', 'Edit a text file by replacing lines, and show the diff.', ['path', 'edits']),
+      tool('delete_file', 'Delete a file from the workspace.', ['path']),
+      tool('list_files', 'List the files of a folder.', ['path']),
+    ];
+    expect(confusablePairs(tools)).toEqual([]);
+  });
+
+  it('"several" words are one word, and a collective noun is many of a thing, not a part of it', () => {
+    const pairs = names(
+      confusablePairs([
+        tool('fetch_multiple_invoices', 'Fetch several invoices at once by their ids; an invoice that cannot be read does not fail the others.', ['invoice_ids']),
+        tool('fetch_invoices_batch', 'Fetch a batch of invoices by their ids at once; one that fails does not fail the others.', ['ids']),
+        tool('list_payments', 'List the payments of an account, newest first.', ['account_id', 'limit']),
+        tool('get_payment_history', 'Get the history of payments of an account, newest first.', ['account_id', 'limit']),
+        tool('send_invoice', 'Email an invoice to a customer.', ['invoice_id']),
+      ]),
+    );
+    expect(pairs).toContain('fetch_invoices_batch ~ fetch_multiple_invoices');
+    expect(pairs).toContain('get_payment_history ~ list_payments');
   });
 });
 
@@ -96,17 +153,24 @@ describe('TM1001 in validate', () => {
  */
 describe('[real data] TM1001 on its labelled set', () => {
   const pairs = labelledPairs();
-  it('the held-out part: 62% of paraphrase pairs found, at most 1 in 12 related-but-distinct pairs flagged', () => {
-    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split === 'holdout')));
-    expect(m.paraphrases).toBe(66);
-    expect(m.distinct).toBe(117);
-    expect(m.recall).toBeGreaterThanOrEqual(0.62);
-    expect(m.falseFlagRate).toBeLessThanOrEqual(1 / 12);
+  const bySize = (outcomes: ReturnType<typeof scoreLabelledSet>) => (['small', 'medium', 'large'] as const).map((size) => metrics(outcomes.filter((o) => o.size === size)));
+
+  it('the development parts (tune, dev, dev2, holdout): 84% of paraphrase pairs found, at most 1 in 12 related-but-distinct pairs flagged at each size', () => {
+    const outcomes = scoreLabelledSet(pairs.filter((p) => p.split !== 'holdout2'));
+    const m = metrics(outcomes);
+    expect(m.paraphrases).toBe(372);
+    expect(m.distinct).toBe(546);
+    expect(m.recall).toBeGreaterThanOrEqual(0.84);
+    for (const size of bySize(outcomes)) expect(size.falseFlagRate).toBeLessThanOrEqual(1 / 12);
   }, 120_000);
 
-  it('the development parts: 75% found, at most 1 in 12 flagged', () => {
-    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split !== 'holdout')));
-    expect(m.recall).toBeGreaterThanOrEqual(0.75);
-    expect(m.falseFlagRate).toBeLessThanOrEqual(1 / 12);
+  // Scored once, with the rule of commit 7247d4f, after it was final; never tuned on (docs/testing.md).
+  // The issue's target (90% found, at most 1 in 12 flagged) is missed here; these figures only guard against getting worse.
+  it('the held-out part (holdout2): 57% of paraphrase pairs found, 29 of 201 related-but-distinct pairs flagged', () => {
+    const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split === 'holdout2')));
+    expect(m.paraphrases).toBe(180);
+    expect(m.distinct).toBe(201);
+    expect(m.recall).toBeGreaterThanOrEqual(0.57);
+    expect(m.falseFlags).toBeLessThanOrEqual(29);
   }, 120_000);
 });

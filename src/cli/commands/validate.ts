@@ -11,7 +11,7 @@ import { parseRuleOptions } from '../../manager/documents.js';
 import '../../manager/preload-checks.js';
 import { clientDiagnostics, CLIENTS, descriptionQuality, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
 import type { CatalogQuality, ToolQuality } from '../../validate/description-quality.js';
-import { formatDiagnosticsText, formatQuality, formatSummary } from '../output/diagnostics-text.js';
+import { formatDiagnosticsText, formatJudge, formatQuality, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
 import { jsonDocument } from '../output/json-document.js';
 
@@ -34,6 +34,12 @@ export interface ValidateOptions {
   fix?: boolean;
   /** Turn the description-quality rules (TM1101-TM1105, off by default) on for this run. */
   quality?: boolean;
+  /** `PROVIDER:MODEL`: a model grades each tool's description with its siblings in view. */
+  judge?: string;
+  /** The judge's conversation, written to this file (as `chat --record`). */
+  record?: string;
+  /** The judge answered from this recording: no network, no key. */
+  replay?: string;
 }
 
 const QUALITY_RULES = ['TM1101', 'TM1102', 'TM1103', 'TM1104', 'TM1105'] as const;
@@ -55,6 +61,8 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   if (options.quality) for (const code of QUALITY_RULES) if (!rules.has(code)) rules.set(code, 'info');
   const clients = parseClients(options.client ?? []);
   const maxWarnings = parseMaxWarnings(options.maxWarnings);
+  // The judge's flags are checked (and a --replay read) before anything is opened or paid for.
+  const judge = options.judge !== undefined || options.record !== undefined || options.replay !== undefined ? (await import('./validate-judge.js')).judgeSetup(options, roots, io) : undefined;
   // Fixes first, then the run that reports what remains.
   const fixed = options.fix ? await (await import('./validate-fix.js')).fixCatalogs(roots, rules, io) : undefined;
   const diagnostics: Diagnostic[] = [];
@@ -80,7 +88,9 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);
         tools += manager.catalog.tools.length;
-        for (const tool of descriptionQuality(manager.catalog).tools) graded.push({ ...tool, catalog: root.join(', ') });
+        const rootGraded = descriptionQuality(manager.catalog).tools.map((tool) => ({ ...tool, catalog: root.join(', ') }));
+        await judge?.grade(manager, rootGraded);
+        graded.push(...rootGraded);
       }, { requireValid: false, lock: 'off', ...(options.locked ? { refreshMcp: true } : {}) });
     } catch (error) {
       if (!isToolmanError(error)) throw error;
@@ -89,7 +99,8 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
   }
   sortDiagnostics(diagnostics);
   const summary = summarize(diagnostics);
-  const quality: CatalogQuality = { score: graded.length ? Math.round(graded.reduce((sum, t) => sum + t.score, 0) / graded.length) : null, tools: graded };
+  const judged = judge?.summary(graded);
+  const quality: CatalogQuality = { score: graded.length ? Math.round(graded.reduce((sum, t) => sum + t.score, 0) / graded.length) : null, tools: graded, ...(judged ? { judge: judged } : {}) };
   const tooManyWarnings = maxWarnings !== undefined && summary.warnings > maxWarnings;
   const failed = summary.errors > 0 || (options.strict === true && summary.warnings > 0) || tooManyWarnings;
   const ok = !failed && unreadable === undefined;
@@ -113,7 +124,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
     io.stdout.write(formatDiagnosticsText(shown, { colors, frames: options.frames !== false, sources, infosPerCode: QUALITY_INFOS_SHOWN, collapsible: (code) => code.startsWith('TM11') }));
     if (files.length > 0) {
       io.stdout.write(formatSummary(summary, files.length, tools, colors));
-      if (!options.quiet) io.stdout.write(formatQuality(quality, colors, !options.quality));
+      if (!options.quiet) io.stdout.write(formatQuality(quality, colors, !options.quality) + formatJudge(quality, colors));
       if (tooManyWarnings) io.stdout.write(`${colors.red('✖')} ${summary.warnings} warnings, more than --max-warnings ${maxWarnings}\n`);
     }
   }

@@ -4,6 +4,7 @@ import type { Palette } from '../color.js';
 import type { DiagnosticCode } from '../../catalog/diagnostic-codes.js';
 import { DIAGNOSTIC_CODES, escapeInvisible } from '../../manager/facts.js';
 import type { CatalogQuality } from '../../validate/description-quality.js';
+import { plainText } from '../../shared/plain-text.js';
 
 export interface TextOptions {
   colors: Palette;
@@ -80,6 +81,28 @@ export function formatSummary(summary: DiagnosticSummary, files: number, tools: 
  * `description quality 68/100 over 126 tools; lowest: a 20, b 35, c 40`, for the summary. Names
  * tie-break by code unit: localeCompare would load ICU's collator, about 10 ms of a validate run.
  */
+/**
+ * The judge's line under the quality line (`validate --judge`): its mean grade, the lowest tools
+ * with its notes, and the tools it could not grade with the first reason. Notes are a model's
+ * words: cleaned when parsed, and again here (no escape sequence reaches the terminal).
+ */
+export function formatJudge(quality: CatalogQuality, c: Palette): string {
+  const judge = quality.judge;
+  if (!judge) return '';
+  const graded = quality.tools.flatMap((t) => (t.judge && 'score' in t.judge ? [{ tool: t.tool, ...t.judge }] : []));
+  const failed = quality.tools.flatMap((t) => (t.judge && 'error' in t.judge ? [{ tool: t.tool, error: t.judge.error }] : []));
+  const lines: string[] = [];
+  if (judge.score !== null) {
+    const colour = judge.score >= 80 ? c.green : judge.score >= 60 ? c.yellow : c.red;
+    const lowest = graded.sort((a, b) => a.score - b.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)).slice(0, 3);
+    lines.push(`  judge ${escapeInvisible(judge.model)}: ${colour(`${judge.score}/100`)} over ${judge.graded} tool${judge.graded === 1 ? '' : 's'}; lowest:`);
+    for (const t of lowest) lines.push(`    ${escapeInvisible(t.tool)} ${t.score}${t.notes ? c.dim(` ${plainText(t.notes)}`) : ''}${t.confusable_with.length ? c.dim(` (confusable with ${t.confusable_with.map(escapeInvisible).join(', ')})`) : ''}`);
+  }
+  if (failed.length) lines.push(`  ${c.yellow(`judge ${escapeInvisible(judge.model)}: ${failed.length} tool${failed.length === 1 ? '' : 's'} not graded`)} (${escapeInvisible(failed[0]!.tool)}: ${plainText(failed[0]!.error)})`);
+  return lines.map((line) => `${line}
+`).join('');
+}
+
 export function formatQuality(quality: CatalogQuality, c: Palette, suggestFlag = false): string {
   if (quality.score === null) return '';
   const lowest = [...quality.tools].sort((a, b) => a.score - b.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)).filter((t) => t.score < 100).slice(0, 3);
