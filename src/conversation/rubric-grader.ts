@@ -23,9 +23,7 @@ const MAX_REASON_CHARS = 300;
  */
 export function rubricGrader(side: SideModels, conversationModel: () => { provider: ProviderName; model: string }): RubricGrader {
   return async (definition, turn, signal) => {
-    const own = conversationModel();
-    const provider = definition.provider ?? own.provider;
-    const model = definition.model ?? (provider === own.provider ? own.model : DEFAULT_MODELS[provider as ProviderName] ?? own.model);
+    const { provider, model } = graderModel(definition, conversationModel());
     let reply: string;
     try {
       reply = await side.complete({ provider, model }, { system: GRADER_PROMPT, text: gradingText(definition, turn), maxTokens: 200 }, signal);
@@ -34,6 +32,12 @@ export function rubricGrader(side: SideModels, conversationModel: () => { provid
     }
     return parseVerdict(reply);
   };
+}
+
+/** The model that grades a rubric: its own `provider` and `model`, else the conversation's (another provider's default model when it names only a provider). */
+export function graderModel(definition: Pick<RubricDefinition, 'provider' | 'model'>, own: { provider: string; model: string }): { provider: string; model: string } {
+  const provider = definition.provider ?? own.provider;
+  return { provider, model: definition.model ?? (provider === own.provider ? own.model : (DEFAULT_MODELS[provider as ProviderName] ?? own.model)) };
 }
 
 /** The grader's message: rubric, question, results (each cut), answer. */

@@ -75,6 +75,37 @@ describe('side calls: summaries and grades go through the conversation', () => {
     }
   });
 
+  it("the side calls' tokens are in the turn's usage, and listed apart per provider and model (the done event carries the same)", async () => {
+    server.script([
+      { toolCalls: [{ name: 'read_page', arguments: { url: 'https://example.org/a' } }], usage: { input: 300, output: 20 } },
+      { text: 'Leave: 20 weeks, fully paid, within 12 months.', usage: { input: 4802, output: 60 } },
+      { text: 'Parental leave is 20 weeks.', usage: { input: 311, output: 15, cached: 200 } },
+      { text: '{"verdict": "pass"}', usage: { input: 312, output: 8 } },
+    ]);
+    const manager = await open();
+    try {
+      const conversation = await manager.conversation({ model: 'big-model' });
+      const own: number[] = [];
+      let done: unknown;
+      const summary = await conversation.run('What is the leave policy?', { onEvent: (e) => (e.type === 'usage' ? own.push(e.usage?.input ?? 0) : e.type === 'done' ? (done = e.usage) : undefined) });
+      conversation.close();
+      // The usage events are the conversation's own requests; the summary adds the summariser's and the grader's.
+      expect(own).toEqual([300, 311]);
+      expect(summary.usage).toMatchObject({ input: 300 + 311 + 4802 + 312, output: 20 + 15 + 60 + 8, cached: 200 });
+      expect(summary.usage.side).toEqual([
+        { provider: 'openai', model: 'small-model', calls: 1, input: 4802, output: 60, cached: 0, unreported: 0 },
+        { provider: 'openai', model: 'big-model', calls: 1, input: 312, output: 8, cached: 0, unreported: 0 },
+      ]);
+      expect(done).toEqual(summary.usage);
+      // Each turn counts its own: a turn without side calls lists none.
+      server.script([{ text: 'Hello.', usage: { input: 50, output: 2 } }]);
+      const next = await (await manager.conversation({ model: 'big-model' })).run('Hi');
+      expect(next.usage).toMatchObject({ input: 50, output: 2, side: [] });
+    } finally {
+      await manager.close();
+    }
+  });
+
   it('a replay without the side exchanges falls back (summary: smart truncation; grade: error), and says why', async () => {
     server.script(script);
     const folder = mkdtempSync(join(tmpdir(), 'toolman-side-'));
