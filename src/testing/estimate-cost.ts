@@ -1,6 +1,6 @@
 import type { Catalog, Tool } from '../catalog/types.js';
 import { DEFAULT_SUMMARY_PROMPT } from '../conversation/result-summariser.js';
-import { GRADER_PROMPT, graderModel } from '../conversation/rubric-grader.js';
+import { graderModel, graderSystem } from '../conversation/rubric-grader.js';
 import type { ToolManager } from '../manager/tool-manager.js';
 import { costOf } from './prices.js';
 import type { Prices, ProviderTarget, Suite, SuiteCase } from './suite-types.js';
@@ -67,7 +67,7 @@ function sideCalls(catalog: Catalog, tools: ReadonlyMap<string, Tool>, testCase:
       const definition = catalog.evaluations.get(name);
       if (definition?.kind !== 'rubric') continue;
       const { model } = graderModel(definition, target);
-      calls.push({ model, input: tokens(GRADER_PROMPT + definition.rubric + turn.prompt) + results + ASSUMED_OUTPUT_PER_ROUND + 40, output: ASSUMED_GRADE_OUTPUT });
+      calls.push({ model, input: tokens(graderSystem(definition) + turn.prompt) + results + ASSUMED_OUTPUT_PER_ROUND + 40, output: ASSUMED_GRADE_OUTPUT });
     }
   });
   return calls;
