@@ -260,7 +260,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
       stream: suite.stream,
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
-      wrapRunners: stubRunners(testCase.stubs, suite.tools),
+      wrapRunners: stubRunners(testCase.stubs, suite.tools, suite.liveToolsWithheld === true),
     });
   } catch (error) {
     options.signal?.removeEventListener('abort', onAbort);

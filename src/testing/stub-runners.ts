@@ -11,7 +11,9 @@ const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'agent', 'mcp'];
  * `when` match its arguments; otherwise, in `mock` mode, by the tool's mock handler, and a tool
  * without one fails (so a test never sends mail or deletes files); in `live` mode, by its handler.
  */
-export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (registry: RunnerRegistry) => RunnerRegistry {
+export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveWithheld = false): (registry: RunnerRegistry) => RunnerRegistry {
+  // What would run the tool: the suite already asks for its real handlers, and only the flag is missing; or it asks for mocks.
+  const howLive = liveWithheld ? 'or pass --live-tools (the suite says tools: live, which runs real handlers only with the flag)' : 'or add tools: live to the suite and pass --live-tools';
   return (registry) =>
     registry.with(
       ...KINDS.map(
@@ -26,11 +28,16 @@ export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (reg
               }
               const inner = registry.get(kind) as ToolRunner | undefined;
               if (!inner || (mode === 'mock' && kind !== 'mock')) {
-                throw new ToolFailure(`toolman test: ${context.tool.name} has a ${kind} handler and no mock; give the case a stub for it, or run the suite with tools: live`);
+                throw new ToolFailure(`toolman test: ${context.tool.name} has ${article(kind)} ${kind} handler and no mock; give the case a stub for it, ${howLive}`);
               }
               return inner.run(handler, args, context);
             },
           }) as unknown as AnyToolRunner,
       ),
     );
+}
+
+/** "an exec", "an http", "an mcp", "an agent"; "a mock", "a module": as the kind is said aloud. */
+function article(kind: HandlerKind): string {
+  return kind === 'mock' || kind === 'module' ? 'a' : 'an';
 }
