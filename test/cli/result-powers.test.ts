@@ -139,7 +139,39 @@ describe('call and serve: sessions no conversation owns', () => {
 });
 
 describe('references: resource_links on a real MCP server\'s tool', () => {
-  it('the reference server\'s get-resource-links: its resource_link blocks become sources, through an override', async () => {
+  it('an MCP server\'s resource_link blocks to web pages become sources, through an override; file: and its own schemes do not', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-links-'));
+    const links = [
+      { type: 'text', text: 'Three documents match.' },
+      { type: 'resource_link', uri: 'https://docs.example.com/install', name: 'Install guide', description: 'how to install' },
+      { type: 'resource_link', uri: 'file:///etc/passwd', name: 'Accounts' },
+      { type: 'resource_link', uri: 'http://169.254.169.254/latest/meta-data/', name: 'Metadata' },
+    ];
+    writeFileSync(join(folder, 'tools.json'), JSON.stringify({ tools: [{ name: 'find_docs', description: 'Finds documents about a topic and links them.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true }, 'x-content': links }] }));
+    writeFileSync(
+      join(folder, 'toolman.yaml'),
+      `toolman: 1
+name: t
+overrides:
+  - tools: [docs_find_docs]
+    set: { references: resource_links }
+mcp_servers:
+  docs:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(join(ROOT, 'test', 'fixtures', 'mcp', 'servers', 'scripted-server.mjs'))}, from-file]
+    env: { TOOLS_FILE: tools.json }
+    prefix: docs_
+`,
+    );
+    const run = await runBin(['call', 'docs_find_docs', '--json'], { cwd: folder, env: { TOOLMAN_CACHE_DIR: 'off' } });
+    expect(run.code, run.stderr).toBe(0);
+    const response = JSON.parse(run.stdout).responses[0];
+    expect(response.references).toEqual([{ url: 'https://docs.example.com/install', title: 'Install guide', snippet: 'how to install' }]);
+    // The model still reads every block: only what is offered as a source to cite is held to web pages.
+    expect(response.content).toContain('file:///etc/passwd');
+  });
+
+  it('the reference server\'s get-resource-links: its demo:// resources are the server\'s own, read through it, not pages to cite', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-mcp-'));
     writeFileSync(
       join(folder, 'toolman.yaml'),
@@ -157,8 +189,8 @@ mcp_servers:
     );
     const run = await runBin(['call', 'ev_get-resource-links', '--args', '{"count": 3}', '--json'], { cwd: folder, env: { TOOLMAN_CACHE_DIR: 'off' } });
     expect(run.code, run.stderr).toBe(0);
-    const refs = JSON.parse(run.stdout).responses[0].references;
-    expect(refs).toHaveLength(3);
-    expect(refs[0]).toMatchObject({ url: expect.stringMatching(/^demo:\/\/resource\//), title: 'Blob Resource 1', snippet: expect.stringContaining('Resource 1') });
+    const response = JSON.parse(run.stdout).responses[0];
+    expect(response.references ?? []).toEqual([]);
+    expect(response.content).toMatch(/\[resource link .*demo:\/\/resource\//);
   });
 });
