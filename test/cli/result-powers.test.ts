@@ -1,10 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
+import { replayEnterprisePolicy } from '../helpers/enterprise-replay.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { BIN, ROOT } from '../helpers/paths.js';
 
@@ -64,23 +65,8 @@ describe('test: cites and evaluations expectations from recordings', () => {
   it('the shipped suite passes; the same runs judged by other expectations fail, saying why', async () => {
     const passing = await runBin([...ENTERPRISE, 'test', 'suites/enterprise.yaml', '--replay', 'suites/recordings', '--json'], { env: { OPENAI_API_KEY: '' } });
     expect(passing.code, passing.stderr).toBe(0);
-    // The same suite name and case, so the same recordings answer: only the expectations differ.
-    const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-suite-'));
-    cpSync(join(ROOT, 'suites', 'recordings', 'enterprise'), join(folder, 'recordings', 'enterprise'), { recursive: true });
-    writeFileSync(
-      join(folder, 'suite.yaml'),
-      `name: enterprise
-profile: full
-providers: [openai:gpt-4o]
-cases:
-  - name: policy questions go to the intranet
-    prompt: What is our parental leave policy?
-    expect:
-      answer: { cites: [web_search] }
-      evaluations: { grounded: fail, no_pii: pass }
-`,
-    );
-    const failing = await runBin(['-c', join(ROOT, 'catalogs', 'enterprise.yaml'), 'test', join(folder, 'suite.yaml'), '--replay', join(folder, 'recordings'), '--json'], { env: { OPENAI_API_KEY: '' } });
+    // The same recording judged by other expectations: only the verdict differs.
+    const failing = await replayEnterprisePolicy('answer: { cites: [web_search] }\nevaluations: { grounded: fail, no_pii: pass }');
     expect(failing.code, failing.stderr).toBe(1);
     const run = JSON.parse(failing.stdout).suites[0].runs[0];
     expect(run.failures).toEqual([

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { estimateCost } from '../../src/testing/estimate-cost.js';
 import { loadSuite } from '../../src/testing/load-suite.js';
 import { DEFAULT_PRICES } from '../../src/testing/prices.js';
 import { runBin } from '../helpers/cli.js';
+import { replayEnterprisePolicy } from '../helpers/enterprise-replay.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -64,21 +65,8 @@ describe('toolman test: side calls in tokens, cost and expectations', () => {
   });
 
   it('tokens: bounds the whole run, side calls included, and the failure says how much of it they were', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'toolman-side-usage-'));
-    cpSync(join(ROOT, 'suites', 'recordings', 'enterprise'), join(folder, 'recordings', 'enterprise'), { recursive: true });
     // 4,270 of the conversation's own input tokens: under 5,000; with the side calls' 850, over it.
-    writeFileSync(
-      join(folder, 'suite.yaml'),
-      `name: enterprise
-profile: full
-providers: [openai:gpt-4o]
-cases:
-  - name: policy questions go to the intranet
-    prompt: What is our parental leave policy?
-    expect: { tokens: { input: 5000 } }
-`,
-    );
-    const run = await runBin(['-c', join(ROOT, 'catalogs', 'enterprise.yaml'), 'test', join(folder, 'suite.yaml'), '--replay', join(folder, 'recordings'), '--json'], { env: { OPENAI_API_KEY: '' } });
+    const run = await replayEnterprisePolicy('tokens: { input: 5000 }');
     expect(run.code, run.stderr).toBe(1);
     expect(JSON.parse(run.stdout).suites[0].runs[0].failures).toEqual([{ expectation: 'tokens.input', message: '5120 input tokens (API-reported, 850 of them from 2 side calls), over the bound of 5000' }]);
   });
