@@ -17,6 +17,11 @@ export interface ChatLoopOptions {
   format?: FormatOptions;
   /** The user's system prompt; the tools' contributions follow it. */
   system?: string;
+  /**
+   * The usage of the side calls (summaries, grades) made since it was last asked: the
+   * conversation's side models. Asked once a turn is over, so the turn's summary counts them.
+   */
+  sideUsage?: () => SideUsage[];
   /** Default: the catalog's limits.max_rounds. */
   maxRounds?: number;
   /** Default: the catalog's limits.max_repeats. */
@@ -31,11 +36,6 @@ export interface ChatLoopOptions {
   estimate?: boolean;
   /** Grades rubric evaluations (`evaluations:` with `rubric`); without one they are `error` verdicts. */
   grade?: RubricGrader;
-  /**
-   * The usage of the side calls (summaries, grades) made since it was last asked: the
-   * conversation's side models. Asked once a turn is over, so the turn's summary counts them.
-   */
-  sideUsage?: () => SideUsage[];
 }
 
 export interface TurnOptions {
