@@ -37,7 +37,9 @@ export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveW
     );
 }
 
-/** "an exec", "an http", "an mcp", "an agent"; "a mock", "a module": as the kind is said aloud. */
+/** Kinds said with "an" (as read aloud: an exec, an HTTP, an MCP, an agent); the rest take "a" (a mock, a module). */
+const SAID_WITH_AN: ReadonlySet<string> = new Set(['exec', 'http', 'mcp', 'agent']);
+
 function article(kind: HandlerKind): string {
-  return kind === 'mock' || kind === 'module' ? 'a' : 'an';
+  return SAID_WITH_AN.has(kind) ? 'an' : 'a';
 }
