@@ -24,7 +24,8 @@ const KINDS = ['regex', 'not_regex', 'schema', 'rubric'] as const;
  * mock results (TM1410), and `resource_links` needs an MCP tool (TM1407); `evaluations:` entries
  * have one kind each (TM1402), compile (TM1403, TM1404), set nothing their kind ignores (TM1409)
  * and are listed by some tool (TM1405); a tool lists only defined checks (TM1401), and its mock
- * results pass its result checks (TM1411).
+ * results pass its result checks (TM1411); an `exec` tool's selectors and schemas can read its
+ * result (TM1420).
  */
 export function checkResultHandling(loaded: LoadedCatalog): void {
   const { catalog } = loaded;
