@@ -146,6 +146,7 @@ export const DIAGNOSTIC_CODES = {
   TM1410: { severity: 'warning', name: 'references-find-nothing', summary: 'The `references:` selectors find no source with a URL in any of the tool\'s mock results.' },
   TM1411: { severity: 'warning', name: 'mock-result-fails-evaluation', summary: 'A mock result fails one of the tool\'s result checks (`evaluation:` entries with `on: result`).' },
   TM1412: { severity: 'info', name: 'summarize-unused', summary: '`budget.summarize` is set, but no tool has `truncation: summarize`.' },
+  TM1420: { severity: 'warning', name: 'exec-result-not-json', summary: 'An `exec` tool\'s result is `{exit_code, stdout, stderr}`, yet its `references:`, a schema result check or `output_schema` read it as the program\'s JSON: set `output: json`.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -59,6 +59,12 @@ export interface ExecHandler {
   allow_options?: string[];
   timeout_ms?: number;
   max_output_bytes?: number;
+  /**
+   * What the call's result is: `process` (default) `{exit_code, stdout, stderr}`; `json` the JSON
+   * the program prints on standard output, parsed, so `references:`, result checks and
+   * `output_schema` read the program's own value (output that is not JSON is the call's error).
+   */
+  output?: 'process' | 'json';
 }
 
 export interface HttpHandler {

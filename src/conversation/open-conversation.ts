@@ -172,6 +172,8 @@ function newLoop(options: ConversationOptions, client: ModelClient, session: Too
     format,
     // Rubrics are graded by the conversation's own model unless they name another.
     grade: rubricGrader(powers.side, () => ({ provider: client.provider, model: client.model })),
+    // Side calls are the conversation's, whichever loop made them: each turn's summary counts its own.
+    sideUsage: () => powers.side.takeUsage(),
     ...(options.system ? { system: options.system } : {}),
     ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
     stream: options.stream !== false,

@@ -1,5 +1,6 @@
+import type { SideUsage } from '../loop/loop-events.js';
 import { credentialsFor } from '../providers/credentials.js';
-import type { ClientConnection, ModelClient, ModelRequest } from '../providers/model-client.js';
+import type { ClientConnection, ModelClient, ModelRequest, ModelUsage } from '../providers/model-client.js';
 import { CHAT_PROVIDERS, createModelClient } from '../providers/model-clients.js';
 import type { FormatResult, ProviderName } from '../providers/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
@@ -46,6 +47,8 @@ function noTools(provider: ProviderName): FormatResult {
  */
 export class SideModels {
   private readonly clients = new Map<string, Promise<ModelClient>>();
+  /** The usage of the calls answered since `takeUsage` was last asked, per provider and model. */
+  private readonly used = new Map<string, SideUsage>();
 
   constructor(
     private readonly connection: SideConnection,
@@ -61,7 +64,32 @@ export class SideModels {
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(SIDE_CALL_TIMEOUT_MS)]);
     const body: ModelRequest = { model: target.model, system: request.system, messages: [{ role: 'user', text: request.text }], tools: noTools(client.provider), stream: false, maxTokens: request.maxTokens };
     const reply = await client.send(body, { signal: bounded });
+    this.count(client.provider, target.model, reply.usage);
     return reply.text;
+  }
+
+  /**
+   * What the side calls answered since the last time cost, per provider and model (each priced
+   * at its own model's price); the tally starts again. The loop asks at the end of each turn, so
+   * the turn's summary carries them.
+   */
+  takeUsage(): SideUsage[] {
+    const list = [...this.used.values()];
+    this.used.clear();
+    return list;
+  }
+
+  private count(provider: string, model: string, usage: ModelUsage | undefined): void {
+    const key = `${provider}\u0000${model}`;
+    let entry = this.used.get(key);
+    if (!entry) this.used.set(key, (entry = { provider, model, calls: 0, input: 0, output: 0, cached: 0, unreported: 0 }));
+    entry.calls++;
+    if (!usage || usage.input + usage.output === 0) entry.unreported++;
+    else {
+      entry.input += usage.input;
+      entry.output += usage.output;
+      entry.cached += usage.cached;
+    }
   }
 
   private client(target: SideTarget): Promise<ModelClient> {

@@ -2,6 +2,7 @@ import type { ReferenceSpec } from '../catalog/types.js';
 import { isRecord } from '../shared/is-record.js';
 import { parseSelector, select, type Selector } from '../shared/json-selector.js';
 import { plainText } from '../shared/plain-text.js';
+import { addressClass } from './runners/address-class.js';
 import type { Reference } from './types.js';
 
 /** The most sources taken from one result: a model cites a few, and each is text it reads. */
@@ -10,8 +11,21 @@ export const MAX_URL_LENGTH = 2000;
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_SNIPPET_LENGTH = 300;
 
-/** URL schemes that run something where a link is opened: never passed on, whatever a result says. */
-const ACTIVE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'blob:']);
+/**
+ * The schemes a source may have: a page a reader opens. Every other is refused, whatever a result
+ * says: schemes that run something where the link is opened (`javascript:`, `data:`...), and
+ * those that name something on the reader's own machine (`file:`) or another program's (`ftp:`,
+ * an MCP server's `demo://` resources, which only that server can read).
+ */
+const WEB_SCHEMES = new Set(['http:', 'https:']);
+
+/**
+ * Cloud metadata services by name (by address they are link-local, refused by class): never a
+ * page meant for a reader, and the classic target of a link a model or a client fetches next.
+ * Compute Engine's answers at http://metadata.google.internal/computeMetadata/v1/
+ * (https://cloud.google.com/compute/docs/storing-retrieving-metadata, read 2026-11-24).
+ */
+const METADATA_HOSTS = new Set(['metadata.google.internal']);
 
 const parsed = new Map<string, Selector | null>();
 
@@ -29,8 +43,8 @@ function selector(text: string): Selector | null {
  * The citable sources in a tool's result, as its `references:` describes them, on the whole
  * result (before truncation, which could cut sources away). A result is untrusted: every string
  * is cleaned of control and invisible characters, whitespace is folded to single spaces, titles
- * and snippets are cut to a sensible length, a URL must parse and must not be a scheme that runs
- * code (javascript:, data:...), and `clean` (the executor's secret redaction) goes over each. A
+ * and snippets are cut to a sensible length, a URL must parse as a web page's (`citableUrl`), and
+ * `clean` (the executor's secret redaction) goes over each. A
  * selector that does not parse finds nothing here (validate reports it: TM1406).
  */
 export function resultReferences(spec: ReferenceSpec, value: unknown, clean: (text: string) => string = (t) => t): Reference[] {
@@ -80,13 +94,28 @@ function cleanUrl(value: unknown, clean: (text: string) => string): string | und
   if (typeof value !== 'string' || value.length > MAX_URL_LENGTH) return undefined;
   const text = clean(plainText(value)).trim();
   if (!text || /\s/.test(text)) return undefined;
+  return citableUrl(text) ? text : undefined;
+}
+
+/**
+ * Whether a URL from an untrusted result may be given as a source: http or https only; no user
+ * name or password in it (`https://docs.example.com@evil.example/` reads as one host and goes to
+ * another); not a link-local address (169.254.0.0/16, fe80::/10, fd00:ec2::254: where cloud
+ * metadata answers) nor a metadata service's name. Private and loopback hosts stay citable: an
+ * intranet page or a local documentation server is what an internal catalog cites. A name is not
+ * resolved (a source is text shown, not fetched), so a public name that points at a link-local
+ * address is not caught here; the `http` runner checks the addresses it connects to.
+ */
+export function citableUrl(text: string): boolean {
+  let url: URL;
   try {
-    const url = new URL(text);
-    if (ACTIVE_SCHEMES.has(url.protocol.toLowerCase())) return undefined;
+    url = new URL(text);
   } catch {
-    return undefined;
+    return false;
   }
-  return text;
+  if (!WEB_SCHEMES.has(url.protocol) || url.username || url.password) return false;
+  const host = url.hostname.replace(/\.$/, '');
+  return !METADATA_HOSTS.has(host) && addressClass(host) !== 'link-local';
 }
 
 function parseJson(text: string): unknown {

@@ -6,7 +6,7 @@ import type { FormatOptions } from '../providers/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { isToolmanError } from '../shared/errors.js';
 import { EventChannel } from './event-channel.js';
-import type { LoopEvent, StopReason, TurnCall, TurnSummary, TurnUsage } from './loop-events.js';
+import type { LoopEvent, SideUsage, StopReason, SummaryUsage, TurnCall, TurnSummary, TurnUsage } from './loop-events.js';
 import { evaluateTurn, type RubricGrader } from './turn-evaluations.js';
 import { TurnReferences } from './turn-references.js';
 
@@ -17,6 +17,11 @@ export interface ChatLoopOptions {
   format?: FormatOptions;
   /** The user's system prompt; the tools' contributions follow it. */
   system?: string;
+  /**
+   * The usage of the side calls (summaries, grades) made since it was last asked: the
+   * conversation's side models. Asked once a turn is over, so the turn's summary counts them.
+   */
+  sideUsage?: () => SideUsage[];
   /** Default: the catalog's limits.max_rounds. */
   maxRounds?: number;
   /** Default: the catalog's limits.max_repeats. */
@@ -126,8 +131,10 @@ export class ChatLoop {
       const evaluations = stop === 'cancelled' || stop === 'error' || used.length === 0 ? [] : await evaluateTurn({ question: text, answer, responses: used, resolve: (name) => session.resolve(name), evaluations: session.catalog.evaluations }, this.options.grade, signal);
       if (evaluations.length) emit({ type: 'evaluations', round, verdicts: evaluations });
       const references = sources.list;
-      emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}), ...(references.length ? { references } : {}) });
-      return { answer, stop, rounds: round, calls, usage, took_control: tookControl, ...(message ? { message } : {}), references, evaluations };
+      // After the grades: every side call of the turn has answered.
+      const totals = withSideUsage(usage, this.options.sideUsage?.() ?? []);
+      emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}), ...(references.length ? { references } : {}), usage: totals });
+      return { answer, stop, rounds: round, calls, usage: totals, took_control: tookControl, ...(message ? { message } : {}), references, evaluations };
     };
 
     this.turns++;
@@ -282,6 +289,12 @@ export class ChatLoop {
     if (deliver) for (const t of fresh) this.deliveredUserTexts.add(t);
     return [...fresh, text, ...prompts.reminders].join('\n\n');
   }
+}
+
+/** A turn's totals: the conversation's own usage with the side calls' added in, and listed apart. */
+function withSideUsage(own: TurnUsage, side: SideUsage[]): SummaryUsage {
+  const sum = (key: 'input' | 'output' | 'cached') => side.reduce((n, s) => n + s[key], own[key]);
+  return { ...own, input: sum('input'), output: sum('output'), cached: sum('cached'), side };
 }
 
 function loopResponse(record: CallRecord, message: string): ToolResponse {

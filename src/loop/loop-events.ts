@@ -37,8 +37,9 @@ export type LoopEvent =
   /**
    * `took_control`: the tool whose result is the answer (stop took_control), else null.
    * `references`: the turn's numbered sources (what `[n]` in the answer points at), when it had any.
+   * `usage`: the turn's tokens, side calls included (the summary's `usage`): `usage` events are per request of the conversation's own model only.
    */
-  | { type: 'done'; stop: StopReason; answer: string; rounds: number; took_control: string | null; message?: string; references?: TurnReference[] };
+  | { type: 'done'; stop: StopReason; answer: string; rounds: number; took_control: string | null; message?: string; references?: TurnReference[]; usage: SummaryUsage };
 
 /** One tool call of a turn: its record and how it went (the one-shot JSON and the test runner read it). */
 export interface TurnCall extends CallRecord {
@@ -51,11 +52,37 @@ export interface TurnCall extends CallRecord {
   approval: 'approved' | 'declined' | null;
 }
 
+/**
+ * The tokens of the model calls a turn made beside the conversation's own (a long result's
+ * summary, a rubric's grade), for one provider and model: what that model's price applies to.
+ */
+export interface SideUsage {
+  provider: string;
+  model: string;
+  /** Calls answered (one that failed before its answer reported nothing to count). */
+  calls: number;
+  input: number;
+  output: number;
+  cached: number;
+  /** Calls whose answer carried no usage (a server that reports none): their tokens are in no count. */
+  unreported: number;
+}
+
+/** The tokens of the conversation's own requests in a turn, as its API reported them (`usage` events add up to it). */
 export interface TurnUsage {
   input: number;
   output: number;
   cached: number;
   estimated_input: number;
+}
+
+/**
+ * A finished turn's tokens: `input`, `output` and `cached` count every request the turn made as
+ * the APIs reported them, the side calls' included; `side` is their part, per provider and model;
+ * `estimated_input` is toolman's count of the conversation's own requests (side calls it does not count).
+ */
+export interface SummaryUsage extends TurnUsage {
+  side: SideUsage[];
 }
 
 /** A finished turn. */
@@ -64,7 +91,7 @@ export interface TurnSummary {
   stop: StopReason;
   rounds: number;
   calls: TurnCall[];
-  usage: TurnUsage;
+  usage: SummaryUsage;
   /** The tool whose result is the answer when the turn stopped with took_control. */
   took_control: string | null;
   message?: string;

@@ -102,6 +102,8 @@ export interface UsageTotals {
   /** toolman's estimate of the same requests' input. */
   estimated: number;
   requests: number;
+  /** Model calls beside the conversation's (summaries, rubric grades), from each turn's summary: not in the counts above. */
+  side: { calls: number; input: number; output: number };
 }
 
 export interface StatusView {
@@ -187,7 +189,7 @@ export function initialState(status: Omit<StatusView, 'usage' | 'definitions' | 
     exitArmed: false,
     exitCode: null,
     verdicts: [],
-    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, context: null, ...status },
+    status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0, side: { calls: 0, input: 0, output: 0 } }, definitions: null, context: null, ...status },
   };
 }
 
@@ -344,6 +346,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
         cached: u.cached + (event.usage?.cached ?? 0),
         estimated: u.estimated + (event.estimated_input ?? 0),
         requests: u.requests + 1,
+        side: u.side,
       };
       return { ...state, status: { ...state.status, usage } };
     }
@@ -388,8 +391,12 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
       return commit(add(state, { kind: 'output', settled: true, lines: action.lines, ...(action.title ? { title: action.title } : {}) }));
     case 'turn_begin':
       return { ...state, running: true, cancelling: false, turn: state.turn + 1, panelIndex: {}, hint: null, verdicts: [] };
-    case 'turn_end':
-      return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
+    case 'turn_end': {
+      // The usage events count the conversation's own requests; the side calls come with the turn's summary.
+      const u = state.status.usage;
+      const side = (action.summary.usage.side ?? []).reduce((t, s) => ({ calls: t.calls + s.calls, input: t.input + s.input, output: t.output + s.output }), u.side);
+      return commit(settleAll({ ...state, status: { ...state.status, usage: { ...u, side } }, running: false, cancelling: false, approval: null, panelIndex: {} }));
+    }
     case 'approval':
       return { ...state, approval: action.approval };
     case 'history': {
@@ -448,6 +455,7 @@ function expand(state: ReplState, n = state.panelCount): ReplState {
 export function statusParts(status: StatusView): string[] {
   const u = status.usage;
   const tokens = u.requests === 0 ? 'no tokens yet' : `tokens ${count(u.input)} in (toolman est. ${count(u.estimated)})${u.cached ? `, ${count(u.cached)} cached` : ''}, ${count(u.output)} out`;
+  const side = u.side.calls === 0 ? null : `side calls ${count(u.side.calls)}: ${count(u.side.input)} in, ${count(u.side.output)} out`;
   const definitions = status.definitions === null ? null : `definitions ${count(status.definitions)}${status.budget !== null ? `/${count(status.budget)}${status.definitions > status.budget ? ' over budget' : ''}` : ''}`;
   // The model name can come from a recording's header, tool names from an imported catalog: untrusted.
   return [
@@ -456,6 +464,7 @@ export function statusParts(status: StatusView): string[] {
     `${status.active} active, ${status.deferred} deferred, ${status.found} found${status.search === 'native' ? ' (native search)' : ''}`,
     ...(status.forced.length ? [`next turn forces ${status.forced.map(oneLine).join(', ')}`] : []),
     tokens,
+    ...(side ? [side] : []),
     ...(definitions ? [definitions] : []),
     ...(status.context !== null ? [`next request ${count(status.context)} (/context)`] : []),
     ...(status.yes ? ['--yes'] : []),

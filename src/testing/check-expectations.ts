@@ -3,6 +3,7 @@ import type { TurnReference } from '../loop/loop-events.js';
 import type { CallExpectation, CountBound, Expectations } from './suite-types.js';
 import { linearRegExp } from '../shared/linear-regexp.js';
 import { mismatch } from './value-matchers.js';
+import { inputTokens, type RunUsage } from './run-usage.js';
 
 /** A tool call as the test runner saw it: catalog name, decoded arguments, how it went. */
 export interface ObservedCall {
@@ -29,7 +30,8 @@ export interface Observation {
   answer: string;
   rounds: number;
   stop: string;
-  usage: { input: number; output: number; estimated_input: number; reported: boolean };
+  /** Every request's tokens, the side calls' (summaries, rubric grades) included: `tokens:` bounds the whole (run-usage.ts). */
+  usage: Pick<RunUsage, 'input' | 'output' | 'estimated_input' | 'reported' | 'side'>;
   /** The sources of the turn the answer belongs to, as numbered for the model (`[n]`). */
   references: readonly TurnReference[];
   /** The verdicts of the evaluations that ran (every turn's, for a whole case). */
@@ -99,13 +101,17 @@ export function checkExpectations(expect: Expectations, seen: Observation, prefi
     if (asked.join('\n') !== wanted.join('\n')) fail('approvals', `expected confirmation to be asked for ${wanted.length ? wanted.join(', ') : 'no tool'}; it was asked for ${asked.length ? asked.join(', ') : 'none'}`);
   }
   if (expect.tokens) {
-    // The API's own counts; toolman's estimate of the input only when the API reported none.
-    const input = seen.usage.reported ? seen.usage.input : seen.usage.estimated_input;
+    // The API's own counts, side calls included; toolman's estimate of the conversation's input only when its API reported none.
+    const input = inputTokens(seen.usage);
     const { output } = seen.usage;
+    const sideIn = seen.usage.side.reduce((n, s) => n + s.input, 0);
+    const sideOut = seen.usage.side.reduce((n, s) => n + s.output, 0);
+    const calls = seen.usage.side.reduce((n, s) => n + s.calls, 0);
+    const sideOf = (n: number) => (calls ? `, ${n} of them from ${calls} side call${calls === 1 ? '' : 's'}` : '');
     const source = seen.usage.reported ? 'API-reported' : "toolman's estimate";
-    if (expect.tokens.input !== undefined && input > expect.tokens.input) fail('tokens.input', `${input} input tokens (${source}), over the bound of ${expect.tokens.input}`);
-    if (expect.tokens.output !== undefined && output > expect.tokens.output) fail('tokens.output', `${output} output tokens, over the bound of ${expect.tokens.output}`);
-    if (expect.tokens.total !== undefined && input + output > expect.tokens.total) fail('tokens.total', `${input + output} tokens in all (${source}), over the bound of ${expect.tokens.total}`);
+    if (expect.tokens.input !== undefined && input > expect.tokens.input) fail('tokens.input', `${input} input tokens (${source}${sideOf(sideIn)}), over the bound of ${expect.tokens.input}`);
+    if (expect.tokens.output !== undefined && output > expect.tokens.output) fail('tokens.output', `${output} output tokens${sideOf(sideOut) ? ` (${sideOf(sideOut).slice(2)})` : ''}, over the bound of ${expect.tokens.output}`);
+    if (expect.tokens.total !== undefined && input + output > expect.tokens.total) fail('tokens.total', `${input + output} tokens in all (${source}${sideOf(sideIn + sideOut)}), over the bound of ${expect.tokens.total}`);
   }
   if (expect.stop && seen.stop !== expect.stop) fail('stop', `expected the turn to end with ${expect.stop}; it ended with ${seen.stop}`);
   return failures;

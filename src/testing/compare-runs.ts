@@ -1,5 +1,6 @@
 import { precisionOf, recallOf } from './selection-metrics.js';
 import type { RunResult } from './run-suite.js';
+import { inputTokens } from './run-usage.js';
 import { mean, newcombeDifference, pairedT, verdict, welch, type Interval, type Verdict } from './statistics.js';
 
 /** One side of a comparison: what differs from the suite as written. */
@@ -105,7 +106,8 @@ export interface Comparison {
   errors: RunError[];
 }
 
-const tokensOf = (r: RunResult) => (r.usage.reported ? r.usage.input : r.usage.estimated_input) + r.usage.output;
+/** A run's tokens in all, side calls included (run-usage.ts): what a baseline and --compare weigh. */
+const tokensOf = (r: RunResult) => inputTokens(r.usage) + r.usage.output;
 
 /** Welch's interval for a difference of proportions (recall), clamped to [−1, 1]. */
 function boundedWelch(a: number[], b: number[]): Interval & { insufficient?: true } {

@@ -150,6 +150,8 @@ export function readResultsFile(path: string, cwd: string): ParsedResults {
     const seen = new Set<string>();
     suite.runs.forEach((run, r) => {
       const at = `/suites/${s}/runs/${r}`;
+      // Results written before side calls were counted have none listed.
+      run.usage.side ??= [];
       const place = unitOf(doc.plan, s, run);
       if (!place) return problems.push({ pointer: at, message: `a run of "${run.case}" #${run.repeat} with ${run.provider}, which the plan does not have` });
       const shard = doc.plan.shard;

@@ -9,9 +9,9 @@ import type { FormatFlags } from '../providers/format-options.js';
 import { readRegularFile } from '../shared/read-file.js';
 import { redactValue } from '../shared/secrets.js';
 import { AdaptiveLimiter } from './adaptive-limiter.js';
-import { checkExpectations, type Failure, type Observation, type ObservedCall } from './check-expectations.js';
+import { checkExpectations, type Failure, type ObservedCall } from './check-expectations.js';
 import { withCatalogNames } from './catalog-names.js';
-import { costOf } from './prices.js';
+import { addTurnUsage, emptyUsage, runCost, turnUsage, type RunUsage } from './run-usage.js';
 import { decisionAt } from './sequential-test.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
@@ -31,7 +31,8 @@ export interface RunResult {
   answer: string;
   rounds: number;
   stop: string;
-  usage: { input: number; output: number; cached: number; estimated_input: number; reported: boolean };
+  /** Every request's tokens, side calls included and listed apart (run-usage.ts). */
+  usage: RunUsage;
   latency_ms: number;
   cost_usd: number | null;
   /** Tools the case expects (from expect.calls, or none for no_tool); null when it names none. */
@@ -185,7 +186,7 @@ function skipped(job: Job, why: string): RunResult {
   return {
     case: job.testCase.name, provider: job.target.label, model: job.target.model, repeat: job.repeat, passed: false,
     failures: [{ expectation: 'run', message: why }], error: why, calls: [], answer: '', rounds: 0, stop: 'cancelled',
-    usage: { input: 0, output: 0, cached: 0, estimated_input: 0, reported: false }, latency_ms: 0, cost_usd: null, expected_tools: expectedTools(job.testCase), notices: [], recording: null,
+    usage: emptyUsage(), latency_ms: 0, cost_usd: null, expected_tools: expectedTools(job.testCase), notices: [], recording: null,
   };
 }
 
@@ -203,11 +204,12 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
   const notices: string[] = [];
   const result: RunResult = {
     case: testCase.name, provider: target.label, model: target.model, repeat, passed: false, failures: [], error: null, calls: [], answer: '', rounds: 0, stop: 'done',
-    usage: { input: 0, output: 0, cached: 0, estimated_input: 0, reported: false }, latency_ms: 0, cost_usd: null, expected_tools: expectedTools(testCase), notices, recording: null,
+    usage: emptyUsage(), latency_ms: 0, cost_usd: null, expected_tools: expectedTools(testCase), notices, recording: null,
   };
   const finish = (): RunResult => {
     result.latency_ms = Math.round(performance.now() - started);
-    if (result.usage.reported) result.cost_usd = costOf(target.model, options.prices, result.usage.input, result.usage.output, result.usage.cached);
+    // The side calls' tokens at their own models' prices: --max-cost and the reports see them.
+    result.cost_usd = runCost(target.model, options.prices, result.usage);
     if (result.error !== null) result.failures.unshift({ expectation: 'run', message: result.error });
     result.passed = result.failures.length === 0;
     // Everything the report shows comes from here: no secret (the catalog's, the provider's key) leaves it.
@@ -258,7 +260,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
       stream: suite.stream,
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
-      wrapRunners: stubRunners(testCase.stubs, suite.tools),
+      wrapRunners: stubRunners(testCase.stubs, suite.tools, suite.liveToolsWithheld === true),
     });
   } catch (error) {
     options.signal?.removeEventListener('abort', onAbort);
@@ -283,7 +285,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       result.answer = summary.answer;
       result.rounds += summary.rounds;
       result.stop = summary.stop;
-      addUsage(result, summary);
+      addTurnUsage(result.usage, summary);
       if (summary.stop === 'error' || summary.stop === 'cancelled') {
         if (lastErrorKind === 'rate_limited') {
           rateLimited.value = true;
@@ -292,7 +294,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
         result.error = summary.stop === 'cancelled' ? INTERRUPTED : `turn ${index + 1} failed: ${summary.message ?? 'the model call failed'}`;
         return finish();
       }
-      if (turn.expect) result.failures.push(...checkExpectations(turn.expect, { calls, answer: summary.answer, rounds: summary.rounds, stop: summary.stop, usage: usageOf(summary), references: summary.references, evaluations: summary.evaluations }, testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));
+      if (turn.expect) result.failures.push(...checkExpectations(turn.expect, { calls, answer: summary.answer, rounds: summary.rounds, stop: summary.stop, usage: turnUsage(summary), references: summary.references, evaluations: summary.evaluations }, testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));
     }
     // The case's answer is its last turn's, and so are the sources its [n] point at; evaluations of every turn count.
     if (testCase.expect) result.failures.push(...checkExpectations(testCase.expect, { calls: result.calls, answer: result.answer, rounds: result.rounds, stop: result.stop, usage: result.usage, references, evaluations }));
@@ -309,19 +311,6 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
 /** A run's result with every secret the manager knows taken out (errors, notices, answers, calls). */
 function redactResult(result: RunResult, manager: ToolManager): RunResult {
   return redactValue(result, manager.secrets, { ...result, answer: '[redacted]', calls: [], failures: [{ expectation: 'run', message: 'the result held a secret and is not shown' }], notices: [], error: result.error === null ? null : '[redacted]' });
-}
-
-function usageOf(summary: TurnSummary): Observation['usage'] {
-  return { input: summary.usage.input, output: summary.usage.output, estimated_input: summary.usage.estimated_input, reported: summary.usage.input + summary.usage.output > 0 };
-}
-
-function addUsage(result: RunResult, summary: TurnSummary): void {
-  const u = result.usage;
-  u.input += summary.usage.input;
-  u.output += summary.usage.output;
-  u.cached += summary.usage.cached;
-  u.estimated_input += summary.usage.estimated_input;
-  u.reported ||= summary.usage.input + summary.usage.output > 0;
 }
 
 /** A call as the expectations read it: the session's record (catalog name, decoded arguments, meta-tool or not) and how it went. */

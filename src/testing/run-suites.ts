@@ -84,6 +84,8 @@ async function planSuite(file: string, request: SuitesRequest, host: SuitesHost,
   const suite = loadSuite(file, { cwd: host.cwd });
   // A suite is someone else's file: it may not choose to run real programs. The user's flag may.
   if (suite.tools === 'live' && !request.liveTools && once(request, `live:${file}`)) host.say(`warning: ${plainText(file)} asks for tools: live; its tools answer from mocks and stubs only (pass --live-tools to run the catalog's real handlers)`);
+  // The flag is the user's consent to a suite's tools: live, never a way to make a suite live.
+  if (suite.tools !== 'live' && request.liveTools && once(request, `not-live:${file}`)) host.say(`note: --live-tools has no effect on ${plainText(file)}: it does not say tools: live, so its tools answer from mocks and stubs (add tools: live to the suite to run the catalog's real handlers)`);
   applyRequest(suite, request, variant);
   const targets = request.providers?.length ? request.providers : suite.providers;
   const prices: Prices = { ...DEFAULT_PRICES, ...suite.prices, ...request.prices };
@@ -105,7 +107,10 @@ function once(request: SuitesRequest, key: string): boolean {
 }
 
 function applyRequest(suite: Suite, request: SuitesRequest, variant: Variant | undefined): void {
-  if (suite.tools === 'live' && !request.liveTools) suite.tools = 'mock';
+  if (suite.tools === 'live' && !request.liveTools) {
+    suite.tools = 'mock';
+    suite.liveToolsWithheld = true;
+  }
   if (request.repeat !== undefined) for (const c of suite.cases) c.repeat = request.repeat;
   if (variant?.profile) suite.profile = variant.profile;
 }

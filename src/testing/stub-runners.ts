@@ -12,7 +12,9 @@ const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'plugin', 'agent
  * without one fails (so a test never sends mail or deletes files); in `live` mode, by its handler.
  * A stateful tool (`start`) is answered the same way: a stub's `yields`, then its result.
  */
-export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (registry: RunnerRegistry) => RunnerRegistry {
+export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveWithheld = false): (registry: RunnerRegistry) => RunnerRegistry {
+  // What would run the tool: the suite already asks for its real handlers, and only the flag is missing; or it asks for mocks.
+  const howLive = liveWithheld ? 'or pass --live-tools (the suite says tools: live, which runs real handlers only with the flag)' : 'or add tools: live to the suite and pass --live-tools';
   const stubFor = (args: Record<string, unknown>, context: RunContext) => stubs.find((s) => s.tool === context.tool.name && Object.entries(s.when ?? {}).every(([arg, m]) => mismatch(Object.hasOwn(args, arg) ? args[arg] : undefined, m, arg) === null));
   return (registry) =>
     registry.with(
@@ -20,7 +22,7 @@ export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (reg
         const inner = (context: RunContext): ToolRunner => {
           const runner = registry.get(kind) as ToolRunner | undefined;
           if (!runner || (mode === 'mock' && kind !== 'mock')) {
-            throw new ToolFailure(`toolman test: ${context.tool.name} has ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} handler and no mock; give the case a stub for it, or run the suite with tools: live`);
+            throw new ToolFailure(`toolman test: ${context.tool.name} has ${article(kind)} ${kind} handler and no mock; give the case a stub for it, ${howLive}`);
           }
           return runner;
         };
@@ -52,4 +54,11 @@ export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live'): (reg
         } as unknown as AnyToolRunner;
       }),
     );
+}
+
+/** Kinds said with "an" (as read aloud: an exec, an HTTP, an MCP, an agent); the rest take "a" (a mock, a module). */
+const SAID_WITH_AN: ReadonlySet<string> = new Set(['exec', 'http', 'mcp', 'agent']);
+
+function article(kind: HandlerKind): string {
+  return SAID_WITH_AN.has(kind) ? 'an' : 'a';
 }

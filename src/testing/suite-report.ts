@@ -1,4 +1,5 @@
 import type { RunResult } from './run-suite.js';
+import { inputTokens, whyNoCost } from './run-usage.js';
 import { selectionScores } from './selection-metrics.js';
 import { sequentialDecision, type SequentialRule } from './sequential-test.js';
 import { mean, passHatK, percentile, wilson, type Interval } from './statistics.js';
@@ -177,7 +178,7 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
   const reasons: Record<string, number> = {};
   for (const r of runs) {
     if (r.cost_usd !== null) continue;
-    const why = !r.usage.reported ? 'no usage reported' : `no price for ${r.model}`;
+    const why = whyNoCost(r);
     reasons[why] = (reasons[why] ?? 0) + 1;
   }
   // The "*" on tokens in: some run's input is toolman's estimate (a run that never ran has none).
@@ -193,7 +194,7 @@ function providerSummary(provider: string, runs: readonly RunResult[], rows: rea
     precision,
     recall,
     rounds_mean: mean(runs.map((r) => r.rounds)),
-    tokens_in: runs.reduce((s, r) => s + (r.usage.reported ? r.usage.input : r.usage.estimated_input), 0),
+    tokens_in: runs.reduce((s, r) => s + inputTokens(r.usage), 0),
     tokens_out: runs.reduce((s, r) => s + r.usage.output, 0),
     tokens_reported: reported,
     latency_ms: { mean: Math.round(mean(latencies)), p50: percentile(latencies, 50), p95: percentile(latencies, 95) },

@@ -96,6 +96,8 @@ export interface Suite {
   system?: string;
   maxRounds?: number;
   tools: 'mock' | 'live';
+  /** The suite says `tools: live`, but the run was not given --live-tools: its tools answer from mocks and stubs (errors say how to run them). */
+  liveToolsWithheld?: boolean;
   stream: boolean;
   prices: Prices;
   cases: SuiteCase[];

@@ -1,5 +1,6 @@
 import type { Variant } from './compare-runs.js';
 import type { RunResult } from './run-suite.js';
+import { ownUsage } from './run-usage.js';
 
 /** A variant's provider-reported usage per provider: what its loading strategy does to prompt caching, and what a run costs. */
 export interface VariantUsage {
@@ -9,7 +10,7 @@ export interface VariantUsage {
     provider: string;
     /** Runs that ran. */
     runs: number;
-    /** Input tokens the provider reported over those runs (runs that reported none are left out). */
+    /** Input tokens the provider reported for the conversations' own requests over those runs (runs that reported none are left out; side calls are not in it). */
     input: number;
     /** Of them, read from the provider's prompt cache (OpenAI's cached_tokens, Anthropic's cache_read_input_tokens). */
     cached: number;
@@ -30,8 +31,9 @@ export function variantUsage(variant: Variant, results: readonly RunResult[]): V
   const providers = [...new Set(results.map((r) => r.provider))].map((provider) => {
     const runs = results.filter((r) => r.provider === provider && r.error === null);
     const reported = runs.filter((r) => r.usage.reported);
-    const input = reported.reduce((n, r) => n + r.usage.input, 0);
-    const cached = reported.reduce((n, r) => n + r.usage.cached, 0);
+    // The conversation's own requests: what the variant's loading does to the cache (side calls are other prompts, to other models).
+    const input = reported.reduce((n, r) => n + ownUsage(r.usage).input, 0);
+    const cached = reported.reduce((n, r) => n + ownUsage(r.usage).cached, 0);
     const priced = runs.filter((r) => r.cost_usd !== null);
     return {
       provider,

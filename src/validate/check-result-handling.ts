@@ -25,7 +25,8 @@ const KINDS = ['regex', 'not_regex', 'schema', 'rubric'] as const;
  * mock results (TM1410), and `resource_links` needs an MCP tool (TM1407); `evaluations:` entries
  * have one kind each (TM1402), compile (TM1403, TM1404), set nothing their kind ignores (TM1409)
  * and are listed by some tool (TM1405); a tool lists only defined checks (TM1401), and its mock
- * results pass its result checks (TM1411).
+ * results pass its result checks (TM1411); an `exec` tool's selectors and schemas can read its
+ * result (TM1420).
  */
 export function checkResultHandling(loaded: LoadedCatalog): void {
   const { catalog } = loaded;
@@ -51,6 +52,7 @@ export function checkResultHandling(loaded: LoadedCatalog): void {
       at?.reporter.report('TM1401', at.pointer([i]), `no evaluation named "${name}" in evaluations:${meant(name, [...catalog.evaluations.keys()])}`, { hint: 'define it under evaluations: at the top of the catalog' });
     });
     checkMockResults(loaded, tool, usable);
+    checkExecResults(loaded, tool, usable);
   }
   for (const definition of catalog.evaluations.values()) {
     if (listed.has(definition.name)) continue;
@@ -141,6 +143,36 @@ function checkMockResults(loaded: LoadedCatalog, tool: Tool, usable: ReadonlyMap
       if (problem) mock.reporter.report('TM1411', mock.pointer, `this mock result fails the evaluation ${check.name}: ${problem}`, { hint: `make the result pass ${check.name}, or correct the check` });
     }
   }
+}
+
+/** What an `exec` call answers with unless its handler says `output: json` (execute/runners/exec-runner.ts). */
+const PROCESS_RESULT = { exit_code: 0, stdout: '', stderr: '' };
+
+/**
+ * An `exec` tool whose result is the process's `{exit_code, stdout, stderr}` but whose readers
+ * expect the program's own value (TM1420): `references:` selectors (a string `stdout` holds no
+ * items), schema result checks and `output_schema` that such a result cannot match (a schema
+ * written for the process result, accepting it, is left alone). Mock results cannot show this:
+ * an exec tool has none, so TM1410 and TM1411 stay silent.
+ */
+function checkExecResults(loaded: LoadedCatalog, tool: Tool, usable: ReadonlyMap<string, EvaluationDefinition>): void {
+  if (tool.handler?.kind !== 'exec' || tool.handler.exec.output === 'json') return;
+  const rejects = (schema: Record<string, unknown>) => {
+    const job = runStrictJob({ id: 0, schema, examples: [PROCESS_RESULT] });
+    return job.examples[0] !== undefined;
+  };
+  const readers: string[] = [];
+  if (tool.references?.kind === 'select') readers.push('its references: selectors (they find no source in it)');
+  for (const name of new Set(tool.evaluation ?? [])) {
+    const check = usable.get(name);
+    if (check?.kind === 'schema' && check.on === 'result' && rejects(check.schema)) readers.push(`its result check ${name} (it fails every call)`);
+  }
+  if (tool.outputSchema && rejects(tool.outputSchema)) readers.push('its output_schema (every call fails it: invalid_output)');
+  if (!readers.length) return;
+  const at = fieldPlace(loaded, tool, 'handler');
+  at?.reporter.report('TM1420', at.pointer(['exec']), `runs a program, so its result is {exit_code, stdout, stderr} with the program's output as a string, yet ${readers.join(', ')} read it as the program's own JSON`, {
+    hint: 'if the program prints JSON on standard output, add output: json to the exec handler: the result is then that JSON value, which they read',
+  });
 }
 
 /** Why a value fails a regex, not_regex or schema check, or undefined when it passes. */

@@ -106,6 +106,7 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM1410-references-find-nothing.yaml', code: 'TM1410', severity: 'warning', line: 5, column: 17 },
   { fixture: 'TM1411-mock-result-fails-evaluation.yaml', code: 'TM1411', severity: 'warning', line: 8, column: 19 },
   { fixture: 'TM1412-summarize-unused.yaml', code: 'TM1412', severity: 'info', line: 3, column: 3 },
+  { fixture: 'TM1420-exec-result-not-json.yaml', code: 'TM1420', severity: 'warning', line: 12, column: 13 },
 ];
 
 describe('every diagnostic code has a fixture that triggers it', () => {

@@ -101,13 +101,25 @@ describe('toolman test never lets the suite choose the catalog', () => {
     script();
     const mocked = await runBin(['-c', hostile, 'test', suite, '--json'], { cwd: cwd(), env: env() });
     expect(mocked.stderr).toContain('asks for tools: live; its tools answer from mocks and stubs only (pass --live-tools');
-    expect(JSON.parse(mocked.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: false });
+    // The tool's error names what is missing: the flag, not the suite setting it already has.
+    expect(JSON.parse(mocked.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: false, error: 'toolman test: tidy has an exec handler and no mock; give the case a stub for it, or pass --live-tools (the suite says tools: live, which runs real handlers only with the flag)' });
+    expect(mocked.stderr).not.toContain('--live-tools has no effect');
     expect(existsSync(marker)).toBe(false);
     script();
     const live = await runBin(['-c', hostile, 'test', suite, '--live-tools', '--json'], { cwd: cwd(), env: env() });
     expect(JSON.parse(live.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: true });
     expect(existsSync(marker)).toBe(true);
     rmSync(marker);
+  });
+
+  it('--live-tools on a suite that does not say tools: live says it has no effect, and runs nothing real', async () => {
+    const mockSuite = join(dir, 'mock-suite.yaml');
+    writeFileSync(mockSuite, `name: tidy\nproviders: [openai:m]\ncases:\n  - { name: tidies, prompt: clean up, expect: { calls: [{ tool: tidy }] } }\n`);
+    script();
+    const run = await runBin(['-c', hostile, 'test', mockSuite, '--live-tools', '--json'], { cwd: cwd(), env: env() });
+    expect(run.stderr).toContain(`note: --live-tools has no effect on ${mockSuite}: it does not say tools: live, so its tools answer from mocks and stubs`);
+    expect(JSON.parse(run.stdout).suites[0].runs[0].calls[0]).toMatchObject({ name: 'tidy', ok: false, error: expect.stringContaining('or add tools: live to the suite and pass --live-tools') });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('eval search on a suite needs the catalog named too', async () => {

@@ -1,10 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
+import { replayEnterprisePolicy } from '../helpers/enterprise-replay.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { BIN, ROOT } from '../helpers/paths.js';
 
@@ -73,23 +74,8 @@ describe('test: cites and evaluations expectations from recordings', () => {
   it('the shipped suite passes; the same runs judged by other expectations fail, saying why', async () => {
     const passing = await runBin([...ENTERPRISE, 'test', 'suites/enterprise.yaml', '--replay', 'suites/recordings', '--json'], { env: { OPENAI_API_KEY: '' } });
     expect(passing.code, passing.stderr).toBe(0);
-    // The same suite name and case, so the same recordings answer: only the expectations differ.
-    const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-suite-'));
-    cpSync(join(ROOT, 'suites', 'recordings', 'enterprise'), join(folder, 'recordings', 'enterprise'), { recursive: true });
-    writeFileSync(
-      join(folder, 'suite.yaml'),
-      `name: enterprise
-profile: full
-providers: [openai:gpt-4o]
-cases:
-  - name: policy questions go to the intranet
-    prompt: What is our parental leave policy?
-    expect:
-      answer: { cites: [web_search] }
-      evaluations: { grounded: fail, no_pii: pass }
-`,
-    );
-    const failing = await runBin(['-c', join(ROOT, 'catalogs', 'enterprise.yaml'), 'test', join(folder, 'suite.yaml'), '--replay', join(folder, 'recordings'), '--json'], { env: { OPENAI_API_KEY: '' } });
+    // The same recording judged by other expectations: only the verdict differs.
+    const failing = await replayEnterprisePolicy('answer: { cites: [web_search] }\nevaluations: { grounded: fail, no_pii: pass }');
     expect(failing.code, failing.stderr).toBe(1);
     const run = JSON.parse(failing.stdout).suites[0].runs[0];
     expect(run.failures).toEqual([
@@ -148,7 +134,39 @@ describe('call and serve: sessions no conversation owns', () => {
 });
 
 describe('references: resource_links on a real MCP server\'s tool', () => {
-  it('the reference server\'s get-resource-links: its resource_link blocks become sources, through an override', async () => {
+  it('an MCP server\'s resource_link blocks to web pages become sources, through an override; file: and its own schemes do not', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-links-'));
+    const links = [
+      { type: 'text', text: 'Three documents match.' },
+      { type: 'resource_link', uri: 'https://docs.example.com/install', name: 'Install guide', description: 'how to install' },
+      { type: 'resource_link', uri: 'file:///etc/passwd', name: 'Accounts' },
+      { type: 'resource_link', uri: 'http://169.254.169.254/latest/meta-data/', name: 'Metadata' },
+    ];
+    writeFileSync(join(folder, 'tools.json'), JSON.stringify({ tools: [{ name: 'find_docs', description: 'Finds documents about a topic and links them.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true }, 'x-content': links }] }));
+    writeFileSync(
+      join(folder, 'toolman.yaml'),
+      `toolman: 1
+name: t
+overrides:
+  - tools: [docs_find_docs]
+    set: { references: resource_links }
+mcp_servers:
+  docs:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(join(ROOT, 'test', 'fixtures', 'mcp', 'servers', 'scripted-server.mjs'))}, from-file]
+    env: { TOOLS_FILE: tools.json }
+    prefix: docs_
+`,
+    );
+    const run = await runBin(['call', 'docs_find_docs', '--json'], { cwd: folder, env: { TOOLMAN_CACHE_DIR: 'off' } });
+    expect(run.code, run.stderr).toBe(0);
+    const response = JSON.parse(run.stdout).responses[0];
+    expect(response.references).toEqual([{ url: 'https://docs.example.com/install', title: 'Install guide', snippet: 'how to install' }]);
+    // The model still reads every block: only what is offered as a source to cite is held to web pages.
+    expect(response.content).toContain('file:///etc/passwd');
+  });
+
+  it('the reference server\'s get-resource-links: its demo:// resources are the server\'s own, read through it, not pages to cite', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolman-powers-mcp-'));
     writeFileSync(
       join(folder, 'toolman.yaml'),
@@ -166,8 +184,8 @@ mcp_servers:
     );
     const run = await runBin(['call', 'ev_get-resource-links', '--args', '{"count": 3}', '--json'], { cwd: folder, env: { TOOLMAN_CACHE_DIR: 'off' } });
     expect(run.code, run.stderr).toBe(0);
-    const refs = JSON.parse(run.stdout).responses[0].references;
-    expect(refs).toHaveLength(3);
-    expect(refs[0]).toMatchObject({ url: expect.stringMatching(/^demo:\/\/resource\//), title: 'Blob Resource 1', snippet: expect.stringContaining('Resource 1') });
+    const response = JSON.parse(run.stdout).responses[0];
+    expect(response.references ?? []).toEqual([]);
+    expect(response.content).toMatch(/\[resource link .*demo:\/\/resource\//);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REFERENCES_PER_RESULT, MAX_SNIPPET_LENGTH, MAX_TITLE_LENGTH, resultReferences } from '../../src/execute/result-references.js';
+import { citableUrl, MAX_REFERENCES_PER_RESULT, MAX_SNIPPET_LENGTH, MAX_TITLE_LENGTH, resultReferences } from '../../src/execute/result-references.js';
 import { renderCallResult } from '../../src/mcp/call-result.js';
 
 const spec = { kind: 'select' as const, items: '$.results[*]', url: '$.url', title: '$.title', snippet: '$.snippet' };
@@ -27,6 +27,31 @@ describe('sources in a result (references:)', () => {
     expect(resultReferences(spec, value).map((r) => r.url)).toEqual(['https://e.org/ok']);
   });
 
+  it.each([
+    ['file:///etc/passwd', 'a file on the reader\'s machine'],
+    ['FILE:///C:/Windows/win.ini', 'a file, in capitals'],
+    ['ftp://e.org/x', 'another program\'s scheme'],
+    ['demo://resource/1', 'an MCP server\'s own resource'],
+    ['ws://e.org/socket', 'a socket'],
+    ['http://169.254.169.254/latest/meta-data/iam/security-credentials/', 'the link-local metadata address'],
+    ['http://2852039166/latest/meta-data/', 'the same address written as one number'],
+    ['http://[fe80::1]/', 'an IPv6 link-local address'],
+    ['http://[fd00:ec2::254]/latest/', 'AWS\'s IPv6 metadata address'],
+    ['http://[::ffff:169.254.169.254]/', 'the metadata address inside IPv6'],
+    ['http://metadata.google.internal/computeMetadata/v1/', 'a metadata service by name'],
+    ['http://METADATA.GOOGLE.INTERNAL./computeMetadata/v1/', 'the same name in capitals, with a final dot'],
+    ['https://docs.example.com@evil.example/login', 'a user name that reads as the host'],
+    ['https://user:pass@e.org/', 'a password in the link'],
+  ])('refuses %s as a source (%s)', (url) => {
+    expect(citableUrl(url)).toBe(false);
+    expect(resultReferences(spec, { results: [{ url }] })).toEqual([]);
+  });
+
+  it.each(['https://e.org/a', 'http://e.org/a', 'HTTPS://E.ORG/a', 'https://intranet.example.com/hr/leave', 'http://10.1.2.3/wiki', 'http://localhost:8080/docs', 'http://[::1]/x'])('keeps %s (web pages; intranets and local servers are citable)', (url) => {
+    expect(citableUrl(url)).toBe(true);
+    expect(resultReferences(spec, { results: [{ url }] })).toEqual([{ url }]);
+  });
+
   it('takes at most ten sources from one result, and redacts secrets with the executor\'s redaction', () => {
     const value = { results: Array.from({ length: 40 }, (_, i) => ({ url: `https://e.org/${i}?key=sk-secret-value`, title: `page ${i} sk-secret-value` })) };
     const refs = resultReferences(spec, value, (t) => t.replaceAll('sk-secret-value', '[redacted]'));
@@ -47,9 +72,7 @@ describe('sources in a result (references:)', () => {
         { type: 'resource_link', uri: 'javascript:alert(1)', name: 'bad' },
       ],
     });
-    expect(resultReferences({ kind: 'resource_links' }, rendered)).toEqual([
-      { url: 'file:///repo/README.md', title: 'The read me', snippet: 'project overview: start here' },
-      { url: 'https://e.org/doc', title: 'doc' },
-    ]);
+    // Only the web page is a source: a file: link names something on the reader's machine.
+    expect(resultReferences({ kind: 'resource_links' }, rendered)).toEqual([{ url: 'https://e.org/doc', title: 'doc' }]);
   });
 });

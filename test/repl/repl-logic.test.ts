@@ -76,8 +76,16 @@ describe('the reducer: loop events to the view model', () => {
 
   it('sums the API usage and toolman estimate over the session for the status line', () => {
     const s = run([ev({ type: 'usage', round: 1, usage: { input: 100, output: 5, cached: 20 }, estimated_input: 98 }), ev({ type: 'usage', round: 2, usage: { input: 150, output: 7, cached: 0 }, estimated_input: 140 }), { type: 'status', status: { definitions: 2100, found: 1 } }]);
-    expect(s.status.usage).toEqual({ input: 250, output: 12, cached: 20, estimated: 238, requests: 2 });
+    expect(s.status.usage).toEqual({ input: 250, output: 12, cached: 20, estimated: 238, requests: 2, side: { calls: 0, input: 0, output: 0 } });
     expect(statusParts(s.status)).toEqual(['openai gpt-test', 'profile full', '3 active, 1 deferred, 1 found', 'tokens 250 in (toolman est. 238), 20 cached, 12 out', 'definitions 2,100/2,000 over budget']);
+  });
+
+  it("adds each turn's side calls (summaries, grades) from its summary, shown apart on the status line", () => {
+    const side = [{ provider: 'openai', model: 'small-model', calls: 1, input: 4802, output: 60, cached: 0, unreported: 0 }, { provider: 'openai', model: 'gpt-test', calls: 1, input: 312, output: 8, cached: 0, unreported: 0 }];
+    const summary = { answer: '', stop: 'done', rounds: 2, calls: [], usage: { input: 571 + 5114, output: 30 + 68, cached: 0, estimated_input: 600, side }, took_control: null, references: [], evaluations: [] } as const;
+    const s = run([{ type: 'turn_begin' }, ev({ type: 'usage', round: 1, usage: { input: 571, output: 30, cached: 0 }, estimated_input: 600 }), { type: 'turn_end', summary: summary as never }]);
+    expect(s.status.usage).toMatchObject({ input: 571, output: 30, side: { calls: 2, input: 5114, output: 68 } });
+    expect(statusParts(s.status)).toContain('side calls 2: 5,114 in, 68 out');
   });
 
   it('a call done before its result arrives (a sibling still runs) is drawn ✓, never ✗', () => {

@@ -16,9 +16,9 @@ describe('the REPL shows sources, summaries and verdicts', () => {
   it('over a real conversation: a panel says summarized and how many sources; the answer is followed by its sources and the verdicts', async () => {
     server.script([
       { toolCalls: [{ name: 'web_search', arguments: { query: 'leave' } }, { name: 'read_page', arguments: { url: 'https://example.org/a' } }] },
-      { text: 'Leave: 20 weeks, fully paid.' },
+      { text: 'Leave: 20 weeks, fully paid.', usage: { input: 4802, output: 60 } },
       { text: 'Twenty weeks, fully paid [1].' },
-      { text: '{"verdict": "fail", "reason": "it leaves out the 12 months"}' },
+      { text: '{"verdict": "fail", "reason": "it leaves out the 12 months"}', usage: { input: 312, output: 8 } },
     ]);
     const h = await startRepl(server, { catalog: 'test/fixtures/catalogs/result-powers.yaml' });
     try {
@@ -35,6 +35,8 @@ describe('the REPL shows sources, summaries and verdicts', () => {
       // The verdicts come after the answer and its sources.
       expect(frame.indexOf('Twenty weeks, fully paid [1].')).toBeLessThan(frame.indexOf('sources'));
       expect(frame.indexOf('sources')).toBeLessThan(frame.indexOf('evaluation grounded'));
+      // The summary and the grade are paid for: the status line shows them apart from the conversation's tokens.
+      await h.waitFor('side calls 2: 5,114 in, 68 out');
     } finally {
       await h.close();
     }

@@ -4,7 +4,7 @@ import type { Expectations } from '../../src/testing/suite-types.js';
 import { mismatch, parseArgMatchers, parseMatcher, MatcherError } from '../../src/testing/value-matchers.js';
 
 const call = (name: string, args: unknown = {}, extra: Partial<ObservedCall> = {}): ObservedCall => ({ turn: 1, round: 1, name, arguments: args, ok: true, error: null, meta: false, malformed: false, approval: null, ...extra });
-const seen = (calls: ObservedCall[], extra: Partial<Observation> = {}): Observation => ({ calls, answer: '', rounds: calls.length + 1, stop: 'done', usage: { input: 100, output: 10, estimated_input: 90, reported: true }, references: [], evaluations: [], ...extra });
+const seen = (calls: ObservedCall[], extra: Partial<Observation> = {}): Observation => ({ calls, answer: '', rounds: calls.length + 1, stop: 'done', usage: { input: 100, output: 10, estimated_input: 90, reported: true, side: [] }, references: [], evaluations: [], ...extra });
 const expecting = (e: Partial<Expectations>): Expectations => ({ order: 'in_order', ...e });
 const calls = (list: { tool: string; args?: Record<string, unknown> }[]) => list.map((c) => ({ tool: c.tool, ...(c.args ? { args: parseArgMatchers(c.args, '') } : {}), source: c }));
 
@@ -122,7 +122,22 @@ describe('other expectations', () => {
   it('tokens under a bound, from the API, else toolman\'s estimate', () => {
     const e = expecting({ tokens: { input: 95, total: 105 } });
     expect(checkExpectations(e, seen([])).map((f) => f.message)).toEqual(['100 input tokens (API-reported), over the bound of 95', '110 tokens in all (API-reported), over the bound of 105']);
-    expect(checkExpectations(e, seen([], { usage: { input: 0, output: 0, estimated_input: 90, reported: false } }))).toEqual([]);
+    expect(checkExpectations(e, seen([], { usage: { input: 0, output: 0, estimated_input: 90, reported: false, side: [] } }))).toEqual([]);
+  });
+
+  it('tokens bound the whole turn: the side calls (summaries, rubric grades) count, and the message says how much of it they were', () => {
+    const side = [{ provider: 'openai', model: 'small-model', calls: 2, input: 4802, output: 80, cached: 0, unreported: 0 }];
+    // 571 of the conversation's own + 4,802 of the side calls: the totals are what the APIs were sent.
+    const usage = { input: 571 + 4802, output: 20 + 80, estimated_input: 600, reported: true, side };
+    const failures = checkExpectations(expecting({ tokens: { input: 1000, output: 50, total: 2000 } }), seen([], { usage }));
+    expect(failures.map((f) => f.message)).toEqual([
+      '5373 input tokens (API-reported, 4802 of them from 2 side calls), over the bound of 1000',
+      '100 output tokens (80 of them from 2 side calls), over the bound of 50',
+      '5473 tokens in all (API-reported, 4882 of them from 2 side calls), over the bound of 2000',
+    ]);
+    // The conversation's API reported nothing: toolman's count of its requests stands in, and the side calls' own counts are added.
+    const unreported = { input: 4802, output: 80, estimated_input: 600, reported: false, side };
+    expect(checkExpectations(expecting({ tokens: { input: 5000 } }), seen([], { usage: unreported })).map((f) => f.message)).toEqual(["5402 input tokens (toolman's estimate, 4802 of them from 2 side calls), over the bound of 5000"]);
   });
 });
 

@@ -20,7 +20,7 @@ const suitePlan: SuitePlan = {
 function run(c: string, provider: string, repeat: number, passed: boolean): RunResult {
   return {
     case: c, provider, model: provider.split(':')[1]!, repeat, passed, failures: passed ? [] : [{ expectation: 'calls[0]', message: 'x was not called' }], error: null, calls: [], answer: 'ok', rounds: 1, stop: 'done',
-    usage: { input: 100, output: 10, cached: 0, estimated_input: 100, reported: true }, latency_ms: 5, cost_usd: 0.001, expected_tools: null, notices: [], recording: null,
+    usage: { input: 100, output: 10, cached: 0, estimated_input: 100, reported: true, side: [] }, latency_ms: 5, cost_usd: 0.001, expected_tools: null, notices: [], recording: null,
   };
 }
 
@@ -48,6 +48,16 @@ describe('toolman test merge: shards joined into the unsharded run (issue 22: 6)
     expect(merged.plan).toEqual({ ...plan, shard: null });
     expect(merged.suites[0]!.runs).toEqual(runs);
     expect(JSON.stringify(merged.suites[0]!.report)).toBe(JSON.stringify(reportOf(plan, suitePlan, runs)));
+  });
+
+  it('results written before side calls were counted (no usage.side) still merge, as runs without side calls; a side entry is checked like the rest', () => {
+    const runs = allRuns();
+    const old = runs.map((r) => ({ ...r, usage: { input: r.usage.input, output: r.usage.output, cached: r.usage.cached, estimated_input: r.usage.estimated_input, reported: r.usage.reported } }));
+    const merged = mergeResults([shardFile(plan, old as RunResult[], 1, 2, 'old-1.json'), shardFile(plan, old as RunResult[], 2, 2, 'old-2.json')], dir);
+    expect(merged.suites[0]!.runs).toEqual(runs);
+    const side = { provider: 'openai', model: 'small', calls: 1, input: 10, output: 2, cached: 0, unreported: 0, cost_usd: null };
+    const bad = runs.map((r, i) => (i === 0 ? { ...r, usage: { ...r.usage, side: [{ ...side, calls: -1 }] } } : r));
+    expect(() => readResultsFile(shardFile(plan, bad, 1, 1, 'bad-side.json'), dir)).toThrow(/usage\/side\/0\/calls/);
   });
 
   it('with --sequential, whole cases are dealt (their repeats decide together)', () => {

@@ -165,7 +165,7 @@ describe('failing expectations give the right reasons', () => {
     const second = server.requests.at(-1)!.body.messages as { role: string; content: string }[];
     expect(second.find((m) => m.role === 'tool')!.content).toContain('"summary":"rain"');
     expect(report!.ok).toBe(false);
-    expect(report!.error).toContain('has an exec handler and no mock');
+    expect(report!.error).toBe('toolman test: run_report has an exec handler and no mock; give the case a stub for it, or add tools: live to the suite and pass --live-tools');
   });
 
   it('approvals: asked and answered by the case', async () => {

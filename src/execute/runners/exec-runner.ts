@@ -95,7 +95,13 @@ function runProgram(spec: ExecHandler, args: Record<string, unknown>, context: R
         const err = stderr.text(context);
         const cut = stdout.cut || stderr.cut;
         const result = { exit_code: code, ...(signal ? { signal } : {}), stdout: out, stderr: err, ...(cut ? { output_cut_at_bytes: limit } : {}) };
-        if (code === 0) resolvePromise(result);
+        if (code === 0 && spec.output === 'json') {
+          try {
+            resolvePromise(jsonOutput(out, stdout.cut, limit, context.tool.name, program));
+          } catch (error) {
+            reject(error);
+          }
+        } else if (code === 0) resolvePromise(result);
         else reject(Object.assign(new Error(`${program} exited with ${code ?? signal}${err ? `: ${err.trim().slice(0, 500)}` : ''}`), { result }));
       });
     });
@@ -127,6 +133,23 @@ export function buildArgv(spec: ExecHandler, args: Record<string, unknown>, cont
     if (part === '--') options = false;
     return filled;
   });
+}
+
+/**
+ * The result of an `output: json` program: what it printed on standard output, parsed (standard
+ * error is left out: it is the program's talk, not its answer). Output cut at the limit, empty or
+ * not JSON is the call's error, saying which: a result the checks would misread is worse than none.
+ */
+function jsonOutput(stdout: string, cut: boolean, limit: number, tool: string, program: string): unknown {
+  if (cut) throw new ToolFailure(`${tool}: ${program} printed more than ${limit} bytes (max_output_bytes), so its JSON output (output: json) was cut and cannot be read`);
+  const text = stdout.trim();
+  if (!text) throw new ToolFailure(`${tool}: ${program} printed nothing on standard output, and its handler says output: json`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    // V8's message quotes the text raw; the excerpt here is escaped.
+    throw new ToolFailure(`${tool}: ${program} printed something that is not JSON on standard output (output: json); it began ${JSON.stringify(text.slice(0, 80))}`);
+  }
 }
 
 function isDirectory(path: string): boolean {
