@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/types.js';
 import type { Approver } from '../execute/types.js';
+import type { EstimateMode } from '../loop/chat-loop.js';
 import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { readRecording } from '../loop/recording.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
@@ -47,6 +48,8 @@ export interface ConversationOptions {
   /** The user's system prompt; the tools' contributions follow it. */
   system?: string;
   stream?: boolean;
+  /** When toolman counts a request's input tokens itself (default `always`; ChatLoopOptions.estimate). */
+  estimate?: EstimateMode;
   /** Default: the catalog's limits.max_rounds. */
   maxRounds?: number;
   /** Answers confirmations; without one, calls that need one are declined. */

@@ -173,6 +173,7 @@ function newLoop(options: ConversationOptions, client: ModelClient, session: Too
     ...(options.system ? { system: options.system } : {}),
     ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
     stream: options.stream !== false,
+    ...(options.estimate ? { estimate: options.estimate } : {}),
     ...(options.approve ? { approve: options.approve } : {}),
   });
 }

@@ -256,6 +256,8 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       ...(system ? { system } : {}),
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
       stream: suite.stream,
+      // The runs' tokens are the API's where it reports them; toolman counts only the rest.
+      estimate: 'unreported',
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
       wrapRunners: stubRunners(testCase.stubs, suite.tools),
     });
@@ -311,7 +313,7 @@ function redactResult(result: RunResult, manager: ToolManager): RunResult {
 }
 
 function usageOf(summary: TurnSummary): Observation['usage'] {
-  return { input: summary.usage.input, output: summary.usage.output, estimated_input: summary.usage.estimated_input, reported: summary.usage.input + summary.usage.output > 0 };
+  return { input: summary.usage.input, output: summary.usage.output, estimated_input: summary.usage.estimated_input ?? 0, reported: summary.usage.input + summary.usage.output > 0 };
 }
 
 function addUsage(result: RunResult, summary: TurnSummary): void {
@@ -319,7 +321,7 @@ function addUsage(result: RunResult, summary: TurnSummary): void {
   u.input += summary.usage.input;
   u.output += summary.usage.output;
   u.cached += summary.usage.cached;
-  u.estimated_input += summary.usage.estimated_input;
+  u.estimated_input += summary.usage.estimated_input ?? 0;
   u.reported ||= summary.usage.input + summary.usage.output > 0;
 }
 
