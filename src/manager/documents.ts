@@ -5,7 +5,7 @@
  */
 export { catalogSchema } from '../catalog/catalog-schema.js';
 export { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
-export { validateResultsDocument, validateSuiteDocument } from '../catalog/document-validators.js';
+export { DRAFT_2020_12, validateMetaSchema, validateResultsDocument, validateSuiteDocument } from '../catalog/document-validators.js';
 export { SourceFile } from '../catalog/source-file.js';
 export { readRecording } from '../loop/recording.js';
 export { defaultTranscriptPath } from '../loop/transcript.js';
