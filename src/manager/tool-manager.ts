@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { SourceFile } from '../catalog/source-file.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
 import type { CheckedCatalog } from '../validate/validate-catalog.js';
@@ -31,7 +32,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
-import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
+import { parseCacheFrom, schemaCheckCacheFrom, tokenCountCacheFrom, ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -366,7 +367,7 @@ export class ToolManager {
       // Automatic deferral needs each tool's cost: the tokenizer loads only in this case.
       const provider = request.provider ?? 'openai';
       const { budgetedSelection } = await import('../budget/budget-report.js');
-      const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) });
+      const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) }, this.tokenCounts());
       return { request: budgeted.selection, selection: selectTools(this.catalog, budgeted.selection) };
     }
     return { request: base, selection: selectTools(this.catalog, base) };
@@ -443,7 +444,15 @@ export class ToolManager {
   async budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
     const [{ budgetReport }, { exactCounter }] = await Promise.all([import('../budget/budget-report.js'), import('../providers/exact-count.js')]);
     const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env, this.secrets) : undefined;
-    return budgetReport(this.catalog, request, counter, { exactAsked: options.exact === true });
+    const counts = this.tokenCounts();
+    return budgetReport(this.catalog, request, counter, { exactAsked: options.exact === true, ...(counts ? { counts } : {}) });
+  }
+
+  private counts: ParseCache | undefined | null = null;
+  /** Definition costs remembered by payload (`countDefinitions`), from the cache folder; undefined when caching is off. */
+  private tokenCounts(): ParseCache | undefined {
+    if (this.counts === null) this.counts = tokenCountCacheFrom(this.env);
+    return this.counts;
   }
 
   /** Stops everything the manager started. */

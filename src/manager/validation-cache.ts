@@ -55,6 +55,15 @@ export function schemaCheckCacheFrom(env: Record<string, string | undefined>): P
   return contentStore(env, 'schema-checks');
 }
 
+/**
+ * What tool definitions cost (`countDefinitions`), keyed by the payload counted, provider and
+ * model: a pure function of them and the build, and the tokenizer `budget` and `diff` would
+ * otherwise load on every run.
+ */
+export function tokenCountCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  return contentStore(env, 'token-counts');
+}
+
 /** JSON values in `folder` of the cache, one entry per key text and toolman build. */
 function contentStore(env: Record<string, string | undefined>, folder: string): ParseCache | undefined {
   const store = CacheStore.open(env, folder);

@@ -154,6 +154,30 @@ describe('a cache folder someone else could write never changes what runs', () =
     expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
+  it('token counts remembered in the cache are those counted, and one rewritten is not believed', async () => {
+    const { repo, env } = clone();
+    writeFileSync(join(repo, 'toolman.yaml'), catalogText);
+    const cached = { ...env, TOOLMAN_CACHE_DIR: join(repo, '.cache') };
+    const budget = async (runEnv: Record<string, string>, provider: string) => {
+      const run = await inProcess(['budget', '--provider', provider, '--json'], { cwd: repo, env: runEnv });
+      const { timing: _timing, ...doc } = JSON.parse(run.stdout) as Record<string, unknown>;
+      return doc;
+    };
+    for (const provider of ['openai', 'anthropic', 'gemini']) {
+      const counted = await budget(env, provider);
+      expect(await budget(cached, provider)).toEqual(counted);
+      expect(await budget(cached, provider)).toEqual(counted);
+    }
+    const folder = join(repo, '.cache', 'token-counts');
+    expect(readdirSync(folder).length).toBeGreaterThan(0);
+    const truth = await budget(env, 'openai');
+    for (const name of readdirSync(folder)) {
+      expect(mode(join(folder, name))).toBe('600');
+      writeFileSync(join(folder, name), readFileSync(join(folder, name), 'utf8').replace(/"total":\d+/g, '"total":1').replace(/"greet":\d+/g, '"greet":1'));
+    }
+    expect(await budget(cached, 'openai')).toEqual(truth);
+  });
+
   it('a cache root other users can write is not used at all', async () => {
     const { repo, env } = clone();
     writeFileSync(join(repo, 'toolman.yaml'), catalogText);

@@ -1,6 +1,6 @@
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ConversationOptions, Recording } from '../../conversation/conversation-options.js';
-import { defaultTranscriptPath, readRecording } from '../../manager/documents.js';
+import { defaultTranscriptPath, readRecording } from '../../manager/recordings.js';
 import { CHAT_PROVIDERS, profileNames } from '../../manager/facts.js';
 import { lastTranscript, readTranscriptFile, type TranscriptHistory } from '../../conversation/transcript-history.js';
 import type { ProviderName } from '../../providers/types.js';
