@@ -32,7 +32,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
-import { parseCacheFrom, schemaCheckCacheFrom, tokenCountCacheFrom, ValidationCache } from './validation-cache.js';
+import { findingsCacheFrom, parseCacheFrom, schemaCheckCacheFrom, tokenCountCacheFrom, ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -96,6 +96,8 @@ export class ToolManager {
   private mcp: McpServers | undefined;
   private mcpRunner = false;
   private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
+  /** The catalog as its files say it: findings are remembered only for that (not with MCP servers' tools, findings added, or another loading). */
+  private readonly asLoaded: LoadedCatalog;
 
   private constructor(
     private current: LoadedCatalog,
@@ -106,7 +108,9 @@ export class ToolManager {
     private readonly namedBy: string | undefined,
     /** The root catalog files as opened (the others are their includes), resolved. */
     readonly rootFiles: readonly string[],
-  ) {}
+  ) {
+    this.asLoaded = current;
+  }
 
   get catalog(): Catalog {
     return this.current.catalog;
@@ -302,8 +306,9 @@ export class ToolManager {
     const module = await import('../validate/validate-catalog.js');
     if (!this.checked) {
       const schemaChecks = schemaCheckCacheFrom(this.env);
+      const findings = this.current === this.asLoaded && this.catalog.mcpServers.size === 0 ? findingsCacheFrom(this.env) : undefined;
       // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
-      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), mcpServers: this.mcpServers() });
+      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), ...(findings ? { findings } : {}), mcpServers: this.mcpServers() });
     }
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }

@@ -112,3 +112,66 @@ describe('the schema-check cache', () => {
     }
   });
 });
+
+describe('the findings cache', () => {
+  const findings = (file: string, cache?: ParseCache) => {
+    const loaded = loadCatalog([file], { cwd: ROOT });
+    return withRuleSettings(loaded, runChecks(loaded, cache ? { findings: cache } : {}));
+  };
+  const files = [
+    ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
+    ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
+  ];
+
+  it('gives the same findings, at the same positions, as checking again, for every diagnostic fixture and shipped catalog', () => {
+    const { cache, stats } = memoryCache();
+    for (const file of files) {
+      const fresh = findings(file);
+      expect(findings(file, cache), file).toEqual(fresh);
+      expect(findings(file, cache), file).toEqual(fresh);
+    }
+    expect(stats.sets).toBe(files.length);
+    expect(stats.hits).toBe(files.length);
+  });
+
+  it('the opt-in quality rules still run on demand over remembered findings', () => {
+    const { cache } = memoryCache();
+    const loaded = () => loadCatalog(['catalogs/assistant.yaml'], { cwd: ROOT });
+    const quality = new Map([['TM1101', 'info']] as const);
+    const fresh = withRuleSettings(loaded(), runChecks(loaded()), quality);
+    runChecks(loaded(), { findings: cache });
+    expect(withRuleSettings(loaded(), runChecks(loaded(), { findings: cache }), quality)).toEqual(fresh);
+  });
+
+  it('a module file that appears or goes away is checked again', () => {
+    const { cache } = memoryCache();
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-findings-'));
+    const file = join(dir, 'catalog.yaml');
+    writeFileSync(file, 'toolman: 1\ntools:\n  - name: shout\n    description: Repeats the given text in capital letters, for testing module handlers.\n    parameters: { type: object, properties: { text: { type: string, description: What to repeat } } }\n    handler: { module: ./shout.mjs }\n');
+    const codes = () => findings(file, cache).map((d) => d.code);
+    expect(codes()).toContain('TM0703');
+    writeFileSync(join(dir, 'shout.mjs'), 'export default ({ text }) => text.toUpperCase();\n');
+    expect(codes()).not.toContain('TM0703');
+  });
+
+  it('treats a damaged entry as a miss', () => {
+    const { cache, entries } = memoryCache();
+    const file = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
+    const fresh = findings(file);
+    findings(file, cache);
+    expect(entries.size).toBe(1);
+    const good = JSON.parse([...entries.values()][0]!) as { diagnostics: Record<string, unknown>[] };
+    const damaged = [
+      '[]',
+      '{"diagnostics": [], "levels": [], "quality": "done"}',
+      JSON.stringify({ ...good, levels: [['TM9999', 'off']] }),
+      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], code: 'TM9999' }] }),
+      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], line: '3' }] }),
+      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], fix: { description: 'x', edits: [{ start: 0 }] } }] }),
+    ];
+    for (const entry of damaged) {
+      entries.set([...entries.keys()][0]!, entry);
+      expect(findings(file, cache)).toEqual(fresh);
+    }
+  });
+});

@@ -173,9 +173,35 @@ describe('a cache folder someone else could write never changes what runs', () =
     const truth = await budget(env, 'openai');
     for (const name of readdirSync(folder)) {
       expect(mode(join(folder, name))).toBe('600');
-      writeFileSync(join(folder, name), readFileSync(join(folder, name), 'utf8').replace(/"total":\d+/g, '"total":1').replace(/"greet":\d+/g, '"greet":1'));
+      const entry = readFileSync(join(folder, name), 'utf8');
+      const lowered = entry.replace(/"total":\d+/g, '"total":1').replace(/"greet":\d+/g, '"greet":1');
+      expect(lowered).not.toBe(entry);
+      writeFileSync(join(folder, name), lowered);
     }
     expect(await budget(cached, 'openai')).toEqual(truth);
+  });
+
+  it('findings remembered in the cache are the checks\' own, and one rewritten is not believed', async () => {
+    const { repo, env } = clone();
+    // A catalog with a warning (a description without a sentence's end), so findings are stored.
+    writeFileSync(join(repo, 'toolman.yaml'), catalogText.replace('Prints a greeting, to test that the cache cannot change a program.', 'greets'));
+    const cached = { ...env, TOOLMAN_CACHE_DIR: join(repo, '.cache') };
+    const validate = async (runEnv: Record<string, string>) => JSON.parse((await inProcess(['validate', '--json'], { cwd: repo, env: runEnv })).stdout) as { diagnostics: { code: string; message: string }[] };
+    const truth = await validate(env);
+    expect(truth.diagnostics.length).toBeGreaterThan(0);
+    expect(await validate(cached)).toEqual(truth);
+    expect(await validate(cached)).toEqual(truth);
+    const folder = join(repo, '.cache', 'findings');
+    expect(readdirSync(folder)).toHaveLength(1);
+    for (const name of readdirSync(folder)) {
+      expect(mode(join(folder, name))).toBe('600');
+      // The attacker hides the findings and keeps the rest.
+      const entry = readFileSync(join(folder, name), 'utf8');
+      const hidden = entry.replace(/"diagnostics":\[.*\],"levels"/, '"diagnostics":[],"levels"');
+      expect(hidden).not.toBe(entry);
+      writeFileSync(join(folder, name), hidden);
+    }
+    expect(await validate(cached)).toEqual(truth);
   });
 
   it('a cache root other users can write is not used at all', async () => {
