@@ -10,6 +10,7 @@ import { checkPoisoning } from './check-poisoning.js';
 import { checkDescriptionQuality } from './description-quality.js';
 import { checkClients } from './check-clients.js';
 import { checkResultHandling } from './check-result-handling.js';
+import { releaseStrictCompilers } from './strict-compile.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -110,6 +111,7 @@ function checkNow(given: LoadedCatalog, options: { schemaChecks?: ParseCache; mc
     checkOutputSchemas(loaded);
     checkResultHandling(loaded);
   }
+  releaseStrictCompilers();
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels, quality: !fatal || loaded.catalog.tools.length > 0 ? 'pending' : 'not-applicable' };
 }
