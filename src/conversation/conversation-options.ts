@@ -1,3 +1,4 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Approver } from '../execute/types.js';
 import type { EstimateMode } from '../loop/chat-loop.js';
@@ -84,6 +85,8 @@ export interface ConversationHost {
    * suite): a base URL it gives is then never sent the user's key (side-models.ts).
    */
   readonly catalogNamedBy?: string | undefined;
+  /** Token counts remembered by content in the cache folder (a suite's cost estimate); undefined when caching is off. */
+  tokenCounts?(): ParseCache | undefined;
   /** Named tools formatted on their own (what deferred tools would cost: `/context`). */
   formatTools(provider: ProviderName, names: readonly string[], options?: FormatOptions): Promise<FormatResult>;
 }

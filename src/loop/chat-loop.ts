@@ -1,3 +1,4 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import { callKey } from '../execute/call-key.js';
 import type { Approver, CallEvent, CallRecord, ToolResponse } from '../execute/types.js';
 import type { ChatMessage, ModelClient, ModelReply, ModelRequest, ModelToolResult } from '../providers/model-client.js';
@@ -36,6 +37,8 @@ export interface ChatLoopOptions {
   estimate?: EstimateMode;
   /** Grades rubric evaluations (`evaluations:` with `rubric`); without one they are `error` verdicts. */
   grade?: RubricGrader;
+  /** `estimateTurn`'s counts remembered by request (the manager's cache): a suite's estimate then loads no tokenizer. */
+  counts?: ParseCache;
 }
 
 export type EstimateMode = 'always' | 'unreported' | 'never';
@@ -283,7 +286,16 @@ export class ChatLoop {
    */
   async estimateTurn(text: string): Promise<number | null> {
     const contributions = this.withContributions(text, 1, false);
-    return estimateInput(this.options.client, this.request(1, [...this.messages, { role: 'user', text: contributions }]));
+    const { client, counts } = this.options;
+    const request = this.request(1, [...this.messages, { role: 'user', text: contributions }]);
+    if (!counts) return estimateInput(client, request);
+    // A pure function of the request's body, the provider, the model and the build (the cache's key).
+    const key = JSON.stringify(['estimate', client.provider, client.model, client.countBody?.(request) ?? client.body(request)]);
+    const remembered = counts.get(key);
+    if (typeof remembered === 'number' && Number.isSafeInteger(remembered) && remembered >= 0) return remembered;
+    const counted = await estimateInput(client, request);
+    if (counted !== null) counts.set(key, counted);
+    return counted;
   }
 
   /** The user's text with the tools' prompt contributions: `user` texts once per conversation, reminders every turn. */

@@ -454,8 +454,8 @@ export class ToolManager {
   }
 
   private counts: ParseCache | undefined | null = null;
-  /** Definition costs remembered by payload (`countDefinitions`), from the cache folder; undefined when caching is off. */
-  private tokenCounts(): ParseCache | undefined {
+  /** Token counts remembered by what was counted (`countDefinitions`, a suite's estimate), in the cache folder; undefined when caching is off. */
+  tokenCounts(): ParseCache | undefined {
     if (this.counts === null) this.counts = tokenCountCacheFrom(this.env);
     return this.counts;
   }

@@ -220,6 +220,27 @@ describe('toolman\'s own count of a request', () => {
 
 });
 
+describe('a turn\'s estimate remembered by request', () => {
+  it('is the count made without the cache, read back once remembered; a damaged entry is counted again', async () => {
+    const entries = new Map<string, unknown>();
+    let hits = 0;
+    const counts = { get: (key: string) => (entries.has(key) ? (hits++, entries.get(key)) : undefined), set: (key: string, value: unknown) => void entries.set(key, value) };
+    const client = await createModelClient('openai', 'gpt-4o', { apiKey: 'test', baseUrl: `${server.url}/v1` });
+    const session = await manager.session({});
+    const plain = await new ChatLoop({ client, session }).estimateTurn('What is the weather in Oslo?');
+    const loop = new ChatLoop({ client, session, counts });
+    expect(plain).toBeGreaterThan(0);
+    expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    expect(entries.size).toBe(1);
+    expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    expect(hits).toBe(1);
+    for (const damaged of ['12', -1, 1.5, null]) {
+      entries.set([...entries.keys()][0]!, damaged);
+      expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    }
+  });
+});
+
 describe('native tool search', () => {
   it('Anthropic: sends the server tool, echoes its blocks back, and runs the tool it found', async () => {
     const found = [
