@@ -109,6 +109,12 @@ export class NodeIndex {
       spans[nodes] = end;
       return nodes++;
     };
+    const collection = (kind: number, start: number) => {
+      lastEnd = start;
+      kinds[nodes] = kind;
+      starts[nodes] = start;
+      return nodes++;
+    };
     /** Moves the children pending since `mark` to the collection's place in `lists`. */
     const place = (node: number, mark: number, count: number) => {
       spans[node] = used;
@@ -134,10 +140,7 @@ export class NodeIndex {
           lastEnd = event.anchorEnd;
           return anchors.get(text.slice(event.anchorStart, event.anchorEnd)) ?? scalar(Math.max(0, event.anchorStart - 1), event.anchorEnd);
         case EVENT_ID.SEQUENCE: {
-          lastEnd = event.start;
-          built = nodes++;
-          kinds[built] = SEQ;
-          starts[built] = event.start;
+          built = collection(SEQ, event.start);
           const mark = top;
           let count = 0;
           while (events[i] && events[i]!.type !== EVENT_ID.POP) {
@@ -152,10 +155,7 @@ export class NodeIndex {
           break;
         }
         case EVENT_ID.MAPPING: {
-          lastEnd = event.start;
-          built = nodes++;
-          kinds[built] = MAP;
-          starts[built] = event.start;
+          built = collection(MAP, event.start);
           // (name, key, value) per entry, in the order a Map would keep them.
           const mark = top;
           let count = 0;

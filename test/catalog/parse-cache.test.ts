@@ -78,58 +78,65 @@ describe('the parse cache', () => {
   });
 });
 
+/** Every diagnostic fixture and shipped catalog. */
+const files = [
+  ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
+  ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
+];
+
+/** What validate reports for `file`, with the given caches. */
+function checked(file: string, caches: { schemaChecks?: ParseCache; findings?: ParseCache } = {}) {
+  const loaded = loadCatalog([file], { cwd: ROOT });
+  return withRuleSettings(loaded, runChecks(loaded, caches));
+}
+
+/** Checks every file fresh, then twice with one cache: the same findings each time. Returns the cache's counts. */
+function expectSameWithCache(findings: (file: string, cache?: ParseCache) => unknown) {
+  const { cache, stats } = memoryCache();
+  for (const file of files) {
+    const fresh = findings(file);
+    expect(findings(file, cache), file).toEqual(fresh);
+    expect(findings(file, cache), file).toEqual(fresh);
+  }
+  return stats;
+}
+
+/** A fixture with a finding from a schema compile. */
+const TM0308 = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
+
+/** Its one entry replaced by each of `damaged` (given the entry as stored): the findings stay the fresh ones. */
+function expectMissWhenDamaged(findings: (file: string, cache?: ParseCache) => unknown, damaged: (stored: string) => string[]) {
+  const { cache, entries } = memoryCache();
+  const fresh = findings(TM0308);
+  findings(TM0308, cache);
+  expect(entries.size).toBe(1);
+  const key = [...entries.keys()][0]!;
+  for (const entry of damaged(entries.get(key)!)) {
+    entries.set(key, entry);
+    expect(findings(TM0308, cache)).toEqual(fresh);
+  }
+}
+
 describe('the schema-check cache', () => {
-  const findings = (file: string, schemaChecks?: ParseCache) => {
-    const loaded = loadCatalog([file], { cwd: ROOT });
-    return withRuleSettings(loaded, runChecks(loaded, schemaChecks ? { schemaChecks } : {}));
-  };
-  const files = [
-    ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
-    ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
-  ];
+  const findings = (file: string, schemaChecks?: ParseCache) => checked(file, schemaChecks ? { schemaChecks } : {});
 
   it('gives the same findings from remembered compiles as from fresh ones, for every diagnostic fixture and shipped catalog', () => {
-    const { cache, stats } = memoryCache();
-    for (const file of files) {
-      const fresh = findings(file);
-      expect(findings(file, cache), file).toEqual(fresh);
-      expect(findings(file, cache), file).toEqual(fresh);
-    }
+    const stats = expectSameWithCache(findings);
     // Every stored result was read back (files whose schemas are all known clean compile nothing).
     expect(stats.sets).toBeGreaterThan(5);
     expect(stats.hits).toBeGreaterThanOrEqual(stats.sets);
   });
 
   it('treats a damaged entry as a miss', () => {
-    const { cache, entries } = memoryCache();
-    const file = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
-    const fresh = findings(file);
-    findings(file, cache);
-    expect(entries.size).toBe(1);
-    for (const damaged of ['[]', '[{"complaints": "not a list", "examples": []}]', '{"x": 1}']) {
-      entries.set([...entries.keys()][0]!, damaged);
-      expect(findings(file, cache)).toEqual(fresh);
-    }
+    expectMissWhenDamaged(findings, () => ['[]', '[{"complaints": "not a list", "examples": []}]', '{"x": 1}']);
   });
 });
 
 describe('the findings cache', () => {
-  const findings = (file: string, cache?: ParseCache) => {
-    const loaded = loadCatalog([file], { cwd: ROOT });
-    return withRuleSettings(loaded, runChecks(loaded, cache ? { findings: cache } : {}));
-  };
-  const files = [
-    ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
-    ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
-  ];
+  const findings = (file: string, cache?: ParseCache) => checked(file, cache ? { findings: cache } : {});
 
   it('gives the same findings, at the same positions, as checking again, for every diagnostic fixture and shipped catalog', () => {
-    const { cache, stats } = memoryCache();
-    for (const file of files) {
-      const fresh = findings(file);
-      expect(findings(file, cache), file).toEqual(fresh);
-      expect(findings(file, cache), file).toEqual(fresh);
-    }
+    const stats = expectSameWithCache(findings);
     expect(stats.sets).toBe(files.length);
     expect(stats.hits).toBe(files.length);
   });
@@ -155,23 +162,16 @@ describe('the findings cache', () => {
   });
 
   it('treats a damaged entry as a miss', () => {
-    const { cache, entries } = memoryCache();
-    const file = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
-    const fresh = findings(file);
-    findings(file, cache);
-    expect(entries.size).toBe(1);
-    const good = JSON.parse([...entries.values()][0]!) as { diagnostics: Record<string, unknown>[] };
-    const damaged = [
-      '[]',
-      '{"diagnostics": [], "levels": [], "quality": "done"}',
-      JSON.stringify({ ...good, levels: [['TM9999', 'off']] }),
-      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], code: 'TM9999' }] }),
-      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], line: '3' }] }),
-      JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], fix: { description: 'x', edits: [{ start: 0 }] } }] }),
-    ];
-    for (const entry of damaged) {
-      entries.set([...entries.keys()][0]!, entry);
-      expect(findings(file, cache)).toEqual(fresh);
-    }
+    expectMissWhenDamaged(findings, (stored) => {
+      const good = JSON.parse(stored) as { diagnostics: Record<string, unknown>[] };
+      return [
+        '[]',
+        '{"diagnostics": [], "levels": [], "quality": "done"}',
+        JSON.stringify({ ...good, levels: [['TM9999', 'off']] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], code: 'TM9999' }] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], line: '3' }] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], fix: { description: 'x', edits: [{ start: 0 }] } }] }),
+      ];
+    });
   });
 });
