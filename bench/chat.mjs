@@ -1,12 +1,8 @@
-// The live loop's own cost, against the tests' scripted model server (no network):
-//  - toolman's time per round, everything but waiting for the server, on catalogs/large.yaml:
-//    turns of two rounds (one tool call, then the answer), median per round;
-//  - a one-shot `toolman chat` from process start to its first request reaching the server, as a
-//    ratio to `node -e 0` (ink and the unused SDK must not load).
+// The live loop's own cost, against the tests' scripted model server (no network): toolman's
+// time per round, everything but waiting for the server, on catalogs/large.yaml: turns of two
+// rounds (one tool call, then the answer), median per round of the turns after 5 warm-up turns,
+// in one process. A one-shot `toolman chat`'s whole process is measured in bench/one-shot.mjs.
 //   node bench/chat.mjs [--quick]
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleForScript } from '../scripts/bundle-for-script.mjs';
 
@@ -52,39 +48,8 @@ export async function chatBench({ quick = false } = {}) {
   }
   await manager.close();
 
-  // Process start to the first request, per catalog. The catalog's clean validation is remembered
-  // (as on any user's machine after the first run): a first run here warms that cache.
-  const cacheDir = mkdtempSync(join(tmpdir(), 'toolman-bench-cache-'));
-  const bare = [];
-  const first = { assistant: [], large: [] };
-  const runs = quick ? 5 : 15;
-  for (let i = -1; i < runs; i++) {
-    const t0 = performance.now();
-    spawnSync(process.execPath, ['-e', '0']);
-    if (i >= 0) bare.push(performance.now() - t0);
-    for (const catalog of Object.keys(first)) {
-      let reached;
-      server.script((request, index) => {
-        reached ??= performance.now();
-        return reply(request, index);
-      });
-      const started = performance.now();
-      const child = spawn(process.execPath, [join(root, 'bin', 'toolman.js'), '-c', join(root, 'catalogs', `${catalog}.yaml`), 'chat', '--prompt', 'List the invoices of account acc_42.', '--no-transcript'], {
-        env: { ...process.env, OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: `${server.url}/v1`, TOOLMAN_CACHE_DIR: cacheDir },
-        stdio: 'ignore',
-      });
-      await new Promise((resolve) => child.on('close', resolve));
-      if (i >= 0) first[catalog].push(reached - started);
-    }
-  }
   await server.close();
-  const bareMs = median(bare);
-  return {
-    own_per_round_ms: median(perRound),
-    bare_node_ms: bareMs,
-    first_request_ms: { assistant: median(first.assistant), large: median(first.large) },
-    first_request_ratio: { assistant: median(first.assistant) / bareMs, large: median(first.large) / bareMs },
-  };
+  return { own_per_round_ms: median(perRound), turns };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.log(await chatBench({ quick: process.argv.includes('--quick') }));

@@ -60,7 +60,10 @@ export function generateCatalog(dir, count = 10_000, { perFile = 1_000, uniqueSh
     includes.push(`./${file}`);
   }
   const rootFile = join(dir, 'catalog.yaml');
-  writeFileSync(rootFile, dump({ toolman: 1, name: `generated-${count}`, include: includes }));
+  // The enterprise catalog's tools name its evaluations and summarise with its small model: the
+  // root carries those, so the generated catalog is as valid as the catalogs its tools come from.
+  const enterprise = load(readFileSync(join(root, 'catalogs', 'enterprise.yaml'), 'utf8'));
+  writeFileSync(rootFile, dump({ toolman: 1, name: `generated-${count}`, budget: { summarize: enterprise.budget.summarize }, evaluations: enterprise.evaluations, include: includes }));
   return { rootFile, poolSize: pool.length };
 }
 

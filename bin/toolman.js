@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // The one place toolman touches process exit: everything below returns an exit code.
 import module from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 
 // Node 22+ caches compiled code between runs; on Node 20 this is a no-op.
 module.enableCompileCache?.();
+// The only WebAssembly toolman runs is the HTTP parser of Node's own fetch (undici's llhttp). V8
+// optimises its hot parse function in a background thread, and a process that made one request
+// waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
+// (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
+setFlagsFromString('--liftoff-only');
 let cli;
 try {
   cli = await import('../dist/main.js');

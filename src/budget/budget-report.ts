@@ -1,3 +1,4 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import { formatTools, requestFragment } from '../providers/format-tools.js';
 import { exactUnavailable, type ProviderCounter } from '../providers/exact-count.js';
@@ -82,22 +83,24 @@ export interface BudgetReport {
  * or `deferAuto` asks for it). Sessions, `list --explain` and budgets all select through this, so
  * they show the same decisions.
  */
-export async function budgetedSelection(catalog: Catalog, request: BudgetRequest): Promise<{ selection: SelectionRequest; plain: Selection; eager: FormatResult; eagerCost: DefinitionCost; searchToolCost: number; countMs: number }> {
+export async function budgetedSelection(catalog: Catalog, request: BudgetRequest, counts?: ParseCache): Promise<{ selection: SelectionRequest; plain: Selection; eager: FormatResult; eagerCost: DefinitionCost; searchToolCost: number; countMs: number }> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
+  const cache = counts ? { cache: counts } : {};
   const base: SelectionRequest = { ...(request.profile ? { profile: request.profile } : {}), force: request.force ?? [] };
   const plain = selectTools(catalog, base);
-  await countDefinitions(formatTools(request.provider, { tools: [], deferred: [], toolChoice: { type: 'auto' }, options }), model); // load the tokenizer outside the timing
+  // Loads the tokenizer outside the timing (unless this count, like the rest, is remembered).
+  await countDefinitions(formatTools(request.provider, { tools: [], deferred: [], toolChoice: { type: 'auto' }, options }), model, cache);
   const started = performance.now();
   // Eager: every tool the selection reaches, sent up front (no native deferral), with the job
   // meta-tools a session offers beside them either way.
   const selected = [...plain.active, ...plain.deferred];
   const eager = formatTools(request.provider, { tools: [...selected, ...jobToolsFor(selected)], deferred: [], toolChoice: toolChoiceFor(plain.forced), options: { ...options, nativeToolSearch: undefined } });
-  const eagerCost = await countDefinitions(eager, model);
+  const eagerCost = await countDefinitions(eager, model, cache);
   const countMs = Math.round((performance.now() - started) * 10) / 10;
   const cost = (tool: Tool) => eagerCost.tools[tool.name] ?? 0;
   const definitions = catalog.budget.definitions;
-  const searchTool = await countDefinitions(formatTools(request.provider, { tools: [toolSearchTool(1)], deferred: [], toolChoice: { type: 'auto' }, options }), model);
+  const searchTool = await countDefinitions(formatTools(request.provider, { tools: [toolSearchTool(1)], deferred: [], toolChoice: { type: 'auto' }, options }), model, cache);
   const searchToolCost = searchTool.tools.tool_search ?? 0;
   const reserve = searchToolCost + eagerCost.overhead + eagerCost.system;
   const selection: SelectionRequest = definitions !== undefined ? { ...base, autoDefer: { budget: definitions, cost, reserve, force: request.deferAuto ?? false } } : base;
@@ -111,15 +114,15 @@ export async function budgetedSelection(catalog: Catalog, request: BudgetRequest
  * estimate counts them with toolman's tokenizers and, given `exact`, the provider counts the very
  * same payloads.
  */
-export async function budgetReport(catalog: Catalog, request: BudgetRequest, exact?: ProviderCounter, asked: { exactAsked?: boolean } = {}): Promise<BudgetReport> {
+export async function budgetReport(catalog: Catalog, request: BudgetRequest, exact?: ProviderCounter, asked: { exactAsked?: boolean; counts?: ParseCache } = {}): Promise<BudgetReport> {
   const model = request.model ?? DEFAULT_MODELS[request.provider];
   const options = request.format ?? {};
-  const { selection: selectionRequest, plain, eager, eagerCost, searchToolCost, countMs } = await budgetedSelection(catalog, request);
+  const { selection: selectionRequest, plain, eager, eagerCost, searchToolCost, countMs } = await budgetedSelection(catalog, request, asked.counts);
   const cost = (tool: Tool) => eagerCost.tools[tool.name] ?? 0;
   const definitions = catalog.budget.definitions;
   const session = new ToolSession(catalog, { ...selectionRequest, ...(request.searchMode ? { searchMode: request.searchMode } : {}) });
   const deferredPayload = session.format(request.provider, 1, options);
-  const deferred = await countDefinitions(deferredPayload, model);
+  const deferred = await countDefinitions(deferredPayload, model, asked.counts ? { cache: asked.counts } : {});
   const metaTools = session.metaTools().reduce((sum, t) => sum + (deferred.tools[t.name] ?? 0), 0);
 
   const decisions = new Map(session.selection.decisions.map((d) => [d.tool.name, d]));

@@ -1,16 +1,8 @@
-import {
-  constructFromEvents,
-  CORE_SCHEMA,
-  EVENT_ID,
-  getScalarValue,
-  parseEvents,
-  SCALAR_STYLE,
-  type Event,
-  type ScalarEvent,
-} from 'js-yaml';
+import { constructFromEvents, CORE_SCHEMA, EVENT_ID, parseEvents, type Event } from 'js-yaml';
 import { isRecord } from '../shared/is-record.js';
 import type { Diagnostic } from './diagnostic.js';
 import { segmentsOf } from './diagnostic.js';
+import { NodeIndex, scalarStart, type NodeKind } from './node-index.js';
 import { survivesJson, type ParseCache } from './parse-cache.js';
 
 export interface Span {
@@ -60,12 +52,6 @@ export function looksLikeCatalog(data: unknown): boolean {
 /** For text that is not valid YAML: a line that starts with a `toolman:` or `tools:` key (also as JSON). */
 const CATALOG_KEY_LINE = /^[ \t{]*["']?(?:toolman|tools)["']?[ \t]*:/m;
 
-/** Where each node of a document is: built from the parser's events, on first use. */
-type NodeIndex =
-  | { kind: 'scalar'; start: number; end: number }
-  | { kind: 'seq'; start: number; items: NodeIndex[] }
-  | { kind: 'map'; start: number; entries: Map<string, { key: NodeIndex; value: NodeIndex }> };
-
 /**
  * One parsed YAML file that knows where every node came from, so any check can point at
  * `file:line:column` through a JSON Pointer.
@@ -75,6 +61,7 @@ type NodeIndex =
  * slow for 10,000-tool catalogs; see docs/architecture.md).
  */
 export class SourceFile {
+  /** Where each node of the document is: built from the parser's events, on first use. */
   private index: NodeIndex | null | undefined;
   private lineStarts: number[] | undefined;
 
@@ -157,25 +144,19 @@ export class SourceFile {
    * that exists (a missing key is reported on the mapping that lacks it).
    */
   locate(pointer: string, part: 'value' | 'key' = 'value'): Span {
-    let node = this.nodeIndex();
-    let key: NodeIndex | undefined;
+    const index = this.nodeIndex();
+    let node = index?.root;
+    let key: number | undefined;
     for (const segment of segmentsOf(pointer)) {
-      if (!node) break;
-      if (node.kind === 'map') {
-        const entry = node.entries.get(segment);
-        if (!entry) break;
-        key = entry.key;
-        node = entry.value;
-      } else if (node.kind === 'seq' && /^\d+$/.test(segment) && node.items[Number(segment)]) {
-        key = undefined;
-        node = node.items[Number(segment)]!;
-      } else {
-        break;
-      }
+      if (!index || node === undefined) break;
+      const entry = index.child(node, segment);
+      if (!entry) break;
+      key = entry.key;
+      node = entry.value;
     }
-    const target = part === 'key' && key ? key : node;
-    const start = target?.start ?? 0;
-    const end = target?.kind === 'scalar' ? Math.max(target.end, start) : start + 1;
+    const target = part === 'key' && key !== undefined ? key : node;
+    const start = index && target !== undefined ? index.start(target) : 0;
+    const end = index && target !== undefined && index.kind(target) === 'scalar' ? Math.max(index.end(target), start) : start + 1;
     const from = this.position(start);
     const to = this.position(end);
     return { line: from.line, column: from.column, endLine: to.line, endColumn: to.column };
@@ -186,21 +167,22 @@ export class SourceFile {
    * names a node that exists: a scalar's [start, end) (quotes included), a collection's start and
    * end (a flow collection's closing bracket included). For fixes that edit the text in place.
    */
-  range(pointer: string, part: 'value' | 'key' = 'value'): { start: number; end: number; kind: 'scalar' | 'seq' | 'map'; flow: boolean } | undefined {
-    let node = this.nodeIndex();
-    let key: NodeIndex | undefined;
+  range(pointer: string, part: 'value' | 'key' = 'value'): { start: number; end: number; kind: NodeKind; flow: boolean } | undefined {
+    const index = this.nodeIndex();
+    if (!index) return undefined;
+    let node = index.root;
+    let key: number | undefined;
     for (const segment of segmentsOf(pointer)) {
-      if (node?.kind === 'map' && node.entries.has(segment)) {
-        key = node.entries.get(segment)!.key;
-        node = node.entries.get(segment)!.value;
-      } else if (node?.kind === 'seq' && /^\d+$/.test(segment) && node.items[Number(segment)]) {
-        key = undefined;
-        node = node.items[Number(segment)]!;
-      } else return undefined;
+      const entry = index.child(node, segment);
+      if (!entry) return undefined;
+      key = entry.key;
+      node = entry.value;
     }
     const target = part === 'key' ? key : node;
-    if (!target) return undefined;
-    return { start: target.start, end: endOf(this.text, target), kind: target.kind, flow: target.kind !== 'scalar' && (this.text[target.start] === '[' || this.text[target.start] === '{') };
+    if (target === undefined) return undefined;
+    const start = index.start(target);
+    const kind = index.kind(target);
+    return { start, end: endOf(this.text, index, target), kind, flow: kind !== 'scalar' && (this.text[start] === '[' || this.text[start] === '{') };
   }
 
   /** The text of one 1-based line, for code frames; empty for a file that is not quotable. */
@@ -225,7 +207,7 @@ export class SourceFile {
 
   private nodeIndex(): NodeIndex | null {
     if (this.index === undefined) {
-      this.index = buildIndex(this.text, this.parsedEvents()).root;
+      this.index = NodeIndex.build(this.text, this.parsedEvents()).index;
       this.events = [];
     }
     return this.index;
@@ -244,20 +226,20 @@ export class SourceFile {
   }
 
   private duplicateKeys(): { key: string; offset: number; firstOffset: number; pointer: string }[] {
-    const built = buildIndex(this.text, this.parsedEvents());
-    this.index = built.root;
+    const built = NodeIndex.build(this.text, this.parsedEvents());
+    this.index = built.index;
     this.events = []; // the index has all it needs; events are the largest structure by far
     return built.duplicates;
   }
 }
 
 /** Where a node ends: a scalar's end, a flow collection's closing bracket, a block collection's last value. */
-function endOf(text: string, node: NodeIndex): number {
-  if (node.kind === 'scalar') return node.end;
-  if (text[node.start] === '[' || text[node.start] === '{') return matchingBracket(text, node.start) + 1;
-  if (node.kind === 'seq') return node.items.length ? endOf(text, node.items[node.items.length - 1]!) : node.start;
-  const entries = [...node.entries.values()];
-  return entries.length ? endOf(text, entries[entries.length - 1]!.value) : node.start;
+function endOf(text: string, index: NodeIndex, node: number): number {
+  const start = index.start(node);
+  if (index.kind(node) === 'scalar') return index.end(node);
+  if (text[start] === '[' || text[start] === '{') return matchingBracket(text, start) + 1;
+  const last = index.last(node);
+  return last === undefined ? start : endOf(text, index, last);
 }
 
 /** The offset of the bracket that closes the one at `open`, skipping quoted text; the text's end if none. */
@@ -279,94 +261,6 @@ function matchingBracket(text: string, open: number): number {
     }
   }
   return text.length - 1;
-}
-
-function scalarStart(event: ScalarEvent): number {
-  const quoted = event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED;
-  return quoted ? event.valueStart - 1 : event.valueStart;
-}
-
-/**
- * Where an empty value (`key:` with nothing after it, a bare `-`) is: at its tag or anchor if it
- * has one, else just past the `:` or `-` that follows the node before it.
- */
-function emptyValueOffset(text: string, event: ScalarEvent, previousEnd: number): number {
-  if (event.tagStart >= 0) return event.tagStart;
-  if (event.anchorStart >= 0) return Math.max(0, event.anchorStart - 1);
-  let at = previousEnd;
-  while (at < text.length && ' \t\r\n'.includes(text[at]!)) at++;
-  return at < text.length && ':-?'.includes(text[at]!) ? at + 1 : previousEnd;
-}
-
-function startOf(event: Event): number {
-  if (event.type === EVENT_ID.SCALAR) return scalarStart(event);
-  if (event.type === EVENT_ID.SEQUENCE || event.type === EVENT_ID.MAPPING) return event.start;
-  if (event.type === EVENT_ID.ALIAS) return Math.max(0, event.anchorStart - 1);
-  return 0;
-}
-
-/** Builds the position index of the first document, and finds duplicate keys on the way. */
-function buildIndex(text: string, events: Event[]) {
-  const anchors = new Map<string, NodeIndex>();
-  const duplicates: { key: string; offset: number; firstOffset: number; pointer: string }[] = [];
-  let i = 0;
-  // Where the last node seen ends (or a collection starts): an empty value has no offset of its own.
-  let lastEnd = 0;
-  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-  const node = (pointer: string): NodeIndex => {
-    const event = events[i++]!;
-    let built: NodeIndex;
-    switch (event.type) {
-      case EVENT_ID.SCALAR:
-        if (event.valueStart < 0) {
-          const at = emptyValueOffset(text, event, lastEnd);
-          built = { kind: 'scalar', start: at, end: at };
-        } else {
-          built = { kind: 'scalar', start: scalarStart(event), end: event.valueEnd + (event.style === SCALAR_STYLE.DOUBLE_QUOTED || event.style === SCALAR_STYLE.SINGLE_QUOTED ? 1 : 0) };
-        }
-        lastEnd = built.end;
-        break;
-      case EVENT_ID.ALIAS:
-        lastEnd = event.anchorEnd;
-        return anchors.get(text.slice(event.anchorStart, event.anchorEnd)) ?? { kind: 'scalar', start: startOf(event), end: event.anchorEnd };
-      case EVENT_ID.SEQUENCE: {
-        lastEnd = event.start;
-        const items: NodeIndex[] = [];
-        while (events[i] && events[i]!.type !== EVENT_ID.POP) items.push(node(`${pointer}/${items.length}`));
-        i++;
-        built = { kind: 'seq', start: event.start, items };
-        break;
-      }
-      case EVENT_ID.MAPPING: {
-        lastEnd = event.start;
-        const entries = new Map<string, { key: NodeIndex; value: NodeIndex }>();
-        while (events[i] && events[i]!.type !== EVENT_ID.POP) {
-          const keyEvent = events[i]!;
-          const name = keyEvent.type === EVENT_ID.SCALAR ? getScalarValue(text, keyEvent) : '';
-          const key = node(pointer);
-          const value = node(`${pointer}/${escape(name)}`);
-          const earlier = entries.get(name);
-          if (earlier && keyEvent.type === EVENT_ID.SCALAR) {
-            duplicates.push({ key: name, offset: key.start, firstOffset: earlier.key.start, pointer: `${pointer}/${escape(name)}` });
-          }
-          entries.set(name, { key, value });
-        }
-        i++;
-        built = { kind: 'map', start: event.start, entries };
-        break;
-      }
-      default:
-        return { kind: 'scalar', start: 0, end: 0 };
-    }
-    if (event.anchorStart >= 0) anchors.set(text.slice(event.anchorStart, event.anchorEnd), built);
-    return built;
-  };
-  let root: NodeIndex | null = null;
-  if (events[0]?.type === EVENT_ID.DOCUMENT && events[1] && events[1].type !== EVENT_ID.POP) {
-    i = 1;
-    root = node('');
-  }
-  return { root, duplicates };
 }
 
 /**
@@ -434,6 +328,13 @@ function positionAt(starts: readonly number[], offset: number): { line: number; 
     else hi = mid - 1;
   }
   return { line: lo + 1, column: offset - starts[lo]! + 1 };
+}
+
+function startOf(event: Event): number {
+  if (event.type === EVENT_ID.SCALAR) return scalarStart(event);
+  if (event.type === EVENT_ID.SEQUENCE || event.type === EVENT_ID.MAPPING) return event.start;
+  if (event.type === EVENT_ID.ALIAS) return Math.max(0, event.anchorStart - 1);
+  return 0;
 }
 
 function secondDocumentStart(events: Event[]): number {

@@ -251,6 +251,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--prompt <text>', 'run a turn with this message and exit (repeatable: one turn each, in one conversation)', collect)
     .option('--json', 'one turn: print one JSON document at the end (answer, stop, rounds, calls, usage, transcript)')
     .option('--events', 'one turn: print each event as a JSON line as it happens')
+    .option('--estimate', 'one turn: also count every request\'s input tokens with toolman\'s tokenizer, next to the API\'s count (without it, only requests the API reported no usage for)')
     .option('--no-stream', 'ask for whole replies instead of streams')
     .option('--transcript <file>', 'append the session to this JSONL file (default: under the user\'s data folder)')
     .option('--no-transcript', 'keep no transcript')

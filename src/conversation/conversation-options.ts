@@ -1,5 +1,7 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { Catalog } from '../catalog/types.js';
 import type { Approver } from '../execute/types.js';
+import type { EstimateMode } from '../loop/chat-loop.js';
 import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { readRecording } from '../loop/recording.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
@@ -47,6 +49,8 @@ export interface ConversationOptions {
   /** The user's system prompt; the tools' contributions follow it. */
   system?: string;
   stream?: boolean;
+  /** When toolman counts a request's input tokens itself (default `always`; ChatLoopOptions.estimate). */
+  estimate?: EstimateMode;
   /** Default: the catalog's limits.max_rounds. */
   maxRounds?: number;
   /** Answers confirmations; without one, calls that need one are declined. */
@@ -81,6 +85,8 @@ export interface ConversationHost {
    * suite): a base URL it gives is then never sent the user's key (side-models.ts).
    */
   readonly catalogNamedBy?: string | undefined;
+  /** Token counts remembered by content in the cache folder (a suite's cost estimate); undefined when caching is off. */
+  tokenCounts?(): ParseCache | undefined;
   /** Named tools formatted on their own (what deferred tools would cost: `/context`). */
   formatTools(provider: ProviderName, names: readonly string[], options?: FormatOptions): Promise<FormatResult>;
 }

@@ -1,3 +1,4 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import { dirname, relative } from 'node:path';
 import { ChatLoop } from '../loop/chat-loop.js';
 import { recordingFetch, replayFetch } from '../loop/recording.js';
@@ -54,7 +55,8 @@ export async function openConversation(host: ConversationHost, options: Conversa
   }
   // Summaries and rubric grades go through the same connection: recorded with the conversation, replayed from it.
   const side = new SideModels(replay && client.fetch ? { mode: 'replay', fetch: client.fetch } : { mode: 'live', fetch: client.fetch }, options.env ?? host.env, host.secrets, host.catalogNamedBy);
-  const powers: Powers = { side, ...(host.catalog.budget.summarize ? { summarise: resultSummariser(host.catalog.budget.summarize, side) } : {}) };
+  const counts = host.tokenCounts?.();
+  const powers: Powers = { side, ...(host.catalog.budget.summarize ? { summarise: resultSummariser(host.catalog.budget.summarize, side) } : {}), ...(counts ? { counts } : {}) };
 
   const session = await sessionOpener(host, options, provider, model, format, powers)(options.profile);
   let transcript: TranscriptWriter | undefined;
@@ -157,6 +159,8 @@ function liveConnection(host: ConversationHost, options: ConversationOptions, pr
 interface Powers {
   side: SideModels;
   summarise?: Summariser;
+  /** Token counts remembered by request (a suite's cost estimate): the manager's cache, if any. */
+  counts?: ParseCache;
 }
 
 function sessionOpener(host: ConversationHost, options: ConversationOptions, provider: ProviderName, model: string, format: FormatOptions, powers: Powers) {
@@ -177,7 +181,9 @@ function newLoop(options: ConversationOptions, client: ModelClient, session: Too
     ...(options.system ? { system: options.system } : {}),
     ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
     stream: options.stream !== false,
+    ...(options.estimate ? { estimate: options.estimate } : {}),
     ...(options.approve ? { approve: options.approve } : {}),
+    ...(powers.counts ? { counts: powers.counts } : {}),
   });
 }
 

@@ -1,8 +1,22 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema, Tool } from '../catalog/types.js';
-import { createAjv, type AjvInstance } from '../catalog/create-ajv.js';
+import type { AjvInstance } from '../catalog/create-ajv.js';
 
 let ajv: AjvInstance | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads ajv (about 200 KB of code, 10-15 ms of a start) the first time something is checked: a
+ * chat turn the model answers without calls, or `budget`, never loads it. The executor awaits
+ * this before a turn's calls, the loop before its evaluation checks; the checks below are then
+ * synchronous.
+ */
+export function loadValidator(): Promise<void> {
+  loading ??= import('../catalog/create-ajv.js').then(({ createAjv }) => {
+    ajv = createAjv({ strict: false, allErrors: true, validateSchema: false, verbose: true });
+  });
+  return loading;
+}
 const argumentValidators = new WeakMap<Tool, ValidateFunction>();
 const outputValidators = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -13,7 +27,7 @@ const outputValidators = new WeakMap<JsonSchema, ValidateFunction>();
  * (2026-07-28, basic/index.mdx, "JSON Schema Usage").
  */
 function compile(schema: JsonSchema): ValidateFunction {
-  ajv ??= createAjv({ strict: false, allErrors: true, validateSchema: false, verbose: true });
+  if (!ajv) throw new Error('the validator is not loaded yet (loadValidator)');
   return ajv.compile(schema);
 }
 

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { validateArguments, validateOutput } from './argument-validator.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
+import { loadValidator, validateArguments, validateOutput } from './argument-validator.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
@@ -107,6 +108,8 @@ export class Executor {
   }
 
   private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
+    // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
+    if (calls.length > 0) await loadValidator();
     const listener = turn.onEvent ?? this.options.onEvent;
     // Optional calls skip building the event when nobody listens (the common case for scripts).
     const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;

@@ -1,3 +1,4 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import { callKey } from '../execute/call-key.js';
 import type { Approver, CallEvent, CallRecord, ToolResponse } from '../execute/types.js';
 import type { ChatMessage, ModelClient, ModelReply, ModelRequest, ModelToolResult } from '../providers/model-client.js';
@@ -32,11 +33,20 @@ export interface ChatLoopOptions {
   maxTokens?: number;
   /** Asks before destructive tools run; without it such calls are declined. */
   approve?: Approver;
-  /** toolman's own estimate of each request's input tokens, shown next to the API's count; default on. */
-  estimate?: boolean;
+  /**
+   * toolman's own count of each request's input tokens, next to the API's: `always` (default; the
+   * REPL's status line shows both), `unreported` only for requests the API reported no usage for
+   * (one-shot runs and suites: the count loads the tokenizer, about 100 ms, for a number nobody
+   * reads when the API gave its own), `never`.
+   */
+  estimate?: EstimateMode;
   /** Grades rubric evaluations (`evaluations:` with `rubric`); without one they are `error` verdicts. */
   grade?: RubricGrader;
+  /** `estimateTurn`'s counts remembered by request (the manager's cache): a suite's estimate then loads no tokenizer. */
+  counts?: ParseCache;
 }
+
+export type EstimateMode = 'always' | 'unreported' | 'never';
 
 export interface TurnOptions {
   signal?: AbortSignal;
@@ -120,7 +130,7 @@ export class ChatLoop {
     const sources = new TurnReferences();
     /** The results of calls that ran, as the model got them: what the turn's evaluations look at. */
     const used: ToolResponse[] = [];
-    const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: 0 };
+    const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: null };
     const repeats = new Map<string, number>();
     let warnedRepeat = false;
     let answer = '';
@@ -173,13 +183,13 @@ export class ChatLoop {
           return finish('error', message);
         }
         // Counted once the reply is in: loading the tokenizer before would delay the first request.
-        const estimated = this.options.estimate === false ? null : await estimateInput(client, request);
+        const estimated = this.wantsEstimate(reply) ? await estimateInput(client, request) : null;
         if (reply.usage) {
           usage.input += reply.usage.input;
           usage.output += reply.usage.output;
           usage.cached += reply.usage.cached;
         }
-        if (estimated !== null) usage.estimated_input += estimated;
+        if (estimated !== null) usage.estimated_input = (usage.estimated_input ?? 0) + estimated;
         emit({ type: 'usage', round, usage: reply.usage ?? null, estimated_input: estimated });
         this.messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls, ...(reply.native !== undefined ? { native: reply.native } : {}) });
         if (reply.text) answer = reply.text;
@@ -259,6 +269,13 @@ export class ChatLoop {
     }
   }
 
+  /** Whether to count this reply's request: always, never, or where the API reported no usage (none, or zeros). */
+  private wantsEstimate(reply: ModelReply): boolean {
+    const mode = this.options.estimate ?? 'always';
+    if (mode !== 'unreported') return mode === 'always';
+    return !reply.usage || reply.usage.input + reply.usage.output === 0;
+  }
+
   /** The request of round `round` over `messages`: the tools offered then, the system prompt (the user's, then the tools'). */
   private request(round: number, messages: ChatMessage[]): ModelRequest {
     const fragment = this.options.session.format(this.options.client.provider, round, this.format);
@@ -279,7 +296,16 @@ export class ChatLoop {
    */
   async estimateTurn(text: string): Promise<number | null> {
     const contributions = this.withContributions(text, 1, false);
-    return estimateInput(this.options.client, this.request(1, [...this.messages, { role: 'user', text: contributions }]));
+    const { client, counts } = this.options;
+    const request = this.request(1, [...this.messages, { role: 'user', text: contributions }]);
+    if (!counts) return estimateInput(client, request);
+    // A pure function of the request's body, the provider, the model and the build (the cache's key).
+    const key = JSON.stringify(['estimate', client.provider, client.model, client.countBody?.(request) ?? client.body(request)]);
+    const remembered = counts.get(key);
+    if (typeof remembered === 'number' && Number.isSafeInteger(remembered) && remembered >= 0) return remembered;
+    const counted = await estimateInput(client, request);
+    if (counted !== null) counts.set(key, counted);
+    return counted;
   }
 
   /** The user's text with the tools' prompt contributions: `user` texts once per conversation, reminders every turn. */

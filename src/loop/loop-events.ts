@@ -24,7 +24,7 @@ export type LoopEvent =
   | { type: 'tool_calls'; round: number; calls: CallRecord[] }
   | (CallEvent & { round: number })
   | { type: 'tool_result'; round: number; response: ToolResponse }
-  /** The API's own count for the request, next to toolman's estimate of it. */
+  /** The API's own count for the request, next to toolman's count of it (null when not counted: ChatLoopOptions.estimate). */
   | { type: 'usage'; round: number; usage: ModelUsage | null; estimated_input: number | null }
   /** Deferred tools that became callable (found by tool_search, or by the provider's own search). */
   | { type: 'search'; round: number; activated: string[] }
@@ -73,7 +73,8 @@ export interface TurnUsage {
   input: number;
   output: number;
   cached: number;
-  estimated_input: number;
+  /** toolman's count of the requests it counted (ChatLoopOptions.estimate); null when it counted none. */
+  estimated_input: number | null;
 }
 
 /**

@@ -184,13 +184,19 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
   const used = new Set<number>();
   // Later requests carry the earlier results again: each changed result is reported once.
   const reported = new Set<string>();
+  // A request is compared as written first: one sent exactly as recorded (the usual case: the
+  // same SDK wrote both) is that exchange's, with no parse and no canonical form of either. Else
+  // each recorded body is put in canonical form once, when first compared: every request would
+  // otherwise do it again for every exchange left (each body holds all the tools sent).
+  const recordedKeys: (string | undefined)[] = [];
+  const recordedKey = (i: number) => (recordedKeys[i] ??= canonicalJson(exchanges[i]!.request.body));
+  const recordedTexts: (string | undefined)[] = [];
+  const recordedText = (i: number) => (recordedTexts[i] ??= JSON.stringify(exchanges[i]!.request.body));
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    const body = typeof init?.body === 'string' ? safeParse(init.body) : null;
-    const key = canonicalJson(body);
     const candidates = exchanges.map((e, i) => ({ e, i })).filter(({ e, i }) => !used.has(i) && e.request.path === url.pathname);
-    let match = candidates.find(({ e }) => canonicalJson(e.request.body) === key);
-    if (!match) {
+    // No recorded request is this one: the closest, when only tool results differ; else the differences.
+    const closestOrThrow = (body: unknown): (typeof candidates)[number] => {
       const ranked = candidates.map((c) => ({ ...c, differences: requestDifferences(c.e.request.body, body) })).sort((a, b) => a.differences.length - b.differences.length || a.i - b.i);
       const closest = ranked[0];
       if (!closest) {
@@ -201,10 +207,16 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
         for (const d of fresh) reported.add(canonicalJson([d.path, d.recorded, d.now]));
         const tools = [...new Set(fresh.map((d) => toolOfResult(body, d.path) ?? 'a tool'))];
         if (fresh.length) onDifference(`replay: ${tools.join(', ')} answered differently from the recording (the recorded reply is used):\n${describeDifferences(fresh)}`);
-        match = closest;
-      } else {
-        throw new ReplayMismatchError(`replay: this request matches no recorded one; the closest (exchange ${closest.i + 1}) differs in:\n${describeDifferences(closest.differences)}`, 'a catalog or option change altered what is sent; record the session again with --record to accept it');
+        return closest;
       }
+      throw new ReplayMismatchError(`replay: this request matches no recorded one; the closest (exchange ${closest.i + 1}) differs in:\n${describeDifferences(closest.differences)}`, 'a catalog or option change altered what is sent; record the session again with --record to accept it');
+    };
+    const sent = typeof init?.body === 'string' ? init.body : undefined;
+    let match = sent === undefined ? undefined : candidates.find(({ i }) => recordedText(i) === sent);
+    if (!match) {
+      const body = sent !== undefined ? safeParse(sent) : null;
+      const key = canonicalJson(body);
+      match = candidates.find(({ i }) => recordedKey(i) === key) ?? closestOrThrow(body);
     }
     used.add(match.i);
     const { status, headers, body: recorded } = match.e.response;

@@ -1,4 +1,5 @@
 import type { EvaluationDefinition, Tool } from '../catalog/types.js';
+import { loadValidator } from '../execute/argument-validator.js';
 import { runCheck, type CheckOutcome } from '../execute/evaluation-checks.js';
 import type { EvaluationVerdict, ToolResponse } from '../execute/types.js';
 
@@ -51,6 +52,8 @@ export async function evaluateTurn(turn: EvaluatedTurn, grade: RubricGrader | un
     if (definition?.on === 'result') return [];
     return [{ name, tools: [...tools], definition }];
   });
+  // A schema check validates synchronously: the validator is loaded first.
+  if (answerChecks.some(({ definition }) => definition?.kind === 'schema')) await loadValidator();
   // Rubrics are model calls: they go at once, and the verdicts keep the order the checks were listed in.
   const outcomes = await Promise.all(
     answerChecks.map(async ({ name, definition }): Promise<CheckOutcome> => {

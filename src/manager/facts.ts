@@ -11,6 +11,7 @@ export { escapeInvisible } from '../catalog/quoted-text.js';
 export { toolSummary } from '../catalog/tool-summary.js';
 export { META_TOOL_NAMES } from '../catalog/types.js';
 export { NOT_RUN_KINDS, REFUSED_KINDS } from '../execute/types.js';
+export { describeAge } from '../mcp/tool-list-cache.js';
 export { describeToolsChange } from '../mcp/tools-change.js';
 export { CHAT_PROVIDERS } from '../providers/model-clients.js';
 export { DEFAULT_MODELS } from '../providers/default-models.js';

@@ -6,4 +6,5 @@
 export { clientDiagnostics } from '../validate/validate-catalog.js';
 export { CLIENTS, UNDOCUMENTED_CLIENTS } from '../validate/client-facts.js';
 export { descriptionQuality } from '../validate/description-quality.js';
+export { parseRuleOptions } from '../validate/rule-settings.js';
 export { writeFixes } from '../validate/write-fixes.js';

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { AgentLoopEvent } from '../loop/loop-events.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { SourceFile } from '../catalog/source-file.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
 import type { CheckedCatalog } from '../validate/validate-catalog.js';
@@ -32,7 +33,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
-import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
+import { findingsCacheFrom, parseCacheFrom, schemaCheckCacheFrom, tokenCountCacheFrom, ValidationCache } from './validation-cache.js';
 
 export interface OpenOptions {
   /** Root catalog files, merged as if one included the others. */
@@ -96,6 +97,8 @@ export class ToolManager {
   private mcp: McpServers | undefined;
   private mcpRunner = false;
   private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
+  /** The catalog as its files say it: findings are remembered only for that (not with MCP servers' tools, findings added, or another loading). */
+  private readonly asLoaded: LoadedCatalog;
 
   private constructor(
     private current: LoadedCatalog,
@@ -106,7 +109,9 @@ export class ToolManager {
     private readonly namedBy: string | undefined,
     /** The root catalog files as opened (the others are their includes), resolved. */
     readonly rootFiles: readonly string[],
-  ) {}
+  ) {
+    this.asLoaded = current;
+  }
 
   get catalog(): Catalog {
     return this.current.catalog;
@@ -302,8 +307,9 @@ export class ToolManager {
     const module = await import('../validate/validate-catalog.js');
     if (!this.checked) {
       const schemaChecks = schemaCheckCacheFrom(this.env);
+      const findings = this.current === this.asLoaded && this.catalog.mcpServers.size === 0 ? findingsCacheFrom(this.env) : undefined;
       // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
-      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), mcpServers: this.mcpServers() });
+      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), ...(findings ? { findings } : {}), mcpServers: this.mcpServers() });
     }
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }
@@ -393,7 +399,7 @@ export class ToolManager {
       // Automatic deferral needs each tool's cost: the tokenizer loads only in this case.
       const provider = request.provider ?? 'openai';
       const { budgetedSelection } = await import('../budget/budget-report.js');
-      const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) });
+      const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) }, this.tokenCounts());
       return { request: budgeted.selection, selection: selectTools(this.catalog, budgeted.selection) };
     }
     return { request: base, selection: selectTools(this.catalog, base) };
@@ -471,7 +477,15 @@ export class ToolManager {
   async budget(request: BudgetRequest, options: { exact?: boolean } = {}): Promise<BudgetReport> {
     const [{ budgetReport }, { exactCounter }] = await Promise.all([import('../budget/budget-report.js'), import('../providers/exact-count.js')]);
     const counter = options.exact ? exactCounter(request.provider, request.model ?? DEFAULT_MODELS[request.provider], this.env, this.secrets) : undefined;
-    return budgetReport(this.catalog, request, counter, { exactAsked: options.exact === true });
+    const counts = this.tokenCounts();
+    return budgetReport(this.catalog, request, counter, { exactAsked: options.exact === true, ...(counts ? { counts } : {}) });
+  }
+
+  private counts: ParseCache | undefined | null = null;
+  /** Token counts remembered by what was counted (`countDefinitions`, a suite's estimate), in the cache folder; undefined when caching is off. */
+  tokenCounts(): ParseCache | undefined {
+    if (this.counts === null) this.counts = tokenCountCacheFrom(this.env);
+    return this.counts;
   }
 
   /** Stops everything the manager started. */

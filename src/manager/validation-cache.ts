@@ -55,6 +55,24 @@ export function schemaCheckCacheFrom(env: Record<string, string | undefined>): P
   return contentStore(env, 'schema-checks');
 }
 
+/**
+ * What the checks found on a catalog (`runChecks`), with their positions, keyed by its files'
+ * paths and text, the loader's findings and which module files exist: a catalog with warnings is
+ * neither checked again nor parsed again to place them on every `validate` or `format`.
+ */
+export function findingsCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  return contentStore(env, 'findings');
+}
+
+/**
+ * What tool definitions cost (`countDefinitions`), keyed by the payload counted, provider and
+ * model: a pure function of them and the build, and the tokenizer `budget` and `diff` would
+ * otherwise load on every run.
+ */
+export function tokenCountCacheFrom(env: Record<string, string | undefined>): ParseCache | undefined {
+  return contentStore(env, 'token-counts');
+}
+
 /** JSON values in `folder` of the cache, one entry per key text and toolman build. */
 function contentStore(env: Record<string, string | undefined>, folder: string): ParseCache | undefined {
   const store = CacheStore.open(env, folder);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ConversationOptions } from '../conversation/conversation-options.js';
 import { NOT_RUN_KINDS, REFUSED_KINDS } from '../manager/facts.js';
 import type { LoopEvent, TurnCall, TurnSummary } from '../loop/loop-events.js';
-import { readRecording } from '../manager/documents.js';
+import { readRecording } from '../manager/recordings.js';
 import type { ToolManager } from '../manager/tool-manager.js';
 import type { FormatFlags } from '../providers/format-options.js';
 import { readRegularFile } from '../shared/read-file.js';
@@ -259,6 +259,8 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       ...(system ? { system } : {}),
       ...(suite.maxRounds ? { maxRounds: suite.maxRounds } : {}),
       stream: suite.stream,
+      // The runs' tokens are the API's where it reports them; toolman counts only the rest.
+      estimate: 'unreported',
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
       wrapRunners: stubRunners(testCase.stubs, suite.tools, suite.liveToolsWithheld === true),
     });

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { createAjv, type AjvInstance } from '../manager/documents.js';
+import { createAjv, DRAFT_2020_12, validateMetaSchema, type AjvInstance } from '../manager/documents.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { isRecord } from '../shared/is-record.js';
 import { linearRegExp } from '../shared/linear-regexp.js';
@@ -31,7 +31,11 @@ function schemaValidator(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(key);
   if (!validate) {
     // Not strict: a matcher schema is a check the suite author writes, not a definition sent to a model.
-    ajv ??= createAjv({ strict: false, allErrors: false });
+    // The schema is checked against the meta-schema by the precompiled validator, so ajv does
+    // not compile the meta-schema first; one naming another dialect is left to ajv, as before.
+    ajv ??= createAjv({ strict: false, allErrors: false, validateSchema: false });
+    if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12) ajv.validateSchema(schema, true);
+    else if (!validateMetaSchema(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(validateMetaSchema.errors)}`);
     compiled.set(key, (validate = ajv.compile(schema)));
   }
   return validate;

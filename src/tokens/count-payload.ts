@@ -1,4 +1,6 @@
+import type { ParseCache } from '../catalog/parse-cache.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
+import { isRecord } from '../shared/is-record.js';
 import type { FormatResult, ProviderName } from '../providers/types.js';
 import { anthropicToolOverhead, estimateAnthropicDefinition, estimateAnthropicText, estimateGemini } from './estimates.js';
 import { countOpenAiFunction, COOKBOOK_TOOL_CONSTANTS, loadOpenAiCounter, openAiEncodingFor, unmeasuredModelReason, type CountText, type OpenAiFunction } from './openai-tokens.js';
@@ -36,10 +38,50 @@ export function counterFor(provider: ProviderName, model: string): Promise<Count
   return counter;
 }
 
-/** Counts exactly what a formatter produced: tool definitions, the fixed overhead and system text. */
-export async function countDefinitions(result: FormatResult, model: string = DEFAULT_MODELS[result.provider]): Promise<DefinitionCost> {
+/**
+ * Counts exactly what a formatter produced: tool definitions, the fixed overhead and system text.
+ * With `cache`, a count made before for this very payload, provider and model is read back
+ * instead (a pure function of them and the build): an unchanged catalog's `budget` or `diff`
+ * then loads no tokenizer at all, which costs about 100 ms before counting anything.
+ */
+export async function countDefinitions(result: FormatResult, model: string = DEFAULT_MODELS[result.provider], options: { cache?: ParseCache } = {}): Promise<DefinitionCost> {
+  const { cache } = options;
+  if (!cache) return countNow(result, model);
+  const key = JSON.stringify([result.provider, model, result.payload, result.systemPayload, result.sent]);
+  const remembered = cache.get(key);
+  // By tool name, without a prototype, as counted: a tool named `constructor` is looked up as itself.
+  if (isDefinitionCost(remembered, result.provider, model)) return { ...remembered, tools: Object.assign(Object.create(null), remembered.tools), toolReasons: Object.assign(Object.create(null), remembered.toolReasons) };
+  const cost = await countNow(result, model);
+  cache.set(key, cost);
+  return cost;
+}
+
+/** Whether a value read back from the cache has a definition cost's shape (anything else is a miss). */
+function isDefinitionCost(value: unknown, provider: ProviderName, model: string): value is DefinitionCost {
+  const counts = (v: unknown) => isRecord(v) && Object.values(v).every((n) => typeof n === 'number' && Number.isFinite(n));
+  const texts = (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === 'string');
+  return (
+    isRecord(value) &&
+    value.provider === provider &&
+    value.model === model &&
+    typeof value.estimate === 'boolean' &&
+    typeof value.method === 'string' &&
+    texts(value.reasons) &&
+    isRecord(value.toolReasons) &&
+    Object.values(value.toolReasons).every(texts) &&
+    counts(value.tools) &&
+    counts({ overhead: value.overhead, system: value.system, total: value.total })
+  );
+}
+
+/** Gemini's counts are 4 characters a token: no tokenizer is loaded for them. */
+const NO_TOKENIZER: CountText = () => {
+  throw new Error('no tokenizer for this provider');
+};
+
+async function countNow(result: FormatResult, model: string): Promise<DefinitionCost> {
   const provider = result.provider;
-  const count = await counterFor(provider, model);
+  const count = provider === 'gemini' ? NO_TOKENIZER : await counterFor(provider, model);
   const byProviderName = new Map(Object.entries(result.sent).map(([catalog, sentAs]) => [sentAs, catalog]));
   const tools: Record<string, number> = Object.create(null) as Record<string, number>;
   let overhead = 0;

@@ -12,7 +12,7 @@ import type { ParseCache } from '../catalog/parse-cache.js';
 import { META_TOOL_NAMES, type ExecHandler, type JsonSchema, type Tool } from '../catalog/types.js';
 import { nameProblems, providerSafeName } from '../providers/tool-names.js';
 import { checkParameters, reportStrictComplaints } from './check-parameters.js';
-import { decomposeSchema, pathFromShape, schemaShape } from './schema-shape.js';
+import { decomposeSchema, pathFromShape, schemaShape, type SchemaPiece } from './schema-shape.js';
 import { runStrictJob, type ExampleError, type StrictJob, type StrictResult } from './strict-compile.js';
 import CLEAN_SHAPES from '../generated/clean-shapes.js';
 
@@ -29,7 +29,11 @@ export const MAX_DESCRIPTION_CHARS = 2000;
 export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
   const seen = new Map<string, Tool>();
   const jobs: StrictJob[] = [];
-  const uses: { job: number; schema: JsonSchema; renamed: boolean | undefined; reporter: Reporter; base: string[]; explained: ReadonlySet<string>; path: string[] }[] = [];
+  // Each compiled schema's tool, and its uses (job, piece) as numbers: the pieces themselves are
+  // made again for the few whose compile complained, rather than kept for every tool (at 50,000
+  // tools, a second copy of every schema held to the end of the checks).
+  const compiled: { schema: JsonSchema; decomposed: boolean; reporter: Reporter; base: string[]; explained: ReadonlySet<string> }[] = [];
+  const uses: number[] = [];
   const jobsByShape = new Map<string, number>();
   for (const tool of loaded.catalog.tools) {
     if (tool.source.kind === 'meta') continue;
@@ -99,39 +103,56 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
     if (compilable && tool.examples.length > 0) {
       // Examples are validated against the real schema, so it is compiled as it is.
       jobs.push({ id: jobs.length, schema: compilable, examples: tool.examples });
-      uses.push({ job: jobs.length - 1, schema: compilable, renamed: undefined, reporter, base: [...base, 'parameters'], explained, path: [] });
+      uses.push(jobs.length - 1, compiled.push({ schema: compilable, decomposed: false, reporter, base: [...base, 'parameters'], explained }) - 1, WHOLE);
     } else if (compilable) {
       // Strict complaints depend only on each node's shape: compile each distinct piece once.
       const pieces = decomposeSchema(compilable);
-      for (const piece of pieces ?? [{ path: [], node: compilable }]) {
+      const owner = compiled.push({ schema: compilable, decomposed: pieces !== undefined, reporter, base: [...base, 'parameters'], explained }) - 1;
+      (pieces ?? [{ path: [], node: compilable }]).forEach((piece, index) => {
         // A decomposed schema has no references (decomposeSchema refuses those).
-        const { shape, renamed } = pieces ? schemaShape(piece.node, false) : schemaShape(piece.node);
+        const { shape } = pieces ? schemaShape(piece.node, false) : schemaShape(piece.node);
         const key = JSON.stringify(shape);
         // Shapes the build found clean need no compile: they have nothing to report.
-        if (CLEAN_SHAPES.has(key)) continue;
+        if (CLEAN_SHAPES.has(key)) return;
         let job = jobsByShape.get(key);
         if (job === undefined) {
           job = jobs.length;
           jobs.push({ id: job, schema: shape, examples: [] });
           jobsByShape.set(key, job);
         }
-        uses.push({ job, schema: piece.node, renamed, reporter, base: [...base, 'parameters', ...piece.path], explained, path: piece.path });
-      }
+        uses.push(job, owner, pieces ? index : SHAPED);
+      });
     }
     checkHandler(tool, reporter, at, dirname(loaded.sources.get(tool.source.file)?.absolutePath ?? tool.source.file));
   }
 
   const results = cachedResults(jobs, cache);
-  for (const use of uses) {
-    const result = results[use.job]!;
-    const mapPath = use.renamed === undefined ? undefined : (path: string[]) => pathFromShape(use.schema, path, use.renamed!);
+  let piecesOf: { owner: number; pieces: SchemaPiece[] } | undefined;
+  for (let u = 0; u < uses.length; u += 3) {
+    const result = results[uses[u]!]!;
+    if (result.complaints.length === 0 && result.examples.length === 0) continue;
+    const owner = compiled[uses[u + 1]!]!;
+    const pieceIndex = uses[u + 2]!;
+    let piece: SchemaPiece = { path: [], node: owner.schema };
+    if (owner.decomposed) {
+      if (piecesOf?.owner !== uses[u + 1]) piecesOf = { owner: uses[u + 1]!, pieces: decomposeSchema(owner.schema)! };
+      piece = piecesOf!.pieces[pieceIndex]!;
+    }
+    const renamed = pieceIndex === WHOLE ? undefined : (owner.decomposed ? schemaShape(piece.node, false) : schemaShape(piece.node)).renamed;
+    const mapPath = renamed === undefined ? undefined : (path: string[]) => pathFromShape(piece.node, path, renamed);
     // Paths in a piece are relative to where the piece sits in the whole schema.
-    const prefix = use.path.join('/');
-    const explained = prefix ? new Set([...use.explained].filter((p) => p === prefix || p.startsWith(prefix + '/')).map((p) => p.slice(prefix.length + 1))) : use.explained;
-    reportStrictComplaints(result.complaints, use.schema, use.base, use.reporter, mapPath, explained);
-    for (const failed of result.examples) reportExample(failed.index, failed.errors, use.reporter, (...p) => pointerOf([...use.base.slice(0, -1), ...p]));
+    const prefix = piece.path.join('/');
+    const explained = prefix ? new Set([...owner.explained].filter((p) => p === prefix || p.startsWith(prefix + '/')).map((p) => p.slice(prefix.length + 1))) : owner.explained;
+    const base = [...owner.base, ...piece.path];
+    reportStrictComplaints(result.complaints, piece.node, base, owner.reporter, mapPath, explained);
+    for (const failed of result.examples) reportExample(failed.index, failed.errors, owner.reporter, (...p) => pointerOf([...base.slice(0, -1), ...p]));
   }
 }
+
+/** A use of the whole schema, compiled as it is (with its examples). */
+const WHOLE = -1;
+/** A use of the whole schema by its shape (it could not be split into pieces). */
+const SHAPED = -2;
 
 /** Where findings about a tool go: its file's reporter; for an MCP server's tool, its server's entry. */
 export function reporterFor(loaded: LoadedCatalog, tool: Tool, reporters: ReadonlyMap<string, Reporter> = loaded.reporters): Reporter | undefined {

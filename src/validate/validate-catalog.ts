@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { checkProfiles, type ServerToolsStatus } from './check-profiles.js';
 import { checkConfusableTools } from './check-confusable-tools.js';
 import { checkAgents } from './check-agents.js';
@@ -9,6 +11,7 @@ import { checkPoisoning } from './check-poisoning.js';
 import { checkDescriptionQuality } from './description-quality.js';
 import { checkClients } from './check-clients.js';
 import { checkResultHandling } from './check-result-handling.js';
+import { releaseStrictCompilers } from './strict-compile.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../catalog/diagnostic-codes.js';
@@ -16,6 +19,7 @@ import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.j
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
 import { Reporter } from '../catalog/reporter.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
+import { isRecord } from '../shared/is-record.js';
 
 export interface ValidationResult {
   loaded: LoadedCatalog;
@@ -43,7 +47,49 @@ const OPT_IN = (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((code)
  * changed: the checks report into a copy of its findings, which is returned; `withRuleSettings`
  * then applies levels and comments.
  */
-export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseCache; mcpServers?: readonly ServerToolsStatus[] } = {}): CheckedCatalog {
+export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseCache; findings?: ParseCache; mcpServers?: readonly ServerToolsStatus[] } = {}): CheckedCatalog {
+  if (!options.findings) return checkNow(given, options);
+  // What the checks found is a pure function of the files as read (their paths and text), the
+  // loader's findings, which module files exist, and the build (the cache's own key): a catalog
+  // with findings is not checked again, nor its files parsed again to place them.
+  const key = findingsKey(given);
+  const remembered = options.findings.get(key);
+  if (isRememberedCheck(remembered)) return { diagnostics: remembered.diagnostics, levels: new Map(remembered.levels), quality: remembered.quality };
+  const checked = checkNow(given, options);
+  options.findings.set(key, { diagnostics: checked.diagnostics, levels: [...checked.levels], quality: checked.quality });
+  return checked;
+}
+
+function findingsKey(loaded: LoadedCatalog): string {
+  const hash = createHash('sha256');
+  for (const [path, file] of [...loaded.sources].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) hash.update(`${path}\u0000${file.absolutePath}\u0000${file.text.length}\u0000`).update(file.text);
+  const modules = loaded.catalog.tools.flatMap((t) => (t.handler?.kind === 'module' ? [t.handler.file] : []));
+  hash.update(JSON.stringify([loaded.diagnostics, modules.map((file) => [file, existsSync(file)])]));
+  return `findings\u0000${hash.digest('hex')}`;
+}
+
+/** Whether a value read back from the cache has the shape runChecks stores (anything else is a miss). */
+function isRememberedCheck(value: unknown): value is { diagnostics: Diagnostic[]; levels: [DiagnosticCode, RuleLevel][]; quality: 'pending' | 'not-applicable' } {
+  if (!isRecord(value) || (value.quality !== 'pending' && value.quality !== 'not-applicable')) return false;
+  const levels = value.levels;
+  if (!Array.isArray(levels) || !levels.every((l) => Array.isArray(l) && l.length === 2 && Object.hasOwn(DIAGNOSTIC_CODES, l[0]) && LEVELS.has(l[1]))) return false;
+  return Array.isArray(value.diagnostics) && value.diagnostics.every(isDiagnostic);
+}
+
+const LEVELS = new Set<unknown>(['error', 'warning', 'info', 'off']);
+const SEVERITIES = new Set<unknown>(['error', 'warning', 'info']);
+const text = (v: unknown) => typeof v === 'string';
+const whole = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
+const optional = (v: unknown, is: (v: unknown) => boolean) => v === undefined || is(v);
+
+function isDiagnostic(d: unknown): boolean {
+  if (!isRecord(d) || !Object.hasOwn(DIAGNOSTIC_CODES, d.code as string) || !SEVERITIES.has(d.severity)) return false;
+  if (!text(d.message) || !text(d.file) || !text(d.pointer) || !whole(d.line) || !whole(d.column)) return false;
+  if (!optional(d.endLine, whole) || !optional(d.endColumn, whole) || !optional(d.tool, text) || !optional(d.hint, text)) return false;
+  return optional(d.fix, (fix) => isRecord(fix) && text(fix.description) && Array.isArray(fix.edits) && fix.edits.every((e) => isRecord(e) && whole(e.start) && whole(e.end) && text(e.text)));
+}
+
+function checkNow(given: LoadedCatalog, options: { schemaChecks?: ParseCache; mcpServers?: readonly ServerToolsStatus[] }): CheckedCatalog {
   const loaded = reportingInto(given, [...given.diagnostics]);
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
@@ -67,6 +113,7 @@ export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseC
     checkStateful(loaded);
     checkResultHandling(loaded);
   }
+  releaseStrictCompilers();
   const levels = lintLevels(loaded);
   return { diagnostics: loaded.diagnostics, levels, quality: !fatal || loaded.catalog.tools.length > 0 ? 'pending' : 'not-applicable' };
 }

@@ -78,37 +78,100 @@ describe('the parse cache', () => {
   });
 });
 
+/** Every diagnostic fixture and shipped catalog. */
+const files = [
+  ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
+  ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
+];
+
+/** What validate reports for `file`, with the given caches. */
+function checked(file: string, caches: { schemaChecks?: ParseCache; findings?: ParseCache } = {}) {
+  const loaded = loadCatalog([file], { cwd: ROOT });
+  return withRuleSettings(loaded, runChecks(loaded, caches));
+}
+
+/** Checks every file fresh, then twice with one cache: the same findings each time. Returns the cache's counts. */
+function expectSameWithCache(findings: (file: string, cache?: ParseCache) => unknown) {
+  const { cache, stats } = memoryCache();
+  for (const file of files) {
+    const fresh = findings(file);
+    expect(findings(file, cache), file).toEqual(fresh);
+    expect(findings(file, cache), file).toEqual(fresh);
+  }
+  return stats;
+}
+
+/** A fixture with a finding from a schema compile. */
+const TM0308 = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
+
+/** Its one entry replaced by each of `damaged` (given the entry as stored): the findings stay the fresh ones. */
+function expectMissWhenDamaged(findings: (file: string, cache?: ParseCache) => unknown, damaged: (stored: string) => string[]) {
+  const { cache, entries } = memoryCache();
+  const fresh = findings(TM0308);
+  findings(TM0308, cache);
+  expect(entries.size).toBe(1);
+  const key = [...entries.keys()][0]!;
+  for (const entry of damaged(entries.get(key)!)) {
+    entries.set(key, entry);
+    expect(findings(TM0308, cache)).toEqual(fresh);
+  }
+}
+
 describe('the schema-check cache', () => {
-  const findings = (file: string, schemaChecks?: ParseCache) => {
-    const loaded = loadCatalog([file], { cwd: ROOT });
-    return withRuleSettings(loaded, runChecks(loaded, schemaChecks ? { schemaChecks } : {}));
-  };
-  const files = [
-    ...['assistant', 'coding', 'enterprise', 'large'].map((name) => `catalogs/${name}.yaml`),
-    ...readdirSync(join(FIXTURES, 'diagnostics')).filter((f) => f.endsWith('.yaml')).map((f) => join(FIXTURES, 'diagnostics', f)),
-  ];
+  const findings = (file: string, schemaChecks?: ParseCache) => checked(file, schemaChecks ? { schemaChecks } : {});
 
   it('gives the same findings from remembered compiles as from fresh ones, for every diagnostic fixture and shipped catalog', () => {
-    const { cache, stats } = memoryCache();
-    for (const file of files) {
-      const fresh = findings(file);
-      expect(findings(file, cache), file).toEqual(fresh);
-      expect(findings(file, cache), file).toEqual(fresh);
-    }
+    const stats = expectSameWithCache(findings);
     // Every stored result was read back (files whose schemas are all known clean compile nothing).
     expect(stats.sets).toBeGreaterThan(5);
     expect(stats.hits).toBeGreaterThanOrEqual(stats.sets);
   });
 
   it('treats a damaged entry as a miss', () => {
-    const { cache, entries } = memoryCache();
-    const file = join(FIXTURES, 'diagnostics', readdirSync(join(FIXTURES, 'diagnostics')).find((f) => f.startsWith('TM0308'))!);
-    const fresh = findings(file);
-    findings(file, cache);
-    expect(entries.size).toBe(1);
-    for (const damaged of ['[]', '[{"complaints": "not a list", "examples": []}]', '{"x": 1}']) {
-      entries.set([...entries.keys()][0]!, damaged);
-      expect(findings(file, cache)).toEqual(fresh);
-    }
+    expectMissWhenDamaged(findings, () => ['[]', '[{"complaints": "not a list", "examples": []}]', '{"x": 1}']);
+  });
+});
+
+describe('the findings cache', () => {
+  const findings = (file: string, cache?: ParseCache) => checked(file, cache ? { findings: cache } : {});
+
+  it('gives the same findings, at the same positions, as checking again, for every diagnostic fixture and shipped catalog', () => {
+    const stats = expectSameWithCache(findings);
+    expect(stats.sets).toBe(files.length);
+    expect(stats.hits).toBe(files.length);
+  });
+
+  it('the opt-in quality rules still run on demand over remembered findings', () => {
+    const { cache } = memoryCache();
+    const loaded = () => loadCatalog(['catalogs/assistant.yaml'], { cwd: ROOT });
+    const quality = new Map([['TM1101', 'info']] as const);
+    const fresh = withRuleSettings(loaded(), runChecks(loaded()), quality);
+    runChecks(loaded(), { findings: cache });
+    expect(withRuleSettings(loaded(), runChecks(loaded(), { findings: cache }), quality)).toEqual(fresh);
+  });
+
+  it('a module file that appears or goes away is checked again', () => {
+    const { cache } = memoryCache();
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-findings-'));
+    const file = join(dir, 'catalog.yaml');
+    writeFileSync(file, 'toolman: 1\ntools:\n  - name: shout\n    description: Repeats the given text in capital letters, for testing module handlers.\n    parameters: { type: object, properties: { text: { type: string, description: What to repeat } } }\n    handler: { module: ./shout.mjs }\n');
+    const codes = () => findings(file, cache).map((d) => d.code);
+    expect(codes()).toContain('TM0703');
+    writeFileSync(join(dir, 'shout.mjs'), 'export default ({ text }) => text.toUpperCase();\n');
+    expect(codes()).not.toContain('TM0703');
+  });
+
+  it('treats a damaged entry as a miss', () => {
+    expectMissWhenDamaged(findings, (stored) => {
+      const good = JSON.parse(stored) as { diagnostics: Record<string, unknown>[] };
+      return [
+        '[]',
+        '{"diagnostics": [], "levels": [], "quality": "done"}',
+        JSON.stringify({ ...good, levels: [['TM9999', 'off']] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], code: 'TM9999' }] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], line: '3' }] }),
+        JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], fix: { description: 'x', edits: [{ start: 0 }] } }] }),
+      ];
+    });
   });
 });

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/paths.js';
 import { SourceFile } from '../../src/catalog/source-file.js';
 
 const parse = (text: string) => SourceFile.parse('x.yaml', '/x.yaml', text);
@@ -53,6 +56,36 @@ describe('SourceFile', () => {
     expect(file.data).toEqual({ a: 3, b: { c: 2 } });
   });
 
+  it('a duplicate key takes its first place: the mapping ends where its last entry in that order ends', () => {
+    const { file } = parse('m:\n  a: 1\n  b: two\n  a: three\nn: 4\n');
+    // As a Map set key by key: a stays first (with the last value), b is last.
+    expect(file.range('/m')).toMatchObject({ start: 5, end: 18 });
+    expect(file.locate('/m/a')).toMatchObject({ line: 4, column: 6 });
+    expect(file.locate('/m/a', 'key')).toMatchObject({ line: 4, column: 3 });
+  });
+
+  it('points every scalar of the shipped catalogs at its own text', () => {
+    for (const name of ['assistant', 'coding', 'enterprise', 'large/billing', 'large/crm']) {
+      const text = readFileSync(join(ROOT, 'catalogs', `${name}.yaml`), 'utf8');
+      const { file } = SourceFile.parse(`${name}.yaml`, `/${name}.yaml`, text);
+      let checked = 0;
+      const walk = (value: unknown, pointer: string): void => {
+        if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`));
+        else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+        else if (typeof value === 'string' || typeof value === 'number') {
+          const range = file.range(pointer)!;
+          const written = text.slice(range.start, range.end);
+          // Plain one-line scalars read as written; quoted ones start with their quote.
+          if (!written.includes('\n') && !/^["'|>]/.test(written)) expect(written, `${name} ${pointer}`).toBe(String(value));
+          else expect(['"', "'", '|', '>'].includes(written[0]!) || written.includes('\n'), `${name} ${pointer}`).toBe(true);
+          checked++;
+        }
+      };
+      walk(file.data, '');
+      expect(checked).toBeGreaterThan(50);
+    }
+  });
+
   it('refuses alias bombs without expanding them', () => {
     const rows = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (const [name, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f'], ['h', 'g']]) {
@@ -84,5 +117,21 @@ describe('SourceFile', () => {
     expect(file.position(7)).toEqual({ line: 4, column: 1 });
     expect(file.lineText(2)).toBe('cd');
     expect(file.lineText(9)).toBe('');
+  });
+});
+
+describe('SourceFile: large mappings', () => {
+  it('finds duplicates among many keys, in time linear in the keys', () => {
+    const keys = Array.from({ length: 60_000 }, (_, i) => `k${i}: ${i}`);
+    keys.push('k17: again', 'k59999: again');
+    const started = performance.now();
+    const { file, diagnostics } = SourceFile.parse('x.yaml', '/x.yaml', `m:\n${keys.map((k) => `  ${k}`).join('\n')}\n`);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(diagnostics.map((d) => [d.pointer, d.line])).toEqual([
+      ['/m/k17', 60_002],
+      ['/m/k59999', 60_003],
+    ]);
+    expect(file.locate('/m/k17')).toMatchObject({ line: 60_002, column: 8 });
+    expect(file.locate('/m/k100')).toMatchObject({ line: 102, column: 9 });
   });
 });

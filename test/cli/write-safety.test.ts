@@ -154,6 +154,56 @@ describe('a cache folder someone else could write never changes what runs', () =
     expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
+  it('token counts remembered in the cache are those counted, and one rewritten is not believed', async () => {
+    const { repo, env } = clone();
+    writeFileSync(join(repo, 'toolman.yaml'), catalogText);
+    const cached = { ...env, TOOLMAN_CACHE_DIR: join(repo, '.cache') };
+    const budget = async (runEnv: Record<string, string>, provider: string) => {
+      const run = await inProcess(['budget', '--provider', provider, '--json'], { cwd: repo, env: runEnv });
+      const { timing: _timing, ...doc } = JSON.parse(run.stdout) as Record<string, unknown>;
+      return doc;
+    };
+    for (const provider of ['openai', 'anthropic', 'gemini']) {
+      const counted = await budget(env, provider);
+      expect(await budget(cached, provider)).toEqual(counted);
+      expect(await budget(cached, provider)).toEqual(counted);
+    }
+    const folder = join(repo, '.cache', 'token-counts');
+    expect(readdirSync(folder).length).toBeGreaterThan(0);
+    const truth = await budget(env, 'openai');
+    for (const name of readdirSync(folder)) {
+      expect(mode(join(folder, name))).toBe('600');
+      const entry = readFileSync(join(folder, name), 'utf8');
+      const lowered = entry.replace(/"total":\d+/g, '"total":1').replace(/"greet":\d+/g, '"greet":1');
+      expect(lowered).not.toBe(entry);
+      writeFileSync(join(folder, name), lowered);
+    }
+    expect(await budget(cached, 'openai')).toEqual(truth);
+  });
+
+  it('findings remembered in the cache are the checks\' own, and one rewritten is not believed', async () => {
+    const { repo, env } = clone();
+    // A catalog with a warning (a description without a sentence's end), so findings are stored.
+    writeFileSync(join(repo, 'toolman.yaml'), catalogText.replace('Prints a greeting, to test that the cache cannot change a program.', 'greets'));
+    const cached = { ...env, TOOLMAN_CACHE_DIR: join(repo, '.cache') };
+    const validate = async (runEnv: Record<string, string>) => JSON.parse((await inProcess(['validate', '--json'], { cwd: repo, env: runEnv })).stdout) as { diagnostics: { code: string; message: string }[] };
+    const truth = await validate(env);
+    expect(truth.diagnostics.length).toBeGreaterThan(0);
+    expect(await validate(cached)).toEqual(truth);
+    expect(await validate(cached)).toEqual(truth);
+    const folder = join(repo, '.cache', 'findings');
+    expect(readdirSync(folder)).toHaveLength(1);
+    for (const name of readdirSync(folder)) {
+      expect(mode(join(folder, name))).toBe('600');
+      // The attacker hides the findings and keeps the rest.
+      const entry = readFileSync(join(folder, name), 'utf8');
+      const hidden = entry.replace(/"diagnostics":\[.*\],"levels"/, '"diagnostics":[],"levels"');
+      expect(hidden).not.toBe(entry);
+      writeFileSync(join(folder, name), hidden);
+    }
+    expect(await validate(cached)).toEqual(truth);
+  });
+
   it('a cache root other users can write is not used at all', async () => {
     const { repo, env } = clone();
     writeFileSync(join(repo, 'toolman.yaml'), catalogText);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalDecision } from '../../src/execute/types.js';
-import { ChatLoop } from '../../src/loop/chat-loop.js';
+import { ChatLoop, type EstimateMode } from '../../src/loop/chat-loop.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import { createModelClient } from '../../src/providers/model-clients.js';
@@ -21,14 +21,14 @@ afterAll(async () => {
 
 const providers: ProviderName[] = ['openai', 'openai-responses', 'anthropic', 'gemini'];
 
-async function chat(provider: ProviderName, script: ScriptedReply[], options: { profile?: string; stream?: boolean; approve?: ApprovalDecision; text?: string; nativeSearch?: boolean } = {}) {
+async function chat(provider: ProviderName, script: ScriptedReply[], options: { profile?: string; stream?: boolean; approve?: ApprovalDecision; text?: string; nativeSearch?: boolean; estimate?: EstimateMode } = {}) {
   server.script(script);
   server.requests.length = 0;
   // Anthropic and Gemini clients take the API's base (Gemini's OpenAI-compatible endpoint is under it).
   const client = await createModelClient(provider, 'test-model', { apiKey: 'test', baseUrl: provider === 'anthropic' || provider === 'gemini' ? server.url : `${server.url}/v1` });
   const session = await manager.session(options.profile ? { profile: options.profile } : {});
   const format = options.nativeSearch ? { nativeToolSearch: 'bm25' as const } : {};
-  const loop = new ChatLoop({ client, session, format, stream: options.stream ?? true, ...(options.approve ? { approve: async () => options.approve! } : {}) });
+  const loop = new ChatLoop({ client, session, format, stream: options.stream ?? true, ...(options.approve ? { approve: async () => options.approve! } : {}), ...(options.estimate ? { estimate: options.estimate } : {}) });
   const events: LoopEvent[] = [];
   const summary = await loop.run(options.text ?? 'hello', { onEvent: (e) => events.push(e) });
   return { summary, events, loop, requests: server.requests, session };
@@ -199,6 +199,45 @@ describe('Gemini through its OpenAI-compatible endpoint', () => {
   it('counts the request as Gemini, as budget does', async () => {
     const { summary } = await chat('gemini', [{ text: 'Hi.' }]);
     expect(summary.usage.estimated_input).toBeGreaterThan(0);
+  });
+});
+
+describe('toolman\'s own count of a request', () => {
+  it('counts only the requests the API reported no usage for, with estimate: unreported', async () => {
+    // Round 1 reported, round 2 reported zeros (a server that does not count): only round 2 is counted.
+    const script: ScriptedReply[] = [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 80, output: 5 } }, { text: 'Cold.', usage: { input: 0, output: 0 } }];
+    const always = await chat('openai', script);
+    const unreported = await chat('openai', script, { estimate: 'unreported' });
+    const counts = (events: LoopEvent[]) => events.flatMap((e) => (e.type === 'usage' ? [e.estimated_input] : []));
+    const [first, second] = counts(always.events);
+    expect(first).toBeGreaterThan(0);
+    expect(counts(unreported.events)).toEqual([null, second]);
+    expect(unreported.summary.usage.estimated_input).toBe(second);
+    const never = await chat('openai', script, { estimate: 'never' });
+    expect(counts(never.events)).toEqual([null, null]);
+    expect(never.summary.usage.estimated_input).toBeNull();
+  });
+
+});
+
+describe('a turn\'s estimate remembered by request', () => {
+  it('is the count made without the cache, read back once remembered; a damaged entry is counted again', async () => {
+    const entries = new Map<string, unknown>();
+    let hits = 0;
+    const counts = { get: (key: string) => (entries.has(key) ? (hits++, entries.get(key)) : undefined), set: (key: string, value: unknown) => void entries.set(key, value) };
+    const client = await createModelClient('openai', 'gpt-4o', { apiKey: 'test', baseUrl: `${server.url}/v1` });
+    const session = await manager.session({});
+    const plain = await new ChatLoop({ client, session }).estimateTurn('What is the weather in Oslo?');
+    const loop = new ChatLoop({ client, session, counts });
+    expect(plain).toBeGreaterThan(0);
+    expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    expect(entries.size).toBe(1);
+    expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    expect(hits).toBe(1);
+    for (const damaged of ['12', -1, 1.5, null]) {
+      entries.set([...entries.keys()][0]!, damaged);
+      expect(await loop.estimateTurn('What is the weather in Oslo?')).toBe(plain);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/catalog/create-ajv.js';
 import { inPlaceSchemas, MAX_IN_PLACE_SCHEMAS, MAX_INLINED_NODES, MAX_REFERENCE_DEPTH, schemaReferences } from '../../src/catalog/json-schema.js';
-import { validateArguments } from '../../src/execute/argument-validator.js';
+import { loadValidator, validateArguments } from '../../src/execute/argument-validator.js';
 import type { JsonSchema, Tool } from '../../src/catalog/types.js';
 import { fitsClosedObjects, toAnthropicStrict } from '../../src/providers/anthropic/anthropic-strict-schema.js';
 import { decodeArguments } from '../../src/providers/decode-arguments.js';
@@ -99,7 +99,8 @@ describe('a $ref fan-out bomb (30 definitions, each referring to the next twice)
     expect(() => toOpenAiStrict(schema)).not.toThrow();
   });
 
-  it('a union bomb (unions of references to the same definitions) is never compiled: ajv would try 2^N schemas on one value', () => {
+  it('a union bomb (unions of references to the same definitions) is never compiled: ajv would try 2^N schemas on one value', async () => {
+    await loadValidator();
     const unions = fanOut(40, 'anyOf');
     let found!: ReturnType<typeof inPlaceSchemas>;
     expect(timed(() => (found = inPlaceSchemas(unions)))).toBeLessThan(500);

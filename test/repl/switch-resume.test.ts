@@ -63,7 +63,7 @@ describe('/model and /provider', () => {
   });
 
   it('a replay cannot switch, and says why', async () => {
-    const { readRecording } = await import('../../src/manager/documents.js');
+    const { readRecording } = await import('../../src/manager/recordings.js');
     const { readFileSync } = await import('node:fs');
     const recording = readRecording(readFileSync(join(ROOT, 'catalogs/recordings/assistant.jsonl'), 'utf8'), 'assistant.jsonl');
     const h = await repl({ catalog: 'catalogs/assistant.yaml', recording });

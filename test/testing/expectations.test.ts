@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../src/catalog/create-ajv.js';
 import { checkExpectations, type Observation, type ObservedCall } from '../../src/testing/check-expectations.js';
 import type { Expectations } from '../../src/testing/suite-types.js';
 import { mismatch, parseArgMatchers, parseMatcher, MatcherError } from '../../src/testing/value-matchers.js';
@@ -27,6 +28,17 @@ describe('argument matchers: each kind passes and fails with a reason', () => {
     const matcher = parseMatcher(raw);
     expect(mismatch(good, matcher, 'x')).toBeNull();
     expect(mismatch(bad, matcher, 'x')).toContain(reason);
+  });
+
+  it.each([{ type: 'nope' }, { minimum: 'a' }, { properties: { a: { type: 3 } } }, { $schema: 'http://json-schema.org/draft-07/schema#', type: 'string' }])('says what ajv says of a schema it refuses, without ajv compiling the meta-schema (%j)', (schema) => {
+    let ajvSays = '';
+    try {
+      createAjv({ strict: false, allErrors: false }).compile(schema);
+    } catch (error) {
+      ajvSays = (error as Error).message;
+    }
+    expect(ajvSays).not.toBe('');
+    expect(() => parseMatcher({ schema }, '/args/a')).toThrow(`not a valid JSON Schema: ${ajvSays}`);
   });
 
   it('refuses matchers that cannot work, pointing at them', () => {

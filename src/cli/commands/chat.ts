@@ -1,6 +1,6 @@
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ConversationOptions, Recording } from '../../conversation/conversation-options.js';
-import { defaultTranscriptPath, readRecording } from '../../manager/documents.js';
+import { defaultTranscriptPath, readRecording } from '../../manager/recordings.js';
 import { CHAT_PROVIDERS, profileNames } from '../../manager/facts.js';
 import { lastTranscript, readTranscriptFile, type TranscriptHistory } from '../../conversation/transcript-history.js';
 import type { ProviderName } from '../../providers/types.js';
@@ -50,6 +50,8 @@ export interface ChatOptions {
   continue?: boolean;
   /** Go on from this transcript. */
   resume?: string;
+  /** Count every request's input tokens too, next to the API's (one-shot runs count only those the API reported no usage for). */
+  estimate?: boolean;
   signal?: AbortSignal;
 }
 
@@ -75,10 +77,10 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
     io,
     choice.catalogs,
     async (manager) => {
-      const conversation = await manager.conversation(conversationOptions(options, io, recording, resumed && resumedFor(resumed, options, profileNames(manager.catalog))));
+      const oneShot = options.prompt !== undefined || !options.interactive || options.json === true || options.events === true;
+      const conversation = await manager.conversation(conversationOptions(options, io, recording, resumed && resumedFor(resumed, options, profileNames(manager.catalog)), oneShot));
       const transcript = conversation.transcript?.file ?? null;
       try {
-        const oneShot = options.prompt !== undefined || !options.interactive || options.json || options.events;
         if (!oneShot) {
           const { runRepl } = await import('../../repl/run-repl.js');
           return await runRepl({ manager, conversation, yes: options.yes ?? false, ...(options.signal ? { signal: options.signal } : {}) }, io);
@@ -139,7 +141,7 @@ function resumedFor(history: TranscriptHistory, options: ChatOptions, profiles: 
 }
 
 /** What the command line asks of the conversation: provider, connection, tools, transcript. */
-function conversationOptions(options: ChatOptions, io: CliIO, recording: Recording | undefined, resumed?: TranscriptHistory): ConversationOptions {
+function conversationOptions(options: ChatOptions, io: CliIO, recording: Recording | undefined, resumed: TranscriptHistory | undefined, oneShot: boolean): ConversationOptions {
   const transcript = options.transcript === false ? undefined : options.transcript ? resolve(io.cwd, options.transcript) : defaultTranscriptPath(io.env);
   if (options.provider !== undefined && options.provider !== 'replay' && !(CHAT_PROVIDERS as readonly string[]).includes(options.provider)) {
     throw new ToolmanError(ErrorCode.USAGE, `unknown provider "${options.provider}"`, { hint: `providers: ${CHAT_PROVIDERS.join(', ')}, replay` });
@@ -165,6 +167,10 @@ function conversationOptions(options: ChatOptions, io: CliIO, recording: Recordi
     format: options.strict !== undefined ? { strict: options.strict } : {},
     ...(options.system ? { system: options.system } : {}),
     stream: options.stream !== false,
+    // The REPL's status line shows toolman's count next to the API's; a one-shot run's is in
+    // `--json` only, and loading the tokenizer for it is most of a one-shot's own time, so it
+    // counts where the API reported nothing, or every request with --estimate.
+    estimate: oneShot && !options.estimate ? 'unreported' : 'always',
     approve: async () => (options.yes ? 'approve' : 'decline'),
     // The folder it ran in, so `--continue` there finds it.
     ...(transcript ? { transcript: { file: transcript, header: { replay: options.replay ?? null, cwd: io.cwd } } } : {}),

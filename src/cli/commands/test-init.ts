@@ -87,7 +87,7 @@ async function modelPrompts(manager: ToolManager, draft: SuiteDraft, options: In
   const refuse = async () => {
     throw new ToolFailure('toolman test init: do not call tools; answer with the JSON object of prompts');
   };
-  const { readRecording } = await import('../../manager/documents.js');
+  const { readRecording } = await import('../../manager/recordings.js');
   const { readRegularFile } = await import('../../shared/read-file.js');
   const connection: ConversationOptions['connection'] = options.replay
     ? { mode: 'replay', recording: readRecording(readRegularFile(options.replay, { cwd: io.cwd, label: 'recording' }), options.replay) }

@@ -2,8 +2,7 @@ import type { ToolManager } from '../../manager/tool-manager.js';
 import { colorEnabled, palette } from '../color.js';
 import type { CliIO } from '../io.js';
 import { plainText } from './terminal-text.js';
-import { describeAge } from '../../manager/documents.js';
-import { describeToolsChange } from '../../manager/facts.js';
+import { describeAge, describeToolsChange } from '../../manager/facts.js';
 import type { McpToolsChange } from '../../mcp/tools-change.js';
 
 /** One line per MCP server worth a word on stderr: unavailable (with why), or tools from a stale cache (with its age). */

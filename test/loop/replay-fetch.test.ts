@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { replayFetch, ReplayMismatchError, type RecordedExchange } from '../../src/loop/recording.js';
+
+const exchange = (body: unknown, answer: string): RecordedExchange => ({ type: 'exchange', request: { method: 'POST', path: '/v1/chat/completions', body }, response: { status: 200, headers: { 'content-type': 'application/json' }, body: answer } });
+const post = (fetch: typeof globalThis.fetch, body: string) => fetch('https://api.example/v1/chat/completions', { method: 'POST', body }).then((r) => r.text());
+
+describe('replay: which recorded exchange answers a request', () => {
+  const recorded = [exchange({ model: 'm', messages: [{ role: 'user', content: 'one' }], tools: [{ a: 1, b: [1, 2] }] }, 'first'), exchange({ model: 'm', messages: [{ role: 'user', content: 'two' }] }, 'second')];
+
+  it('a request sent exactly as recorded, and one with its keys in another order, get the same exchange', async () => {
+    expect(await post(replayFetch(recorded, () => undefined), JSON.stringify(recorded[1]!.request.body))).toBe('second');
+    // Key order and spacing do not matter: the bodies are compared as values.
+    expect(await post(replayFetch(recorded, () => undefined), '{"tools":[{"b":[1,2],"a":1}], "messages":[{"content":"one","role":"user"}],"model":"m"}')).toBe('first');
+  });
+
+  it('each exchange answers once, and a request that matches none says how the closest differs', async () => {
+    const fetch = replayFetch(recorded, () => undefined);
+    const body = JSON.stringify(recorded[0]!.request.body);
+    expect(await post(fetch, body)).toBe('first');
+    await expect(post(fetch, body)).rejects.toThrow(ReplayMismatchError);
+    await expect(post(replayFetch(recorded, () => undefined), '{"model":"m","messages":[{"role":"user","content":"three"}]}')).rejects.toThrow(/differs in/);
+  });
+});
