@@ -46,10 +46,10 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
   { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
   { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
-  // The v1 SDK: serve/ until it moves to v2 (the client side left it for v2's client package).
-  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp', 'serve'] },
-  // The v2 client (and its core's wire schemas): the client side only.
-  { pattern: /^@modelcontextprotocol\/(client|core)(\/|$)/, homes: ['mcp'] },
+  // The v1 SDK: serve/ until it moves to v2 (the client side, mcp/, is on v2's client package).
+  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['serve'] },
+  // The v2 client: the client side only.
+  { pattern: /^@modelcontextprotocol\/client(\/|$)/, homes: ['mcp'] },
   { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
   { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
   { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },

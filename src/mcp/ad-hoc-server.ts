@@ -93,7 +93,7 @@ export async function listAdHocTools(server: AdHocServer, cwd: string, env: Reco
     env,
     secrets,
   );
-  const connection = await McpConnection.open(launch, secrets, signal);
+  const connection = await McpConnection.open(launch, { secrets, ...(signal ? { signal } : {}) });
   try {
     return await connection.listTools(signal);
   } finally {
