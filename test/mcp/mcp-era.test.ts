@@ -141,3 +141,22 @@ describe('the verdict kept with the cached tool list', () => {
     expect(stored).toContain('"ttl_ms":0');
   });
 });
+
+describe('tool changes from a 2026-07-28 server', () => {
+  it('arrive on a subscriptions/listen stream while a chat watches (there is no unsolicited list_changed in this era)', async () => {
+    const { dir, file } = catalogDir(`toolman: 1\nmcp_servers:\n  m:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(MODERN)}, stdio, --modern-only]\n`);
+    const manager = await ToolManager.open({ catalogs: [file], cwd: dir, env: { TOOLMAN_CACHE_DIR: 'off' } });
+    try {
+      const changes: unknown[] = [];
+      manager.watchMcpServers((change) => changes.push(change));
+      const session = await manager.session({ approve: async () => 'approve' });
+      const [added] = (await session.runTurn([{ id: '1', name: 'add_tool', arguments: { name: 'brand_new' } }])).responses;
+      expect(added!.ok, added!.error ?? '').toBe(true);
+      const { vi } = await import('vitest');
+      await vi.waitFor(() => expect(changes).toEqual([expect.objectContaining({ server: 'm', added: ['brand_new'] })]), { timeout: 5_000 });
+      expect(manager.tool('brand_new').source).toMatchObject({ kind: 'mcp', server: 'm' });
+    } finally {
+      await manager.close();
+    }
+  });
+});
