@@ -21,6 +21,8 @@ export const STDIO_PROBE_TIMEOUT_MS = 3_000;
 const MAX_INPUT_ROUNDS = 10;
 /** JSON-RPC error of a 2026-07-28 server whose header check failed (`basic/transports/streamable-http.mdx`). */
 const HEADER_MISMATCH = -32020;
+/** JSON-RPC error of a 2026-07-28 server that needs a capability the client did not declare. */
+const MISSING_CAPABILITY = -32021;
 
 export interface CallOptions {
   signal: AbortSignal;
@@ -281,6 +283,8 @@ export class McpConnection {
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
       if (this.lostReason) throw this.failure(`${this.lostReason} during the call`, error);
+      // -32021 MissingRequiredClientCapability (2026-07-28 basic/index.mdx): said in toolman's words, with what would answer it.
+      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) during the call, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers only a yes/no question`);
       throw new McpCallError(this.secrets.redact(reasonOf(error)));
     }
   }
@@ -360,6 +364,13 @@ export class McpCallError extends Error {}
 
 /** The server process ended during the `server/discover` probe: start it again, as a 2025 server. */
 class ProbeExit extends Error {}
+
+/** "elicitation, sampling": the capabilities a -32021 error names (from the server: names only, cleaned). */
+function missingCapabilities(data: unknown): string {
+  const required = isRecord(data) && isRecord(data.requiredCapabilities) ? Object.keys(data.requiredCapabilities) : [];
+  const names = required.map((name) => name.replace(/[^\w.-]/g, '').slice(0, 40)).filter(Boolean);
+  return names.length ? names.join(', ') : 'a capability';
+}
 
 /** The last lines the server wrote to stderr, indented; empty when it wrote none (or only blank lines). */
 function stderrTail(text: string): string {
