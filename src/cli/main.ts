@@ -372,7 +372,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       .option('--url <url>', 'a streamable HTTP server instead of a command')
       .addOption(new Option('-e, --env <name>', 'pass this environment variable to the server (repeatable)').argParser(collect))
       .addOption(new Option('-H, --header <header>', 'with --url: "Name: value" header; write secrets as ${env:NAME} (repeatable)').argParser(collect))
-      .option('--timeout <ms>', 'how long the server gets to start (default 30000)');
+      .option('--timeout <ms>', 'how long the server gets to start (default 30000)')
+      .addOption(new Option('--protocol <revision>', 'the MCP revision: auto asks the server (default), legacy speaks 2025-11-25, 2026-07-28 refuses an older server').choices(['auto', 'legacy', '2026-07-28']));
   serverFlags(mcp.command('tools').description("a server's tools: token cost per provider and lint findings"))
     .option('--json', 'print one JSON document')
     .action(async (command: string[], opts) => {

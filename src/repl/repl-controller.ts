@@ -4,6 +4,7 @@ import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import { CHAT_PROVIDERS, describeToolsChange, profileNames } from '../manager/facts.js';
+import { openInBrowser } from '../manager/mcp-client.js';
 import { ApprovalQuestions } from './approval-questions.js';
 import { TabCompletion } from './completion.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
@@ -80,6 +81,12 @@ export class ReplController implements CommandHost {
       options.approvalGuardMs,
     );
     if (!context.yes) conversation.useApprover(this.questions.approver);
+    context.mcpQuestions?.bind({
+      ask: (request, signal) => this.questions.approver(request, signal),
+      note: (text) => this.note('dim', text),
+      open: async (url) => void (await openInBrowser(url, context.manager.env, (href) => this.note('info', `open ${href} in your browser`))),
+      conversation,
+    });
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
   }
 
@@ -341,6 +348,7 @@ export class ReplController implements CommandHost {
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
     this.questions.close();
+    this.context.mcpQuestions?.bind(undefined);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
       this.context.conversation.note({ type: 'exit', code });

@@ -16,6 +16,8 @@ import { plainText } from '../output/terminal-text.js';
 import { jsonDocument } from '../output/json-document.js';
 import { createTable } from '../output/table.js';
 import { callWith, type CallOptions } from './call.js';
+import { cliInteraction } from '../mcp-interaction.js';
+import type { McpInteraction } from '../../manager/mcp-client.js';
 
 export interface McpServerOptions {
   /** The server's program and arguments (after `--`). */
@@ -24,6 +26,8 @@ export interface McpServerOptions {
   env?: string[];
   header?: string[];
   timeout?: string;
+  /** --protocol: auto, legacy or 2026-07-28. */
+  protocol?: string;
 }
 
 export interface McpToolsOptions extends McpServerOptions {
@@ -42,6 +46,7 @@ function serverOf(options: McpServerOptions): AdHocServer {
     ...(options.env?.length ? { env: options.env } : {}),
     ...(options.header?.length ? { headers: options.header } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    ...(options.protocol !== undefined ? { protocol: options.protocol as AdHocServer['protocol'] } : {}),
   };
   checkAdHocServer(server);
   return server;
@@ -52,7 +57,7 @@ function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>): Promise<T> {
+async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, mcpInteraction?: McpInteraction): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
   const file = join(dir, 'server.yaml');
   writePrivateFile(file, adHocCatalogText(server, io.cwd), { label: 'the server\'s catalog', mode: 'new' });
@@ -66,7 +71,7 @@ async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: Tool
         if (status?.source === 'unavailable') throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'));
         return run(manager);
       },
-      { requireValid: false },
+      { requireValid: false, ...(mcpInteraction ? { mcpInteraction } : {}) },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -135,7 +140,7 @@ export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'cat
 export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promise<ExitCode> {
   const server = serverOf(options);
   if (options.tool.trim() === '') throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
-  const { command: _c, url: _u, env: _e, header: _h, timeout: _t, tool: _tool, ...call } = options;
+  const { command: _c, url: _u, env: _e, header: _h, timeout: _t, protocol: _p, tool: _tool, ...call } = options;
   // One start of the server: its tools are listed, the one asked for checked and called on the same connection.
   return withServer(io, server, async (manager) => {
     const findings = await manager.validate();
@@ -159,5 +164,5 @@ export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promis
       });
     }
     return callWith(manager, { ...call, tool: tool.name }, io);
-  });
+  }, cliInteraction(io, options));
 }
