@@ -27,7 +27,7 @@ import { withLoading, type Loading } from '../select/with-loading.js';
 export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { CatalogHolder, McpServers, McpServersOptions, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { McpInteraction } from '../mcp/mcp-interaction.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
@@ -83,6 +83,12 @@ export interface OpenOptions {
    * yes/no form. The servers are told exactly what it supports; without one they may ask nothing.
    */
   mcpInteraction?: McpInteraction;
+  /**
+   * OAuth for the HTTP servers: `login` is the browser step (only `mcp login` and `--login` give
+   * one; without it a server that needs a login is reported, TM0831, with `loginHint`), `oauth`
+   * the command line's client settings over the entries'.
+   */
+  mcpAuth?: Pick<McpServersOptions, 'login' | 'loginHint' | 'oauth'>;
 }
 
 /**
@@ -175,7 +181,7 @@ export class ToolManager {
       // Each server is a program: a catalog the user did not choose starts none.
       this.log?.(`warning: the MCP servers of this catalog (${[...loaded.catalog.mcpServers.keys()].join(', ')}) are not started: ${this.namedBy} names the catalog, and you did not\n`);
     } else if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) {
-      await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1', options.lock ?? (env.TOOLMAN_ACCEPT_DRIFT === '1' ? 'accept-drift' : 'enforce'), options.mcpInteraction);
+      await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1', options.lock ?? (env.TOOLMAN_ACCEPT_DRIFT === '1' ? 'accept-drift' : 'enforce'), options.mcpInteraction, options.mcpAuth);
     }
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
     const toolLists = this.mcp?.fingerprint();
@@ -207,7 +213,7 @@ export class ToolManager {
     }
   }
 
-  private async loadMcpServers(refresh: boolean, lock: LockMode | 'off', interaction: McpInteraction | undefined): Promise<void> {
+  private async loadMcpServers(refresh: boolean, lock: LockMode | 'off', interaction: McpInteraction | undefined, auth: OpenOptions['mcpAuth']): Promise<void> {
     const { McpServers } = await import('../mcp/mcp-servers.js');
     const admit = lock === 'off' ? undefined : await (await import('./tool-pins.js')).lockAdmission(this, lock, (note) => this.driftAccepted.push(note));
     // The manager holds the catalog as a value: the servers' tools and findings make a new one.
@@ -219,7 +225,7 @@ export class ToolManager {
       replaceTools: (tools) => void (this.current = { ...this.current, catalog: { ...this.current.catalog, tools } }),
       addFindings: (found) => void (this.current = { ...this.current, diagnostics: [...this.current.diagnostics, ...found] }),
     };
-    this.mcp = new McpServers(holder, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}), ...(interaction ? { interaction } : {}) });
+    this.mcp = new McpServers(holder, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}), ...(interaction ? { interaction } : {}), ...auth });
     await this.mcp.load();
     for (const { tool, reason } of this.mcp.refused) this.leftOut.push({ tool, reason });
     // Tools changed under a running chat: what was built over the old list is rebuilt on next use.

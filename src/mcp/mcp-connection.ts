@@ -1,4 +1,4 @@
-import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type McpSubscription, type OAuthClientProvider, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { Client, InsufficientScopeError, IssuerMismatchError, OAuthError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError, type McpSubscription, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isRecord } from '../shared/is-record.js';
@@ -7,6 +7,8 @@ import { packageRoot } from '../shared/package-root.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { interactionHandlers, type McpInteraction } from './mcp-interaction.js';
+import { LoginRequired, type ToolmanOAuthProvider } from './oauth/oauth-provider.js';
+import { plainText } from '../shared/plain-text.js';
 import { describeLaunch, type ServerLaunch } from './server-launch.js';
 import { describeExit, StdioProcessTransport } from './stdio-process-transport.js';
 import { TolerantTransport, type RepairNote } from './tolerant-transport.js';
@@ -44,8 +46,10 @@ export interface ConnectOptions {
   verdict?: EraVerdict;
   /** How the driver answers what the server asks during a call; the client declares what it supports. */
   interaction?: McpInteraction;
-  /** OAuth for an HTTP server that asks for it. */
-  authProvider?: OAuthClientProvider;
+  /** OAuth for an HTTP server that asks for it (toolman's provider: the token store, and a browser step or none). */
+  authProvider?: ToolmanOAuthProvider;
+  /** How to name the way to log in, in a message (`toolman mcp login NAME`). */
+  loginHint?: string;
   /** What the tolerant transport repaired in the server's answers (TM0804 / TM0830). */
   onRepair?: (note: RepairNote) => void;
 }
@@ -86,17 +90,29 @@ export class McpConnection {
     private readonly inner: StdioProcessTransport | StreamableHTTPClientTransport,
     private readonly secrets: SecretSet,
     private readonly onRepair: ((note: RepairNote) => void) | undefined,
+    private readonly authProvider?: ToolmanOAuthProvider,
+    private readonly loginHint?: string,
   ) {}
 
   /** Starts (or reaches) the server and completes the MCP handshake within the launch's timeout. */
   static async open(launch: ServerLaunch, options: ConnectOptions): Promise<McpConnection> {
-    const legacyVerdict = launch.protocol === 'auto' && options.verdict?.era === 'legacy';
-    try {
-      return await McpConnection.connect(launch, options, legacyVerdict);
-    } catch (error) {
-      // A server that exits on a request before `initialize` (rmcp's do) is a 2025 server: once more, without the probe.
-      if (error instanceof ProbeExit) return McpConnection.connect(launch, options, true);
-      throw error;
+    let legacy = launch.protocol === 'auto' && options.verdict?.era === 'legacy';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await McpConnection.connect(launch, options, legacy);
+      } catch (error) {
+        // A server that exits on a request before `initialize` (rmcp's do) is a 2025 server: once more, without the probe.
+        if (error instanceof ProbeExit && !legacy) {
+          legacy = true;
+          continue;
+        }
+        // A browser sign-in started during the handshake: finished here, then a new connection with the tokens.
+        if (error instanceof SignInStarted && attempt < 3) {
+          await finishSignIn(launch, error.transport, error.callback, options.secrets);
+          continue;
+        }
+        throw error;
+      }
     }
   }
 
@@ -116,10 +132,13 @@ export class McpConnection {
     const inner =
       launch.kind === 'stdio'
         ? new StdioProcessTransport({ command: launch.command, args: launch.args, cwd: launch.cwd, env: launch.env })
-        : new StreamableHTTPClientTransport(new URL(launch.url), { requestInit: { headers: launch.headers }, ...(options.authProvider ? { authProvider: options.authProvider } : {}) });
+        : new StreamableHTTPClientTransport(new URL(launch.url), {
+            requestInit: { headers: launch.headers },
+            ...(options.authProvider ? { authProvider: options.authProvider, onInsufficientScope: options.authProvider.canSignIn ? 'reauthorize' : 'throw', maxStepUpRetries: 2 } : {}),
+          });
     let connection: McpConnection | undefined;
     const transport = new TolerantTransport(inner, { http: launch.kind === 'http', onRepair: (note) => connection?.repaired(note) });
-    connection = new McpConnection(launch, client, transport, inner, options.secrets, options.onRepair);
+    connection = new McpConnection(launch, client, transport, inner, options.secrets, options.onRepair, options.authProvider, options.loginHint);
     const self = connection;
     // Reported through calls and `lost`; the SDK would otherwise log them itself.
     client.onerror = () => undefined;
@@ -138,6 +157,10 @@ export class McpConnection {
     } catch (error) {
       const timedOut = controller.signal.aborted && !options.signal?.aborted;
       await self.close();
+      const callback = options.authProvider?.takeCallback();
+      if (callback && inner instanceof StreamableHTTPClientTransport) throw new SignInStarted(inner, callback);
+      const auth = self.authFailure(error);
+      if (auth) throw auth;
       if (!legacy && launch.protocol === 'auto' && inner instanceof StdioProcessTransport && inner.exit && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) throw new ProbeExit();
       throw self.failure(timedOut ? `did not start within ${launch.timeoutMs} ms` : options.signal?.aborted ? 'start cancelled' : `failed to start: ${reasonOf(error)}`, error);
     } finally {
@@ -212,9 +235,10 @@ export class McpConnection {
       try {
         // Read as any result, not through the SDK's tool schema: one malformed tool must not cost
         // the whole list (toolman checks each entry itself, as untrusted input).
-        result = await this.sdk.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) });
+        const params = cursor === undefined ? {} : { cursor };
+        result = await this.authorized(() => this.sdk.request({ method: 'tools/list', params }, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
       } catch (error) {
-        throw this.failure(`tools/list failed: ${reasonOf(error)}`, error);
+        throw this.authFailure(error) ?? this.failure(`tools/list failed: ${reasonOf(error)}`, error);
       }
       if (!Array.isArray(result.tools)) throw this.failure('answered tools/list without a tools list');
       // Each page has its own hints; the list is as fresh as its stalest page (2026-07-28, caching.mdx).
@@ -274,14 +298,17 @@ export class McpConnection {
     try {
       let result: Record<string, unknown>;
       try {
-        result = await send(options.definition);
+        result = await this.authorized(() => send(options.definition));
       } catch (error) {
         if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH && options.relist) || options.signal.aborted) throw error;
-        result = await send(await options.relist());
+        const definition = await options.relist();
+        result = await this.authorized(() => send(definition));
       }
       return { ...result, isError: result.isError === true, content: Array.isArray(result.content) ? result.content : [] };
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
+      const auth = this.authFailure(error);
+      if (auth) throw new McpCallError(`${auth.message}; ${auth.hint ?? ''}`.replace(/; $/, ''));
       if (this.lostReason) throw this.failure(`${this.lostReason} during the call`, error);
       // -32021 MissingRequiredClientCapability (2026-07-28 basic/index.mdx): said in toolman's words, with what would answer it.
       if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) during the call, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers only a yes/no question`);
@@ -334,6 +361,34 @@ export class McpConnection {
     await this.transport.close().catch(() => undefined);
   }
 
+  /**
+   * Runs a request; when the server asked for (more) authorization and a browser sign-in started
+   * (`mcp login`, `--login`: a step-up for more scopes), finishes it and sends the request again.
+   */
+  private async authorized<T>(request: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request();
+      } catch (error) {
+        const callback = this.authProvider?.takeCallback();
+        if (!callback || attempt >= 2 || !(this.inner instanceof StreamableHTTPClientTransport)) throw error;
+        await finishSignIn(this.launch, this.inner, callback, this.secrets);
+      }
+    }
+  }
+
+  /** A refusal to authorize as toolman says it (login needed, more scopes, a mix-up), or undefined for any other failure. */
+  authFailure(error: unknown): ToolmanError | undefined {
+    const hint = this.loginHint ?? `toolman mcp login ${this.launch.name}`;
+    if (error instanceof LoginRequired) return error;
+    if (error instanceof InsufficientScopeError) return new LoginRequired(this.launch.name, hint, `needs more scopes than toolman's login has${error.requiredScope ? ` (${plainText(String(error.requiredScope)).slice(0, 200)})` : ''}`);
+    if (error instanceof UnauthorizedError) return new LoginRequired(this.launch.name, hint);
+    if (error instanceof SdkHttpError && (error.code === SdkErrorCode.ClientHttpAuthentication || error.code === SdkErrorCode.ClientHttpForbidden)) {
+      return new LoginRequired(this.launch.name, hint, `refused toolman's request (HTTP ${error.code === SdkErrorCode.ClientHttpAuthentication ? 401 : 403})${this.authProvider ? '' : ', and toolman holds no token for it'}`);
+    }
+    return undefined;
+  }
+
   private repaired(note: RepairNote): void {
     this.repairs.push(note);
     this.onRepair?.(note);
@@ -364,6 +419,42 @@ export class McpCallError extends Error {}
 
 /** The server process ended during the `server/discover` probe: start it again, as a 2025 server. */
 class ProbeExit extends Error {}
+
+/** The handshake started a browser sign-in: finish it (the transport exchanges the code), then connect again. */
+class SignInStarted extends Error {
+  constructor(
+    readonly transport: StreamableHTTPClientTransport,
+    readonly callback: Promise<URLSearchParams>,
+  ) {
+    super('a sign-in is under way');
+  }
+}
+
+/**
+ * The last step of a browser sign-in: the answer the loopback callback took (its `state` already
+ * checked) goes to the SDK, which checks `iss` against the issuer it discovered (RFC 9207),
+ * exchanges the code at that authorization server with the PKCE verifier and the `resource`,
+ * and saves the tokens through the provider. What the authorization server said goes into a
+ * message only as its error code: `error_description` is its text, and after an issuer mismatch
+ * not even the code is shown (MCP 2026-07-28 basic/authorization/index.mdx).
+ */
+async function finishSignIn(launch: ServerLaunch, transport: StreamableHTTPClientTransport, callback: Promise<URLSearchParams>, secrets: SecretSet): Promise<void> {
+  const params = await callback;
+  try {
+    await transport.finishAuth(params);
+  } catch (error) {
+    const failed = `MCP server "${launch.name}" sign-in failed:`;
+    if (error instanceof IssuerMismatchError) {
+      const why = params.has('iss') ? 'the answer came from another authorization server than the one toolman asked (iss)' : 'the answer does not say which authorization server sent it (no iss), though that server says it always does';
+      throw new ToolmanError(ErrorCode.MCP_SERVER, `${failed} ${why}; it was not used`, { hint: 'this can be a mix-up attack: sign in again, and check the server\'s address' });
+    }
+    if (error instanceof OAuthError) {
+      const code = /^[a-z_]{1,40}$/.test(error.code) ? error.code : 'an error';
+      throw new ToolmanError(ErrorCode.MCP_SERVER, `${failed} the authorization server refused it (${code})`, { hint: 'sign in again: toolman mcp login' });
+    }
+    throw new ToolmanError(ErrorCode.MCP_SERVER, secrets.redact(`${failed} ${plainText(reasonOf(error)).slice(0, 300)}`), { hint: 'sign in again: toolman mcp login', cause: error });
+  }
+}
 
 /** "elicitation, sampling": the capabilities a -32021 error names (from the server: names only, cleaned). */
 function missingCapabilities(data: unknown): string {

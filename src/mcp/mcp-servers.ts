@@ -12,6 +12,9 @@ import type { McpInteraction } from './mcp-interaction.js';
 import { describeLaunch, serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import type { RepairNote } from './tolerant-transport.js';
+import { LoginRequired, ToolmanOAuthProvider } from './oauth/oauth-provider.js';
+import { LoopbackCallback } from './oauth/loopback-callback.js';
+import { TokenStore } from './oauth/token-store.js';
 import { describeAge, freshFor, ToolListCache } from './tool-list-cache.js';
 import { isChange, toolsChange, type McpToolsChange } from './tools-change.js';
 
@@ -28,6 +31,15 @@ export interface McpServersOptions {
   staleAfterMs?: number;
   /** How the driver answers what servers ask during a call (elicitation, sampling); none: nothing is declared. */
   interaction?: McpInteraction;
+  /**
+   * The browser step of an OAuth sign-in, for `mcp login` and `--login` only: `open` shows the
+   * authorization page. Without it a server that needs a login is reported (TM0831) with `loginHint`.
+   */
+  login?: { open: (url: string) => Promise<void>; signal?: AbortSignal };
+  /** How to tell the user to log in to a server (default `toolman mcp login NAME`). */
+  loginHint?: (server: string) => string;
+  /** OAuth settings from the command line (`--client-id`...), over the entry's `oauth:`. */
+  oauth?: { clientId?: string; clientSecretEnv?: string; scopes?: string[] };
   /** Which of a server's tools join the catalog (toolman.lock); default: all of them. */
   admit?: ToolAdmission;
 }
@@ -73,6 +85,8 @@ interface ServerState {
   lastFailure?: unknown;
   /** The era the cache says the server speaks: a 2025 server starts without the probe. */
   verdict?: EraVerdict;
+  /** The OAuth provider of an HTTP server (made once: its loopback callback lives as long as the servers). */
+  auth?: ToolmanOAuthProvider | null;
 }
 
 /**
@@ -112,6 +126,8 @@ export class McpServers {
   /** Changes found while loading, until a driver takes them. */
   private readonly seen: McpToolsChange[] = [];
   private closed = false;
+  private tokens: TokenStore | undefined;
+  private callback: Promise<LoopbackCallback> | undefined;
   /** A chat watches: servers started later are asked to tell about tool changes too. */
   private watching = false;
   /** Tools `admit` left out while loading, with why (the manager says them). */
@@ -135,7 +151,7 @@ export class McpServers {
           this.unavailable(state, error);
           return;
         }
-        const stored = this.cache?.get(state.launch);
+        const stored = this.cache?.get(state.launch, this.loginOf(state.launch));
         const cached = this.options.refresh ? undefined : stored;
         // A 2025 server's verdict is kept as long as its list is fresh: past that, it is probed again (it may have moved on).
         if (stored?.verdict?.era === 'legacy' && !this.options.refresh && Date.now() - stored.listedAt <= freshFor(stored)) state.verdict = stored.verdict;
@@ -270,6 +286,56 @@ export class McpServers {
     const connections = [...this.servers.values()].flatMap((s) => (s.connection ? [s.connection] : []));
     for (const state of this.servers.values()) state.connection = undefined;
     await Promise.allSettled(connections.map(async (c) => (await c).close()));
+    await this.callback?.then((callback) => callback.close(), () => undefined);
+  }
+
+  /**
+   * The OAuth provider of an HTTP server: with the browser step when this command may sign in
+   * (`mcp login`, `--login`), else only when toolman holds tokens for it (so they are sent and
+   * refreshed); a server without either gets none, and its 401 says to log in. A static
+   * `Authorization` header in the entry wins: that server is not signed in to.
+   */
+  private async authProvider(state: ServerState): Promise<ToolmanOAuthProvider | undefined> {
+    if (state.auth !== undefined) return state.auth ?? undefined;
+    const launch = state.launch;
+    state.auth = null;
+    if (launch?.kind !== 'http' || Object.keys(launch.headers).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    const store = this.tokenStore();
+    const resource = canonicalResource(launch.url);
+    if (!this.options.login && !store.find(resource)) return undefined;
+    const oauth = { ...launch.oauth, ...this.options.oauth };
+    const secretEnv = this.options.oauth?.clientSecretEnv ?? launch.oauth?.clientSecretEnv;
+    const clientSecret = secretEnv ? this.options.env[secretEnv] : undefined;
+    if (secretEnv && clientSecret === undefined) throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${state.config.name}": environment variable ${secretEnv} (its OAuth client secret) is not set`, { hint: `set ${secretEnv}` });
+    if (clientSecret) this.options.secrets.add(clientSecret);
+    const clientMetadataUrl = launch.oauth?.clientMetadataUrl ?? this.options.env.TOOLMAN_OAUTH_CLIENT_METADATA_URL;
+    const browser = this.options.login ? { callback: await (this.callback ??= LoopbackCallback.start()), open: this.options.login.open, ...(this.options.login.signal ? { signal: this.options.login.signal } : {}) } : undefined;
+    state.auth = new ToolmanOAuthProvider(
+      resource,
+      store,
+      { ...(oauth.clientId ? { clientId: oauth.clientId } : {}), ...(clientSecret ? { clientSecret } : {}), ...(oauth.scopes?.length ? { scopes: oauth.scopes } : {}), ...(clientMetadataUrl ? { clientMetadataUrl } : {}) },
+      { server: state.config.name, loginHint: this.loginHint(state.config.name) },
+      browser,
+    );
+    return state.auth;
+  }
+
+  private tokenStore(): TokenStore {
+    return (this.tokens ??= new TokenStore(this.options.env));
+  }
+
+  /** The login a private tool list is kept under: toolman's id of the current login to the server ('' for none). */
+  private loginOf(launch: ServerLaunch): string {
+    if (launch.kind !== 'http') return '';
+    try {
+      return this.tokenStore().find(canonicalResource(launch.url))?.entry.loginId ?? '';
+    } catch {
+      return ''; // a token file toolman cannot use is reported when the server is reached
+    }
+  }
+
+  private loginHint(server: string): string {
+    return this.options.loginHint?.(server) ?? `toolman mcp login ${server}`;
   }
 
   private connect(state: ServerState, signal?: AbortSignal): Promise<McpConnection> {
@@ -278,16 +344,19 @@ export class McpServers {
       // The SDK loads with the first server started: cached lists never load it.
       const open = async (verdict: EraVerdict | undefined) => {
         const { McpConnection } = await import('./mcp-connection.js');
+        const authProvider = await this.authProvider(state);
         return McpConnection.open(state.launch!, {
           secrets: this.options.secrets,
           ...(signal ? { signal } : {}),
           ...(verdict ? { verdict } : {}),
           ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
+          ...(authProvider ? { authProvider } : {}),
+          loginHint: this.loginHint(state.config.name),
         });
       };
       // A 2025 verdict that no longer holds (the server moved to 2026-07-28 only) is dropped, and the server probed.
       const started = open(state.verdict).catch((error: unknown) => {
-        if (!state.verdict || signal?.aborted) throw error;
+        if (!state.verdict || signal?.aborted || error instanceof LoginRequired) throw error;
         state.verdict = undefined;
         return open(undefined);
       });
@@ -443,7 +512,7 @@ export class McpServers {
   private remember(state: ServerState, connection: McpConnection, listed: readonly unknown[]): void {
     const hints = connection.listHints;
     const serverInfo = connection.serverInfo;
-    this.cache?.set(state.launch!, { tools: [...listed], verdict: connection.verdict, ...(hints ? { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope } : {}), ...(serverInfo ? { serverInfo } : {}) });
+    this.cache?.set(state.launch!, { tools: [...listed], verdict: connection.verdict, ...(hints ? { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope } : {}), ...(serverInfo ? { serverInfo } : {}) }, this.loginOf(state.launch!));
   }
 
   private describeSource(tool: Tool): string {
@@ -459,7 +528,7 @@ export class McpServers {
   private unavailable(state: ServerState, error: unknown): void {
     const message = isToolmanError(error) || error instanceof Error ? error.message : String(error);
     state.status = { name: state.config.name, source: 'unavailable', error: message, tools: 0 };
-    this.report('TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
+    this.report(error instanceof LoginRequired ? 'TM0831' : 'TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
   }
 
   private report(code: 'TM0801' | 'TM0802' | 'TM0803' | 'TM0804' | 'TM0830' | 'TM0831', config: McpServerConfig, message: string, hint?: string, tool?: string): void {
@@ -486,6 +555,13 @@ function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** A server's URL as the resource its tokens are for (RFC 8707: no fragment). */
+export function canonicalResource(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.href;
 }
 
 /** A repair of the tolerant transport as a finding's text: `tool "x": left out: ...`. */
