@@ -8,6 +8,7 @@ import type { CliIO } from './io.js';
 import { toolmanVersion } from './version.js';
 import { ERROR_PREFIX } from './output/error-prefix.js';
 import { jsonDocument } from './output/json-document.js';
+import { routeLibraryConsole } from './library-console.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -365,7 +366,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   // `toolman mcp`: MCP servers from the shell, named with --url or after --.
-  const mcp = program.command('mcp').description('talk to an MCP server from the shell: list its tools (with token costs and lint findings), call one');
+  const mcp = program.command('mcp').description('talk to an MCP server from the shell: list its tools (with token costs and lint findings), call one, sign in to one');
   const serverFlags = (command: Command) =>
     command
       .argument('[command...]', 'the server to start, after --: -- COMMAND ARGS...')
@@ -373,7 +374,8 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       .addOption(new Option('-e, --env <name>', 'pass this environment variable to the server (repeatable)').argParser(collect))
       .addOption(new Option('-H, --header <header>', 'with --url: "Name: value" header; write secrets as ${env:NAME} (repeatable)').argParser(collect))
       .option('--timeout <ms>', 'how long the server gets to start (default 30000)')
-      .addOption(new Option('--protocol <revision>', 'the MCP revision: auto asks the server (default), legacy speaks 2025-11-25, 2026-07-28 refuses an older server').choices(['auto', 'legacy', '2026-07-28']));
+      .addOption(new Option('--protocol <revision>', 'the MCP revision: auto asks the server (default), legacy speaks 2025-11-25, 2026-07-28 refuses an older server').choices(['auto', 'legacy', '2026-07-28']))
+      .option('--login', 'sign in (through the browser) if the HTTP server asks for authorization, and keep the tokens');
   serverFlags(mcp.command('tools').description("a server's tools: token cost per provider and lint findings"))
     .option('--json', 'print one JSON document')
     .action(async (command: string[], opts) => {
@@ -394,6 +396,36 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       } finally {
         interrupt.dispose();
       }
+    });
+
+  mcp
+    .command('login')
+    .description('sign in to an HTTP MCP server with OAuth: opens its sign-in page ($BROWSER, or the URL is printed) and keeps the tokens (0600, per authorization server)')
+    .argument('[name]', "the server's entry in the catalog's mcp_servers")
+    .option('--url <url>', 'a server by its URL instead of a catalog entry')
+    .option('--client-id <id>', 'a client id registered with the authorization server beforehand')
+    .option('--client-secret-env <name>', "the environment variable holding that client's secret")
+    .addOption(new Option('--scope <scope>', 'a scope to ask for when the server names none (repeatable)').argParser(collect))
+    .option('--json', 'print one JSON document')
+    .action(async (name: string | undefined, opts, command: Command) => {
+      const { mcpLoginCommand } = await import('./commands/mcp-login.js');
+      const interrupt = interruption();
+      try {
+        setCode(await mcpLoginCommand({ ...opts, ...(name !== undefined ? { name } : {}), catalog: catalogOf(command), signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+  mcp
+    .command('logout')
+    .description('forget the OAuth tokens toolman holds for a server (or for every server of an authorization server)')
+    .argument('[name]', "the server's entry in the catalog's mcp_servers")
+    .option('--url <url>', 'a server by its URL instead of a catalog entry')
+    .option('--issuer <url>', 'everything toolman holds for this authorization server, its registration too')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string | undefined, opts, command: Command) => {
+      const { mcpLogoutCommand } = await import('./commands/mcp-login.js');
+      setCode(await mcpLogoutCommand({ ...opts, ...(name !== undefined ? { name } : {}), catalog: catalogOf(command) }, io));
     });
 
   program
@@ -442,11 +474,14 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
   }
   // With --json, a failure is a JSON document on stdout too, so scripts always get one.
   const json = argv.includes('--json') || argv.some((a, i) => (a === '--format' || a === '-f') && argv[i + 1] === 'json') || argv.includes('--format=json');
+  const restoreConsole = routeLibraryConsole(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     return reportError(error, io, json, argv);
+  } finally {
+    restoreConsole();
   }
 }
 

@@ -63,6 +63,8 @@ export interface McpServerStatus {
   ageMs?: number;
   stale?: boolean;
   error?: string;
+  /** What to do about the error (`toolman mcp login NAME` for a server that needs a login). */
+  hint?: string;
   tools: number;
 }
 
@@ -527,7 +529,7 @@ export class McpServers {
 
   private unavailable(state: ServerState, error: unknown): void {
     const message = isToolmanError(error) || error instanceof Error ? error.message : String(error);
-    state.status = { name: state.config.name, source: 'unavailable', error: message, tools: 0 };
+    state.status = { name: state.config.name, source: 'unavailable', error: message, ...(error instanceof LoginRequired && error.hint ? { hint: error.hint } : {}), tools: 0 };
     this.report(error instanceof LoginRequired ? 'TM0831' : 'TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
   }
 
