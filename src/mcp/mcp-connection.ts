@@ -106,8 +106,10 @@ export class McpConnection {
           legacy = true;
           continue;
         }
-        // A browser sign-in started during the handshake: finished here, then a new connection with the tokens.
-        if (error instanceof SignInStarted && attempt < 3) {
+        // A browser sign-in started during the handshake: finished here, then a new connection with
+        // the tokens; twice at most (a sign-in, then one step-up), so a server that refuses every
+        // token cannot send the user through the browser for ever.
+        if (error instanceof SignInStarted && attempt < 2) {
           await finishSignIn(launch, error.transport, error.callback, options.secrets);
           continue;
         }
@@ -134,7 +136,7 @@ export class McpConnection {
         ? new StdioProcessTransport({ command: launch.command, args: launch.args, cwd: launch.cwd, env: launch.env })
         : new StreamableHTTPClientTransport(new URL(launch.url), {
             requestInit: { headers: launch.headers },
-            ...(options.authProvider ? { authProvider: options.authProvider, onInsufficientScope: options.authProvider.canSignIn ? 'reauthorize' : 'throw', maxStepUpRetries: 2 } : {}),
+            ...(options.authProvider ? { authProvider: options.authProvider, onInsufficientScope: options.authProvider.canSignIn ? 'reauthorize' : 'throw', maxStepUpRetries: 1, fetch: refusalsTo(launch.url, options.authProvider) } : {}),
           });
     let connection: McpConnection | undefined;
     const transport = new TolerantTransport(inner, { http: launch.kind === 'http', onRepair: (note) => connection?.repaired(note) });
@@ -370,8 +372,10 @@ export class McpConnection {
       try {
         return await request();
       } catch (error) {
+        // Once: a server that still refuses after a new sign-in is not signed in to again and again
+        // (each round is a trip through the browser).
         const callback = this.authProvider?.takeCallback();
-        if (!callback || attempt >= 2 || !(this.inner instanceof StreamableHTTPClientTransport)) throw error;
+        if (!callback || attempt >= 1 || !(this.inner instanceof StreamableHTTPClientTransport)) throw error;
         await finishSignIn(this.launch, this.inner, callback, this.secrets);
       }
     }
@@ -419,6 +423,23 @@ export class McpCallError extends Error {}
 
 /** The server process ended during the `server/discover` probe: start it again, as a 2025 server. */
 class ProbeExit extends Error {}
+
+/**
+ * The fetch the HTTP transport sends through: when the MCP server refuses a token toolman sent
+ * (401), the authorization server toolman found for it may be another one now (the server's
+ * protected resource metadata names a new one, SEP-2352), so the next sign-in or refresh looks
+ * again instead of going where the old discovery said.
+ */
+function refusalsTo(server: string, provider: ToolmanOAuthProvider): typeof fetch {
+  const target = new URL(server).href;
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const sentToken = new Headers(init?.headers).has('authorization');
+    if (response.status === 401 && sentToken && new URL(url).href === target) provider.tokenRefused();
+    return response;
+  };
+}
 
 /** The handshake started a browser sign-in: finish it (the transport exchanges the code), then connect again. */
 class SignInStarted extends Error {

@@ -110,6 +110,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
       title: tool.title ?? null,
       effect: tool.effect,
       tags: tool.tags,
+      parameters: tool.parameters,
       tokens: costs.get(tool.name) ?? {},
       findings: (findings.get(tool.name) ?? []).map((d) => ({ code: d.code, severity: d.severity, message: stripSubject(d.message) })),
     }));

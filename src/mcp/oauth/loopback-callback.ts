@@ -18,6 +18,7 @@ const PAGE = (done: boolean) =>
  */
 export class LoopbackCallback {
   private waiting: { state: string; resolve: (params: URLSearchParams) => void } | undefined;
+  private superseded: (() => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -51,6 +52,8 @@ export class LoopbackCallback {
 
   /** The redirect's query once the browser brings it back with `state`; rejects after the timeout or on `signal`. */
   wait(state: string, signal?: AbortSignal, timeoutMs = CALLBACK_TIMEOUT_MS): Promise<URLSearchParams> {
+    // A newer sign-in replaces one still waiting: that one ends now, not after its timeout.
+    this.superseded?.();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => finish(new ToolmanError(ErrorCode.MCP_SERVER, `no answer from the browser within ${Math.round(timeoutMs / 1000)} s`, { hint: 'run toolman mcp login again, and finish the sign-in in the browser' })), timeoutMs);
       const onAbort = () => finish(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
@@ -58,11 +61,13 @@ export class LoopbackCallback {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.waiting = undefined;
+        this.superseded = undefined;
         if (error) reject(error);
         else resolve(params!);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting = { state, resolve: (params) => finish(undefined, params) };
+      this.superseded = () => finish(new ToolmanError(ErrorCode.MCP_SERVER, 'a newer sign-in replaced this one'));
     });
   }
 

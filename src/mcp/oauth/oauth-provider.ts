@@ -158,6 +158,20 @@ export class ToolmanOAuthProvider implements OAuthClientProvider {
     return isRecord(stored) ? (stored as unknown as OAuthDiscoveryState) : undefined;
   }
 
+  /**
+   * The MCP server refused a token toolman sent: what discovery found is forgotten (the tokens are
+   * kept: a refresh may still work), so the next sign-in or refresh reads the server's protected
+   * resource metadata again; it may name another authorization server now (SEP-2352).
+   */
+  tokenRefused(): void {
+    this.discovery = undefined;
+    const found = this.store.find(this.resource);
+    const entry = found?.record.resources[this.resource];
+    if (!found || !entry?.discovery) return;
+    delete entry.discovery;
+    this.store.write(found.record);
+  }
+
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
     if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
