@@ -157,6 +157,11 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const row = { label: `test: 1,000 runs as 4 shards + merge, CPU vs whole`, median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio } };
   results.push(row);
   console.log(`${row.label.padEnd(52)} ${row.median_ms.toFixed(0).padStart(8)} ms  ${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, ${head.cpu_per_run_ms} ms a run, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}`);
+  const { validateRulesBench } = await import('./validate-rules.mjs');
+  const r = await validateRulesBench({ quick });
+  const rules = { label: 'validate large.yaml: what the issue-20 rules add', median_ms: r.new_rules_ms, share_of_validate: r.new_rules_share, with_quality_ms: r.new_rules_with_quality_ms, warm_ms: r.warm_ms };
+  results.push(rules);
+  console.log(`${rules.label.padEnd(52)} ${rules.median_ms.toFixed(1).padStart(8)} ms  ${(100 * r.new_rules_share).toFixed(1)}% of validate (${r.validate_large_ms.toFixed(0)} ms); --quality ${r.new_rules_with_quality_ms.toFixed(1)} ms`);
 }
 
 {

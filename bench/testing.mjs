@@ -35,7 +35,7 @@ export async function testingBench({ quick = false } = {}) {
   const wall = [];
   for (let i = 0; i < (quick ? 1 : 3); i++) {
     const started = performance.now();
-    const result = await run(process.execPath, [bin, 'test', suite, '--concurrency', String(concurrency), '--json'], { env, maxBuffer: 64 << 20 });
+    const result = await run(process.execPath, [bin, 'test', '--suite-catalog', suite, '--concurrency', String(concurrency), '--json'], { env, maxBuffer: 64 << 20 });
     wall.push(performance.now() - started);
     const doc = JSON.parse(result.stdout);
     if (!doc.ok) throw new Error('the benchmark suite failed');

@@ -5,7 +5,7 @@
 // must say only what the prompt, the calls and the mock results say (names, subjects, ids, times:
 // test/loop/recording-answers.test.ts checks it). Run it again after changing a shipped catalog:
 // test/loop/shipped-recordings.test.ts fails until you do.
-//   node scripts/make-recordings.mjs
+//   node scripts/make-recordings.mjs [NAME...]   (only these catalogs' recordings; default: all)
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,12 +50,18 @@ const SESSIONS = {
     ],
   },
   enterprise: {
+    // Requests in the order toolman sends them: the page is over its limit, so the summarising
+    // model (budget.summarize) is asked between rounds 2 and 3; the rubric `grounded` is graded
+    // after the answer. Both side calls are recorded with the conversation's and replayed from it.
     turns: [
       {
         prompt: 'What is our parental leave policy?',
         replies: [
-          { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1210, output: 29 } },
-          { text: 'Parental leave is 20 weeks, fully paid ([Parental leave](https://intranet.example.com/hr/parental-leave), updated 2026-09-01).', usage: { input: 1300, output: 35 } },
+          { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1290, output: 29 } },
+          { toolCalls: [{ name: 'read_intranet_page', arguments: { url: 'https://intranet.example.com/hr/parental-leave' } }], usage: { input: 1420, output: 31 } },
+          { text: 'Parental leave (updated 2026-09-01): all employees, from their first day, get 20 weeks of fully paid leave, taken within 12 months of the child arriving in up to three blocks. Apply through the HR portal at least 8 weeks ahead; a phased return of up to 8 weeks part-time at full pay is possible.', usage: { input: 330, output: 66 } },
+          { text: 'Parental leave is 20 weeks, fully paid, for every employee from their first day; take it within 12 months of the child arriving, in up to three blocks, and apply through the HR portal at least 8 weeks ahead [1].', usage: { input: 1560, output: 48 } },
+          { text: '{"verdict": "pass"}', usage: { input: 520, output: 6 } },
         ],
       },
     ],
@@ -77,7 +83,9 @@ const SESSIONS = {
 
 const out = join(root, 'catalogs', 'recordings');
 mkdirSync(out, { recursive: true });
+const only = process.argv.slice(2);
 for (const [name, session] of Object.entries(SESSIONS)) {
+  if (only.length && !only.includes(name)) continue;
   const server = await startModelServer();
   server.script(session.turns.flatMap((t) => t.replies));
   const file = join(out, `${name}.jsonl`);

@@ -4,8 +4,10 @@
 // says for each user message, round by round; the tools run for real (mock handlers, stubs).
 // Runs are concurrent, so the server picks each reply from the request itself: the last user
 // message says which turn, the assistant messages after it say which round.
+// Calls toolman makes beside the conversation's (a summary of a long result, a rubric's grade) are
+// answered from SIDE_REPLIES, told apart by their instruction (the system prompt).
 // Run it again after changing a shipped suite or catalog:
-//   node scripts/make-suite-recordings.mjs
+//   node scripts/make-suite-recordings.mjs [NAME...]   (only these suites; default: all)
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,8 +66,9 @@ const SUITES = {
   },
   enterprise: {
     'parental leave policy': [
-      { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1210, output: 29 } },
-      { text: 'Parental leave is 20 weeks, fully paid ([Parental leave](https://intranet.example.com/hr/parental-leave), updated 2026-09-01).', usage: { input: 1300, output: 35 } },
+      { toolCalls: [{ name: 'search_intranet', arguments: { query: 'parental leave policy', space: 'hr' } }], usage: { input: 1290, output: 29 } },
+      { toolCalls: [{ name: 'read_intranet_page', arguments: { url: 'https://intranet.example.com/hr/parental-leave' } }], usage: { input: 1420, output: 31 } },
+      { text: 'Parental leave is 20 weeks, fully paid, for every employee from their first day; take it within 12 months of the child arriving, in up to three blocks [1].', usage: { input: 1560, output: 40 } },
     ],
     'My laptop screen is cracked': [
       { toolCalls: [{ name: 'create_ticket', arguments: { queue: 'it', title: 'Cracked laptop screen', details: 'Screen cracked; customer demo at 3pm today, needs a loaner or fix before then.', urgency: 'high' } }], usage: { input: 1230, output: 48 } },
@@ -82,13 +85,26 @@ const SUITES = {
   },
 };
 
+/** Per suite: the summarising model's reply (budget.summarize) and the rubric grader's. */
+const SIDE_REPLIES = {
+  enterprise: {
+    summary: { text: 'Parental leave (updated 2026-09-01): all employees, from their first day, get 20 weeks of fully paid leave, taken within 12 months of the child arriving in up to three blocks. Apply through the HR portal at least 8 weeks ahead; a phased return of up to 8 weeks part-time at full pay is possible.', usage: { input: 330, output: 66 } },
+    grade: { text: '{"verdict": "pass"}', usage: { input: 520, output: 6 } },
+  },
+};
+
 /** The text of an OpenAI Chat message's content. */
 const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => p.text ?? '').join('') : '');
 
+const only = process.argv.slice(2);
 for (const [name, replies] of Object.entries(SUITES)) {
+  if (only.length && !only.includes(name)) continue;
   const server = await startModelServer();
   server.script((request) => {
     const messages = request.body.messages ?? [];
+    const system = messages[0]?.role === 'system' ? textOf(messages[0].content) : '';
+    if (system.startsWith('You shorten a tool result')) return SIDE_REPLIES[name].summary;
+    if (system.startsWith("You grade an assistant's answer")) return SIDE_REPLIES[name].grade;
     const lastUser = messages.map((m) => m.role).lastIndexOf('user');
     const said = textOf(messages[lastUser]?.content);
     const key = Object.keys(replies).find((start) => said.includes(start));
@@ -100,7 +116,8 @@ for (const [name, replies] of Object.entries(SUITES)) {
   });
   const out = join(root, 'suites', 'recordings');
   rmSync(join(out, name), { recursive: true, force: true });
-  const args = [join(root, 'bin', 'toolman.js'), 'test', join(root, 'suites', `${name}.yaml`), '--record', out, '--json'];
+  // The shipped catalog is named (-c): a suite only names its catalog, which toolman does not load on a suite's word.
+  const args = [join(root, 'bin', 'toolman.js'), '-c', join(root, 'catalogs', `${name}.yaml`), 'test', join(root, 'suites', `${name}.yaml`), '--record', out, '--json'];
   const result = await promisify(execFile)(process.execPath, args, {
     cwd: root,
     env: { ...process.env, OPENAI_API_KEY: 'recording', OPENAI_BASE_URL: `${server.url}/v1`, NO_COLOR: '1' },

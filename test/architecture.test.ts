@@ -46,10 +46,13 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
   { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
   { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
-  // The v1 SDK: serve/ until it moves to v2 (the client side, mcp/, is on v2's client package).
-  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['serve'] },
+  // The v1 SDK: no source file any more (tests keep it to check `serve` against 2025-era clients).
+  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: [] },
   // The v2 client: the client side only.
   { pattern: /^@modelcontextprotocol\/client(\/|$)/, homes: ['mcp'] },
+  // The SDK's v2 server side (`toolman serve`, both protocol eras) and the JWT checks of its resource server.
+  { pattern: /^@modelcontextprotocol\/(server|node)(\/|$)/, homes: ['serve'] },
+  { pattern: /^jose(\/|$)/, homes: ['serve'] },
   { pattern: /^@a2a-js\/sdk(\/|$)/, homes: ['agents'] },
   { pattern: /^(commander|cli-table3)(\/|$)/, homes: ['cli'] },
   { pattern: /^(ink|react|ink-[a-z-]+)(\/|$)/, homes: ['repl'] },

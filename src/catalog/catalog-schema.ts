@@ -6,6 +6,7 @@ import generatedValidator from '../generated/catalog-schema-validator.js';
 import { closest } from '../shared/did-you-mean.js';
 import type { Reporter } from './reporter.js';
 import { segmentsOf } from './diagnostic.js';
+import { renameKey, replaceValue, yamlScalar } from './text-fixes.js';
 
 let cachedSchema: Record<string, unknown> | undefined;
 /** Precompiled from schema/catalog.schema.json at build time (scripts/build-validators.mjs). */
@@ -130,31 +131,47 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
       const alias = Object.hasOwn(KEY_ALIASES, key) ? KEY_ALIASES[key] : undefined;
       const suggestion = alias && known.includes(alias) ? alias : closest(key, known);
       const keyPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      // Renaming is the fix unless the right key is there too (then one of them is a duplicate to resolve by hand).
+      const present = error.data !== null && typeof error.data === 'object' && suggestion !== undefined && Object.hasOwn(error.data, suggestion);
+      const fix = suggestion && !present ? renameKey(reporter.file, keyPointer, suggestion, `renamed "${key}" to "${suggestion}"`) : undefined;
       reporter.report('TM0101', keyPointer, `unknown key "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
         part: 'key',
         hint: suggestion ? `rename it to "${suggestion}"` : `allowed keys here: ${known.join(', ')}`,
+        ...(fix ? { fix } : {}),
       });
       return;
     }
     case 'type': {
       const expected = String((error.params as { type: string }).type);
       if (pointer.endsWith('/handler/exec/argv') && typeof error.data === 'string') {
+        const list = argvList(error.data);
+        const fix = list ? replaceValue(reporter.file, pointer, list, `split argv ${JSON.stringify(error.data)} into ${list}`) : undefined;
         reporter.report('TM0702', pointer, 'exec.argv is a string; it must be a list of arguments, since toolman never runs a shell', {
           hint: `write it as a list, e.g. argv: [${error.data.trim().split(/\s+/).slice(0, 3).map((w) => JSON.stringify(w)).join(', ')}]`,
+          ...(fix ? { fix } : {}),
         });
         return;
       }
-      reporter.report('TM0102', pointer, `${where} must be ${TYPE_WORDS[expected] ?? expected}, not ${describeType(error.data)}`);
+      // `exec: "ls -la"`: the command line where a mapping with its argv list belongs.
+      const execLine = pointer.endsWith('/handler/exec') && typeof error.data === 'string' && error.data.trim() !== '';
+      const list = execLine ? argvList(error.data as string) : undefined;
+      const fix = list ? replaceValue(reporter.file, pointer, `{ argv: ${list} }`, `wrote exec ${JSON.stringify(error.data)} as { argv: ${list} }`) : undefined;
+      reporter.report('TM0102', pointer, `${where} must be ${TYPE_WORDS[expected] ?? expected}, not ${describeType(error.data)}`, {
+        ...(execLine ? { hint: `write exec: { argv: [${(error.data as string).trim().split(/\s+/).slice(0, 6).map((w) => JSON.stringify(w)).join(', ')}] }: a list of arguments, since toolman never runs a shell` } : {}),
+        ...(fix ? { fix } : {}),
+      });
       return;
     }
     case 'enum':
     case 'const': {
       const allowed = error.keyword === 'enum' ? ((error.params as { allowedValues: unknown[] }).allowedValues ?? []) : [(error.params as { allowedValue: unknown }).allowedValue];
       const suggestion = typeof error.data === 'string' ? closest(error.data, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
+      const fix = suggestion ? replaceValue(reporter.file, pointer, yamlScalar(suggestion), `changed ${JSON.stringify(error.data)} to ${JSON.stringify(suggestion)}`) : undefined;
       reporter.report(
         'TM0103',
         pointer,
         `${where} is ${describeType(error.data)}; allowed: ${allowed.map((a) => JSON.stringify(a)).join(', ')}` + (suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''),
+        fix ? { fix } : {},
       );
       return;
     }
@@ -186,4 +203,14 @@ function reportSchemaError(error: ErrorObject, reporter: Reporter): void {
       return;
   }
   reporter.report('TM0105', pointer, `${where} ${error.message ?? 'violates the catalog schema'}`);
+}
+
+/**
+ * A command line as a YAML argv list (`ls -la` -> `[ls, -la]`), when splitting at spaces is
+ * certainly right: no quotes, escapes or shell syntax, which only a person can split correctly.
+ */
+function argvList(command: string): string | undefined {
+  const words = command.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0 || /["'\\`$|&;<>(){}*?~]/.test(command)) return undefined;
+  return `[${words.map(yamlScalar).join(', ')}]`;
 }

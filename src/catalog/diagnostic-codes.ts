@@ -9,6 +9,11 @@ export interface DiagnosticCodeInfo {
   /** Short kebab-case name, shown in SARIF rules and docs. */
   name: string;
   summary: string;
+  /**
+   * Off unless a setting turns it on (`lint:`, `--rule`, `validate --quality`): advice that would
+   * otherwise be one finding per tool. Its checks still count in the description-quality score.
+   */
+  optIn?: true;
 }
 
 export const DIAGNOSTIC_CODES = {
@@ -45,6 +50,8 @@ export const DIAGNOSTIC_CODES = {
   TM0306: { severity: 'error', name: 'empty-enum', summary: 'An `enum` has no values.' },
   TM0307: { severity: 'error', name: 'duplicate-enum-value', summary: 'An `enum` lists the same value twice.' },
   TM0308: { severity: 'error', name: 'invalid-example', summary: 'An entry of `examples` does not validate against `parameters`.' },
+  TM0310: { severity: 'warning', name: 'invalid-default', summary: 'A `default` is a value its own schema refuses: not one of its `enum`, another type, or outside its bounds.' },
+  TM0311: { severity: 'error', name: 'empty-range', summary: 'A lower bound is above its upper bound (`minimum` > `maximum`, `minLength` > `maxLength`...), so no value is valid.' },
   TM0309: { severity: 'error', name: 'unsupported-pattern', summary: 'A `pattern` uses syntax the linear-time matcher (RE2) does not run: lookaround or backreferences.' },
   // 033x: output schemas (`output_schema`, an MCP server's `outputSchema`)
   TM0330: { severity: 'error', name: 'invalid-output-schema', summary: 'The output schema is not a valid JSON Schema (ajv, strict mode), so no result could be checked against it.' },
@@ -102,6 +109,35 @@ export const DIAGNOSTIC_CODES = {
   TM0903: { severity: 'info', name: 'agent-calls-itself', summary: 'A local agent\'s profile offers the agent to itself; such calls are refused.' },
   // 10xx: tool choice (what a model is likely to get wrong)
   TM1001: { severity: 'warning', name: 'confusable-tools', summary: 'Two tools offered together read so alike (description, name, parameters) that a model is likely to pick one for the other.' },
+  // 11xx: description quality
+  TM1101: { severity: 'info', name: 'no-usage-guidance', summary: 'The description does not say when to use the tool (or when not to).', optIn: true },
+  TM1102: { severity: 'info', name: 'no-return-description', summary: 'The description does not say what the tool returns.', optIn: true },
+  TM1103: { severity: 'info', name: 'destructive-effect-unstated', summary: 'A destructive tool\'s description does not say what is lost or whether it can be undone.', optIn: true },
+  TM1104: { severity: 'info', name: 'parameter-format-unstated', summary: 'A parameter whose name implies a format (a date, an email, a URL...) does not say which.', optIn: true },
+  TM1105: { severity: 'info', name: 'description-restates-name', summary: 'The description only repeats the tool\'s name.', optIn: true },
+  // 12xx: tool poisoning (OWASP MCP Top 10, MCP03:2025)
+  TM1201: { severity: 'error', name: 'hidden-text', summary: 'Text a display does not show but a model reads: Unicode tag characters or bidirectional controls.' },
+  TM1202: { severity: 'warning', name: 'invisible-characters', summary: 'Zero-width characters or directional marks in a tool\'s text or names.' },
+  TM1203: { severity: 'warning', name: 'instructions-to-model', summary: 'A tool\'s text gives the model instructions: to ignore its own, to hide something from the user, to read or pass on secret files.' },
+  TM1204: { severity: 'warning', name: 'tool-shadowing', summary: 'A tool\'s text steers the model away from a tool of another source ("instead of X, use this").' },
+  TM1205: { severity: 'warning', name: 'secret-parameter', summary: 'A parameter asks the model for a secret (a password, an API key, a token).' },
+  TM1206: { severity: 'warning', name: 'effect-contradicts-text', summary: 'The declared effect (read-only, not destructive) contradicts what the tool\'s name or description says it does.' },
+  // 13xx: MCP clients' limits (lint.clients, validate --client)
+  TM1301: { severity: 'warning', name: 'client-tool-limit', summary: 'A profile offers more tools up front than an MCP client the catalog is meant for takes.' },
+  TM1302: { severity: 'warning', name: 'client-schema-quirk', summary: 'An MCP client the catalog is meant for would change or drop a tool as written.' },
+  // 14xx: what happens to results: summaries, references, evaluation checks
+  TM1401: { severity: 'error', name: 'unknown-evaluation', summary: 'A tool\'s `evaluation` names a check that `evaluations:` does not define.' },
+  TM1402: { severity: 'error', name: 'evaluation-kind', summary: 'An `evaluations:` entry must have exactly one of regex, not_regex, schema or rubric.' },
+  TM1403: { severity: 'error', name: 'invalid-evaluation-regex', summary: 'An evaluation\'s regex or not_regex does not compile with RE2.' },
+  TM1404: { severity: 'error', name: 'invalid-evaluation-schema', summary: 'An evaluation\'s schema is not valid JSON Schema, or does not compile.' },
+  TM1405: { severity: 'warning', name: 'unused-evaluation', summary: 'An `evaluations:` entry that no tool lists, so it never runs.' },
+  TM1406: { severity: 'error', name: 'invalid-reference-selector', summary: 'A `references:` selector does not parse (steps are .key, [\'key\'], [N] and [*] after $).' },
+  TM1407: { severity: 'warning', name: 'resource-links-not-mcp', summary: '`references: resource_links` on a tool that is not an MCP server\'s, whose results have no resource_link blocks.' },
+  TM1408: { severity: 'error', name: 'summarize-without-model', summary: 'A tool has `truncation: summarize`, but the catalog has no `budget.summarize` model.' },
+  TM1409: { severity: 'warning', name: 'evaluation-option-ignored', summary: 'An evaluation sets something its kind ignores: provider or model on a check that is not a rubric, or `on: result` on a rubric.' },
+  TM1410: { severity: 'warning', name: 'references-find-nothing', summary: 'The `references:` selectors find no source with a URL in any of the tool\'s mock results.' },
+  TM1411: { severity: 'warning', name: 'mock-result-fails-evaluation', summary: 'A mock result fails one of the tool\'s result checks (`evaluation:` entries with `on: result`).' },
+  TM1412: { severity: 'info', name: 'summarize-unused', summary: '`budget.summarize` is set, but no tool has `truncation: summarize`.' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -1,5 +1,19 @@
 import type { DiagnosticCode, Severity } from './diagnostic-codes.js';
 
+/** A change of a file's text: replace [start, end) (character offsets) by `text`. */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The change a finding's hint names, as edits of the finding's file (`validate --fix`). */
+export interface Fix {
+  /** What it changes, in words: `rename "descripton" to "description"`. */
+  description: string;
+  edits: TextEdit[];
+}
+
 /** One finding about a catalog, pointing at the YAML node it concerns. */
 export interface Diagnostic {
   code: DiagnosticCode;
@@ -16,6 +30,8 @@ export interface Diagnostic {
   pointer: string;
   tool?: string;
   hint?: string;
+  /** The mechanical fix the hint names, when there is one. */
+  fix?: Fix;
 }
 
 export interface DiagnosticSummary {

@@ -1,3 +1,4 @@
+import { isRecord } from '../shared/is-record.js';
 import type { JsonSchema } from './types.js';
 
 /** Keywords whose value is one subschema. */
@@ -197,6 +198,7 @@ export function schemaReferences(schema: JsonSchema): SchemaReferences {
  */
 export const MAX_IN_PLACE_SCHEMAS = 10_000;
 
+/** Keywords whose subschemas apply to the same value as the schema holding them (JSON Schema 2020-12 Core §10.2), with `dependentSchemas`. */
 const IN_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'] as const;
 const IN_PLACE_SINGLES = ['not', 'if', 'then', 'else'] as const;
 
@@ -231,4 +233,41 @@ export function inPlaceSchemas(root: unknown): { count: number; path: string[] }
     if (count > most.count) most = { count, path };
   });
   return most;
+}
+
+/** A schema and the subschemas that apply to the same value through in-place applicators, with the property names they define. */
+export interface SchemaFamily {
+  members: ReadonlySet<object>;
+  names: ReadonlySet<string>;
+}
+
+/**
+ * For each subschema, its family: the schema that starts it and every subschema applying to the
+ * same value through in-place applicators, and the property names they define. A `required`
+ * inside `anyOf`, `then` or `else` names properties the enclosing schema defines (`allOf:
+ * [{anyOf: [{required: [phone]}, {required: [email]}]}]` is how JSON Schema says "one of these
+ * two"), and a property an `if` tests is the one the enclosing schema describes: both are about
+ * the family, not their own node.
+ */
+export function schemaFamilies(root: unknown): Map<object, SchemaFamily> {
+  const families = new Map<object, SchemaFamily>();
+  walkSchema(root, ({ node }) => {
+    // The walk visits a schema before what it holds: a node not yet in a family starts one.
+    if (families.has(node)) return;
+    const names = new Set<string>();
+    const members = new Set<object>();
+    const pending: unknown[] = [node];
+    while (pending.length > 0 && members.size < 10_000) {
+      const member = pending.pop();
+      if (!isRecord(member) || members.has(member)) continue;
+      members.add(member);
+      if (isRecord(member.properties)) for (const name of Object.keys(member.properties)) names.add(name);
+      for (const key of IN_PLACE_LISTS) if (Array.isArray(member[key])) pending.push(...(member[key] as unknown[]));
+      for (const key of IN_PLACE_SINGLES) if (key in member) pending.push(member[key]);
+      if (isRecord(member.dependentSchemas)) pending.push(...Object.values(member.dependentSchemas));
+    }
+    const family = { members, names };
+    for (const member of members) if (!families.has(member)) families.set(member, family);
+  });
+  return families;
 }

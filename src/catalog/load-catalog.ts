@@ -10,11 +10,16 @@ import { looksLikeCatalog, NOT_A_CATALOG_HINT, SourceFile } from './source-file.
 import {
   DEFAULT_LIMITS,
   TOOL_DEFAULTS,
+  TRUNCATIONS,
   type AgentConfig,
   type Catalog,
+  type EvaluationDefinition,
+  type ReferenceSpec,
+  type SummarizeSettings,
   type Handler,
   type McpOAuthConfig,
   type McpServerConfig,
+  type LintClient,
   type LintSetting,
   type Override,
   type Profile,
@@ -112,8 +117,15 @@ class LoadState {
   readonly policies: Catalog['policies'] = [];
   readonly overrides: Override[] = [];
   readonly lint: LintSetting[] = [];
+  readonly lintClients: LintClient[] = [];
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly agents = new Map<string, AgentConfig>();
+  readonly evaluations = new Map<string, EvaluationDefinition>();
+  /**
+   * `budget.summarize` of the first file that sets it, root first: an included catalog's tools
+   * with `truncation: summarize` bring their model along, unless the including file names one.
+   */
+  private summarize: { settings: SummarizeSettings; file: string } | undefined;
   /** Real paths of the files read so far. */
   private readonly loaded = new Set<string>();
   /** Real path of each file, by display path. */
@@ -155,6 +167,8 @@ class LoadState {
     }
     this.root ??= data;
     checkCatalogSchema(data, reporter);
+    const summarize = isRecord(data.budget) ? summarizeSettings(data.budget.summarize) : undefined;
+    if (summarize && !this.summarize) this.summarize = { settings: summarize, file: displayPath };
 
     const defaults: ToolDefaults = { ...inherited, ...(isRecord(data.defaults) ? (data.defaults as ToolDefaults) : {}) };
     if (Array.isArray(data.tools)) {
@@ -250,6 +264,7 @@ class LoadState {
     }
     if (isRecord(data.lint)) {
       for (const [rule, level] of Object.entries(data.lint)) {
+        if (rule === 'clients' && Array.isArray(level)) level.forEach((name, i) => typeof name === 'string' && this.lintClients.push({ name, file, pointer: pointerOf(['lint', 'clients', i]) }));
         if (level === 'off' || level === 'info' || level === 'warning' || level === 'error') this.lint.push({ rule, level, file, pointer: pointerOf(['lint', rule]), depth: stack.length });
       }
     }
@@ -315,6 +330,18 @@ class LoadState {
         });
       }
     }
+    if (isRecord(data.evaluations)) {
+      for (const [name, raw] of Object.entries(data.evaluations)) {
+        if (!isRecord(raw)) continue;
+        const pointer = pointerOf(['evaluations', name]);
+        const earlier = this.evaluations.get(name);
+        if (earlier) duplicate('evaluation', name, pointer, earlier);
+        else {
+          const definition = buildEvaluation(name, raw, file, pointer);
+          if (definition) this.evaluations.set(name, definition);
+        }
+      }
+    }
     if (isRecord(data.agents)) {
       for (const [name, raw] of Object.entries(data.agents)) {
         if (!isRecord(raw)) continue;
@@ -362,9 +389,16 @@ class LoadState {
       policies: this.policies,
       overrides: this.overrides,
       lint: this.lint,
+      lintClients: this.lintClients,
       mcpServers: this.mcpServers,
       agents: this.agents,
-      budget: { definitions: num(budget.definitions), per_result: num(budget.per_result), total_results: num(budget.total_results) },
+      evaluations: this.evaluations,
+      budget: {
+        definitions: num(budget.definitions),
+        per_result: num(budget.per_result),
+        total_results: num(budget.total_results),
+        ...(this.summarize ? { summarize: { ...this.summarize.settings, file: this.summarize.file } } : {}),
+      },
       limits: {
         max_calls_per_round: num(limits.max_calls_per_round) ?? DEFAULT_LIMITS.max_calls_per_round,
         max_rounds: num(limits.max_rounds) ?? DEFAULT_LIMITS.max_rounds,
@@ -411,7 +445,7 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   tool.confirm = oneOf(set.confirm, ['auto', 'always', 'never'] as const) ?? tool.confirm;
   tool.concurrency = oneOf(set.concurrency, ['safe', 'serial'] as const) ?? tool.concurrency;
   tool.mode = oneOf(set.mode, ['direct', 'background'] as const) ?? tool.mode;
-  tool.truncation = oneOf(set.truncation, ['head', 'tail', 'smart'] as const) ?? tool.truncation;
+  tool.truncation = oneOf(set.truncation, TRUNCATIONS) ?? tool.truncation;
   tool.enabled = bool(set.enabled) ?? tool.enabled;
   tool.deferLoading = bool(set.defer_loading) ?? tool.deferLoading;
   tool.alwaysLoad = bool(set.always_load) ?? tool.alwaysLoad;
@@ -419,6 +453,11 @@ function setFields(tool: Tool, set: Raw, catalogFile: string): void {
   tool.maxResultTokens = num(set.max_result_tokens) ?? tool.maxResultTokens;
   if (isRecord(set.prompts)) tool.prompts = { ...tool.prompts, ...(set.prompts as Tool['prompts']) };
   if (isRecord(set.output_schema)) tool.outputSchema = set.output_schema;
+  if (set.references !== undefined) {
+    const references = referenceSpec(set.references);
+    if (references) tool.references = references;
+  }
+  if (strings(set.evaluation)) tool.evaluation = strings(set.evaluation)!;
   if (set.handler !== undefined) {
     const handler = buildHandler(set.handler, catalogFile);
     if (handler) {
@@ -457,11 +496,13 @@ export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, 
     // A handler's own timeout (exec.timeout_ms, http.timeout_ms) is the more specific one.
     timeoutMs: handlerTimeout(raw.handler) ?? num(pick('timeout_ms', raw.timeout_ms)) ?? TOOL_DEFAULTS.timeout_ms,
     maxResultTokens: num(pick('max_result_tokens', raw.max_result_tokens)) ?? TOOL_DEFAULTS.max_result_tokens,
-    truncation: oneOf(pick('truncation', raw.truncation), ['head', 'tail', 'smart'] as const) ?? TOOL_DEFAULTS.truncation,
+    truncation: oneOf(pick('truncation', raw.truncation), TRUNCATIONS) ?? TOOL_DEFAULTS.truncation,
     prompts: isRecord(raw.prompts) ? (raw.prompts as Tool['prompts']) : {},
     docs: str(raw.docs),
     parameters: isRecord(raw.parameters) ? raw.parameters : { type: 'object', properties: {} },
     ...(isRecord(raw.output_schema) ? { outputSchema: raw.output_schema } : {}),
+    ...(referenceSpec(raw.references) ? { references: referenceSpec(raw.references)! } : {}),
+    ...(strings(raw.evaluation) ? { evaluation: strings(raw.evaluation)! } : {}),
     examples: Array.isArray(raw.examples) ? raw.examples.filter(isRecord) : [],
     handler: buildHandler(raw.handler, catalogFile),
     ...(isRecord(raw.native) ? { native: raw.native as Record<string, Record<string, unknown>> } : {}),
@@ -478,6 +519,36 @@ function oauthConfig(raw: Record<string, unknown>): McpOAuthConfig {
     ...(str(raw.client_secret_env) !== undefined ? { clientSecretEnv: str(raw.client_secret_env)! } : {}),
     ...(scopes ? { scopes } : {}),
     ...(str(raw.client_metadata_url) !== undefined ? { clientMetadataUrl: str(raw.client_metadata_url)! } : {}),
+  };
+}
+
+/** `references:` as written: `resource_links`, or selectors (checked by validate: TM1406). */
+function referenceSpec(raw: unknown): ReferenceSpec | undefined {
+  if (raw === 'resource_links') return { kind: 'resource_links' };
+  if (!isRecord(raw) || typeof raw.items !== 'string' || typeof raw.url !== 'string') return undefined;
+  return { kind: 'select', items: raw.items, url: raw.url, ...(typeof raw.title === 'string' ? { title: raw.title } : {}), ...(typeof raw.snippet === 'string' ? { snippet: raw.snippet } : {}) };
+}
+
+/** An `evaluations:` entry: its one kind (regex, not_regex, schema or rubric; validate says when it has none or several: TM1402). */
+function buildEvaluation(name: string, raw: Raw, file: string, pointer: string): EvaluationDefinition | undefined {
+  const base = { name, file, pointer, ...(typeof raw.description === 'string' ? { description: raw.description } : {}) };
+  const on = raw.on === 'result' ? 'result' : raw.on === 'answer' ? 'answer' : undefined;
+  if (typeof raw.regex === 'string') return { ...base, kind: 'regex', pattern: raw.regex, on: on ?? 'answer' };
+  if (typeof raw.not_regex === 'string') return { ...base, kind: 'not_regex', pattern: raw.not_regex, on: on ?? 'answer' };
+  if (isRecord(raw.schema)) return { ...base, kind: 'schema', schema: raw.schema, on: on ?? 'result' };
+  if (typeof raw.rubric === 'string') return { ...base, kind: 'rubric', rubric: raw.rubric, on: 'answer', ...(typeof raw.provider === 'string' ? { provider: raw.provider } : {}), ...(typeof raw.model === 'string' ? { model: raw.model } : {}) };
+  return undefined;
+}
+
+/** `budget.summarize`, when it names a provider and a model. */
+function summarizeSettings(raw: unknown): SummarizeSettings | undefined {
+  if (!isRecord(raw) || typeof raw.provider !== 'string' || typeof raw.model !== 'string') return undefined;
+  return {
+    provider: raw.provider,
+    model: raw.model,
+    ...(typeof raw.prompt === 'string' ? { prompt: raw.prompt } : {}),
+    ...(num(raw.threshold) !== undefined ? { threshold: num(raw.threshold)! } : {}),
+    ...(typeof raw.base_url === 'string' ? { base_url: raw.base_url } : {}),
   };
 }
 

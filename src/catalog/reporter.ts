@@ -1,6 +1,7 @@
-import type { Diagnostic } from './diagnostic.js';
+import type { Diagnostic, Fix } from './diagnostic.js';
 import { DIAGNOSTIC_CODES, type DiagnosticCode, type Severity } from './diagnostic-codes.js';
 import type { SourceFile } from './source-file.js';
+import { quoted } from './quoted-text.js';
 
 export interface ReportOptions {
   /** Point at the key of a mapping entry rather than its value. */
@@ -9,6 +10,8 @@ export interface ReportOptions {
   severity?: Severity;
   /** Overrides the subject prefix derived from the pointer. */
   subject?: string;
+  /** The fix the hint names (edits of this file's text). */
+  fix?: Fix;
 }
 
 /**
@@ -38,6 +41,8 @@ export class Reporter {
     };
     if (tool !== undefined) diagnostic.tool = tool;
     if (options.hint !== undefined) diagnostic.hint = options.hint;
+    // Only text the author wrote is fixed: not a server's tool (reported at its entry), not a file that is not a catalog.
+    if (options.fix !== undefined && this.file.quotable) diagnostic.fix = options.fix;
     this.sink.push(diagnostic);
   }
 
@@ -48,18 +53,18 @@ export class Reporter {
       const index = Number(match[1]);
       const entry = Array.isArray(data?.tools) ? (data.tools[index] as Record<string, unknown> | undefined) : undefined;
       const name = typeof entry?.name === 'string' ? entry.name : undefined;
-      return name === undefined ? { subject: `tools[${index}]` } : { subject: `tools[${index}] ${JSON.stringify(name)}`, tool: name };
+      return name === undefined ? { subject: `tools[${index}]` } : { subject: `tools[${index}] ${quoted(name)}`, tool: name };
     }
     match = /^\/(profiles|agents|mcp_servers)\/([^/]+)(?:\/|$)/.exec(pointer);
     if (match) {
       const name = match[2]!.replace(/~1/g, '/').replace(/~0/g, '~');
       const kind = { profiles: 'profile', agents: 'agent', mcp_servers: 'mcp server' }[match[1] as 'profiles'];
-      return match[1] === 'agents' ? { subject: `${kind} ${JSON.stringify(name)}`, tool: name } : { subject: `${kind} ${JSON.stringify(name)}` };
+      return match[1] === 'agents' ? { subject: `${kind} ${quoted(name)}`, tool: name } : { subject: `${kind} ${quoted(name)}` };
     }
     match = /^\/policies\/(\d+)(?:\/|$)/.exec(pointer);
     if (match) {
       const entry = Array.isArray(data?.policies) ? (data.policies[Number(match[1])] as Record<string, unknown> | undefined) : undefined;
-      const label = typeof entry?.label === 'string' ? ` ${JSON.stringify(entry.label)}` : '';
+      const label = typeof entry?.label === 'string' ? ` ${quoted(entry.label)}` : '';
       return { subject: `policies[${match[1]}]${label}` };
     }
     return {};

@@ -2,6 +2,7 @@ import { segmentsOf } from './diagnostic.js';
 import type { DiagnosticCode } from './diagnostic-codes.js';
 import { dottedPath, Reporter, type ReportOptions } from './reporter.js';
 import type { Tool } from './types.js';
+import { quoted } from './quoted-text.js';
 
 /**
  * Reports findings about an MCP server's tool: the tool has no place in any file, so each finding
@@ -20,8 +21,10 @@ export class ServerToolReporter extends Reporter {
     const entry = this.tool.source.pointer;
     const inside = pointer.startsWith(entry + '/') ? dottedPath(segmentsOf(pointer.slice(entry.length))) : '';
     const before = this.sink.length;
-    const original = this.tool.source.tool === this.tool.name ? '' : ` (MCP name ${JSON.stringify(this.tool.source.tool)})`;
-    super.report(code, entry, inside ? `${inside}: ${message}` : message, { ...options, part: 'key', subject: `mcp server ${JSON.stringify(this.tool.source.server)} tool ${JSON.stringify(this.tool.name)}${original}` });
+    const original = this.tool.source.tool === this.tool.name ? '' : ` (MCP name ${quoted(this.tool.source.tool)})`;
+    // A server's tool has no text in the file to fix.
+    const { fix: _fix, ...rest } = options;
+    super.report(code, entry, inside ? `${inside}: ${message}` : message, { ...rest, part: 'key', subject: `mcp server ${quoted(this.tool.source.server)} tool ${quoted(this.tool.name)}${original}` });
     for (const diagnostic of this.sink.slice(before)) diagnostic.tool = this.tool.name;
   }
 }

@@ -181,6 +181,28 @@ export class SourceFile {
     return { line: from.line, column: from.column, endLine: to.line, endColumn: to.column };
   }
 
+  /**
+   * Source offsets of the node at `pointer` (its key with `part: 'key'`), only when the pointer
+   * names a node that exists: a scalar's [start, end) (quotes included), a collection's start and
+   * end (a flow collection's closing bracket included). For fixes that edit the text in place.
+   */
+  range(pointer: string, part: 'value' | 'key' = 'value'): { start: number; end: number; kind: 'scalar' | 'seq' | 'map'; flow: boolean } | undefined {
+    let node = this.nodeIndex();
+    let key: NodeIndex | undefined;
+    for (const segment of segmentsOf(pointer)) {
+      if (node?.kind === 'map' && node.entries.has(segment)) {
+        key = node.entries.get(segment)!.key;
+        node = node.entries.get(segment)!.value;
+      } else if (node?.kind === 'seq' && /^\d+$/.test(segment) && node.items[Number(segment)]) {
+        key = undefined;
+        node = node.items[Number(segment)]!;
+      } else return undefined;
+    }
+    const target = part === 'key' ? key : node;
+    if (!target) return undefined;
+    return { start: target.start, end: endOf(this.text, target), kind: target.kind, flow: target.kind !== 'scalar' && (this.text[target.start] === '[' || this.text[target.start] === '{') };
+  }
+
   /** The text of one 1-based line, for code frames; empty for a file that is not quotable. */
   lineText(line: number): string {
     if (!this.quotable) return '';
@@ -227,6 +249,36 @@ export class SourceFile {
     this.events = []; // the index has all it needs; events are the largest structure by far
     return built.duplicates;
   }
+}
+
+/** Where a node ends: a scalar's end, a flow collection's closing bracket, a block collection's last value. */
+function endOf(text: string, node: NodeIndex): number {
+  if (node.kind === 'scalar') return node.end;
+  if (text[node.start] === '[' || text[node.start] === '{') return matchingBracket(text, node.start) + 1;
+  if (node.kind === 'seq') return node.items.length ? endOf(text, node.items[node.items.length - 1]!) : node.start;
+  const entries = [...node.entries.values()];
+  return entries.length ? endOf(text, entries[entries.length - 1]!.value) : node.start;
+}
+
+/** The offset of the bracket that closes the one at `open`, skipping quoted text; the text's end if none. */
+function matchingBracket(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      // YAML quotes: "" escapes with backslashes, '' with a doubled quote.
+      for (i++; i < text.length; i++) {
+        if (c === '"' && text[i] === '\\') i++;
+        else if (text[i] === c && !(c === "'" && text[i + 1] === "'")) break;
+        else if (c === "'" && text[i] === "'") i++;
+      }
+    } else if (c === '[' || c === '{') depth++;
+    else if (c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return text.length - 1;
 }
 
 function scalarStart(event: ScalarEvent): number {

@@ -4,7 +4,11 @@ export type Effect = 'read' | 'write' | 'destructive';
 export type Confirm = 'auto' | 'always' | 'never';
 export type Concurrency = 'safe' | 'serial';
 export type RunMode = 'direct' | 'background';
-export type Truncation = 'head' | 'tail' | 'smart';
+/** How a result over its limit is shortened; `summarize` asks a small model (`budget.summarize`), falling back to `smart`. */
+export type Truncation = 'head' | 'tail' | 'smart' | 'summarize';
+
+/** The truncations in the order the schema lists them (the loader and overrides read values against it). */
+export const TRUNCATIONS = ['head', 'tail', 'smart', 'summarize'] as const;
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -103,6 +107,13 @@ export interface Tool {
    * any other tool's result value as its runner gives it.
    */
   outputSchema?: JsonSchema;
+  /**
+   * Where the citable sources in the tool's results are (`references:`): a selector for the items
+   * and, within each, for url, title and snippet; or the MCP `resource_link` blocks of its result.
+   */
+  references?: ReferenceSpec;
+  /** Checks the tool's answers should pass (`evaluation:`), by name from the catalog's `evaluations`. */
+  evaluation?: string[];
   examples: Record<string, unknown>[];
   handler?: Handler;
   /**
@@ -117,6 +128,34 @@ export interface Tool {
   overriddenBy?: { file: string; pointer: string; fields: string[] }[];
 }
 
+/**
+ * Where a tool's citable sources are. `select`: `items` selects the source objects in the result
+ * (a small JSONPath subset, shared/json-selector.ts) and `url`, `title`, `snippet` select each
+ * one's fields from the item (`$` is the item). `resource_links`: the MCP `resource_link` blocks
+ * of an MCP tool's result.
+ */
+export type ReferenceSpec = { kind: 'select'; items: string; url: string; title?: string; snippet?: string } | { kind: 'resource_links' };
+
+/** Where an evaluation check looks: the turn's answer, or each result of a tool that declares it. */
+export type EvaluationTarget = 'answer' | 'result';
+
+/**
+ * One check of `evaluations:`, run after a turn that used a tool listing it: a regular expression
+ * the text must match (`regex`) or must not (`not_regex`), on RE2; a JSON Schema the text (parsed)
+ * must match; or a rubric a model grades the answer by.
+ */
+export type EvaluationDefinition = {
+  name: string;
+  description?: string;
+  file: string;
+  pointer: string;
+} & (
+  | { kind: 'regex'; pattern: string; on: EvaluationTarget }
+  | { kind: 'not_regex'; pattern: string; on: EvaluationTarget }
+  | { kind: 'schema'; schema: JsonSchema; on: EvaluationTarget }
+  | { kind: 'rubric'; rubric: string; provider?: string; model?: string; on: 'answer' }
+);
+
 /** One `lint:` setting: a rule (code or name, as written) and its level. */
 export interface LintSetting {
   rule: string;
@@ -125,6 +164,13 @@ export interface LintSetting {
   pointer: string;
   /** How many includes deep the file is: the root's settings win. */
   depth: number;
+}
+
+/** An MCP client named in `lint.clients:`, whose limits validate checks. */
+export interface LintClient {
+  name: string;
+  file: string;
+  pointer: string;
 }
 
 /** An `overrides:` entry: fields set on every tool the patterns match. */
@@ -255,10 +301,26 @@ export interface AgentConfig {
   pointer: string;
 }
 
+/** `budget.summarize`: the model that summarises results over their limit (`truncation: summarize`). */
+export interface SummarizeSettings {
+  /** A chat provider name (openai, openai-responses, anthropic, gemini). */
+  provider: string;
+  model: string;
+  /** The instruction the model gets with the result; default: toolman's (conversation/result-summariser.ts). */
+  prompt?: string;
+  /** Only results of at least this many (estimated) tokens are summarised; smaller overflows are cut with smart truncation. */
+  threshold?: number;
+  /** An OpenAI-compatible (or Anthropic) server instead of the provider's API. */
+  base_url?: string;
+  /** The file that set it (the root's wins; else the first included file's). */
+  file?: string;
+}
+
 export interface Budget {
   definitions?: number;
   per_result?: number;
   total_results?: number;
+  summarize?: SummarizeSettings;
 }
 
 export interface Limits {
@@ -286,8 +348,12 @@ export interface Catalog {
   policies: Policy[];
   overrides: Override[];
   lint: LintSetting[];
+  /** `lint.clients:` of every file (the union): MCP clients the catalog is served to. */
+  lintClients: LintClient[];
   mcpServers: Map<string, McpServerConfig>;
   agents: Map<string, AgentConfig>;
+  /** `evaluations:`, by name: the checks tools list in `evaluation`. */
+  evaluations: Map<string, EvaluationDefinition>;
   budget: Budget;
   limits: Limits;
   searchMode: 'tool_search' | 'discover';

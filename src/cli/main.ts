@@ -55,6 +55,10 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .option('--no-frames', 'text output: no code frames under errors')
     .addOption(new Option('--rule <CODE=level>', 'set a rule to off, info, warning or error (by code or name; repeatable; wins over the catalog\'s lint:)').argParser(collect))
     .option('--locked', 'also fail when MCP servers\' tools differ from toolman.lock (asks each server for its list)')
+    .addOption(new Option('--client <name>', 'check against an MCP client\'s documented limits: vscode, windsurf (repeatable; adds to the catalog\'s lint.clients)').argParser(collect))
+    .option('--max-warnings <n>', 'exit 1 when there are more than n warnings')
+    .option('--quality', 'list what each tool\'s description lacks (turns on the description-quality rules TM1101-TM1105)')
+    .option('--fix', 'apply the fixes findings name (did-you-mean keys, types and values, required: true, argv) to the files, then report what remains')
     .action(async (files: string[], opts, command: Command) => {
       const { validateCommand } = await import('./commands/validate.js');
       setCode(await validateCommand({ files, catalog: catalogOf(command), ...opts }, io));
@@ -205,8 +209,12 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     .description('serve the catalog\'s selected tools as an MCP server: stdio, or streamable HTTP with --port')
     .option('-p, --profile <name>', 'the profile whose tools are served (policies always apply)')
     .option('--port <n>', 'serve streamable HTTP at http://HOST:N/mcp instead of stdio (0 picks a free port)')
-    .option('--host <host>', 'with --port: the address to listen on (default 127.0.0.1; others need --token-env)')
+    .option('--host <host>', 'with --port: the address to listen on (default 127.0.0.1; others need --token-env or --auth-issuer)')
     .option('--token-env <name>', 'with --port: require "Authorization: Bearer <token>", the token read from this environment variable')
+    .option('--auth-issuer <url>', 'with --port: accept bearer tokens (JWTs) this OAuth authorization server issued for the server; publishes the protected-resource metadata')
+    .option('--auth-audience <aud>', 'with --auth-issuer: the audience tokens must name (default: the server\'s URL)')
+    .addOption(new Option('--auth-scope <scope>', 'with --auth-issuer: a scope every token must hold (repeatable)').argParser(collect))
+    .option('--public-url <url>', 'with --auth-issuer: the URL clients reach the server at, when a proxy stands in front (default: http://HOST:PORT/mcp)')
     .option('-y, --yes', 'approve calls that need confirmation (otherwise the client\'s user is asked through elicitation, or they are declined)')
     .addOption(new Option('--search-mode <mode>', 'how deferred tools are found').choices(['tool_search', 'discover']))
     .option('-v, --verbose', 'log each call on stderr')

@@ -76,6 +76,11 @@ export interface ConversationHost {
   watchMcpServers(listener: (change: McpToolsChange) => void): () => void;
   /** Sub-agents' nested loops' events; returns the unsubscribe. */
   onAgentEvent(listener: (event: AgentLoopEvent) => void): () => void;
+  /**
+   * Set when the catalog was named by a file the user did not name as a catalog (a recording, a
+   * suite): a base URL it gives is then never sent the user's key (side-models.ts).
+   */
+  readonly catalogNamedBy?: string | undefined;
   /** Named tools formatted on their own (what deferred tools would cost: `/context`). */
   formatTools(provider: ProviderName, names: readonly string[], options?: FormatOptions): Promise<FormatResult>;
 }

@@ -10,9 +10,13 @@ import { CHAT_PROVIDERS, createModelClient } from '../providers/model-clients.js
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import type { Summariser } from '../execute/types.js';
 import { carryMessages } from './carry-messages.js';
 import { Conversation } from './conversation.js';
 import type { ConversationHost, ConversationOptions } from './conversation-options.js';
+import { resultSummariser } from './result-summariser.js';
+import { rubricGrader } from './rubric-grader.js';
+import { SideModels } from './side-models.js';
 
 /** Providers with a tool search of their own (`--search native`). */
 const NATIVE_SEARCH: ReadonlySet<ProviderName> = new Set(['openai-responses', 'anthropic']);
@@ -50,12 +54,15 @@ export async function openConversation(host: ConversationHost, options: Conversa
     const catalog = host.rootFiles.map((f) => relative(dirname(file), f).split('\\').join('/'));
     client.fetch = recordingFetch(file, { provider, model, base_url: client.baseUrl ?? null, catalog, profile: options.profile ?? null }, host.secrets, client.fetch, connection.replace ? { replace: true } : {});
   }
+  // Summaries and rubric grades go through the same connection: recorded with the conversation, replayed from it.
+  const side = new SideModels(replay && client.fetch ? { mode: 'replay', fetch: client.fetch } : { mode: 'live', fetch: client.fetch }, options.env ?? host.env, host.secrets, host.catalogNamedBy);
+  const powers: Powers = { side, ...(host.catalog.budget.summarize ? { summarise: resultSummariser(host.catalog.budget.summarize, side) } : {}) };
 
-  const session = await sessionOpener(host, options, provider, model, format)(options.profile);
+  const session = await sessionOpener(host, options, provider, model, format, powers)(options.profile);
   let transcript: TranscriptWriter | undefined;
   try {
     const modelClient = await createModelClient(provider, model, client);
-    const loop = newLoop(options, modelClient, session, format);
+    const loop = newLoop(options, modelClient, session, format, powers);
     // A resumed conversation goes on from what its transcript holds, as this model can take it.
     const resumed = options.resume ? carryMessages(options.resume.messages, { provider: options.resume.provider ?? provider, model: options.resume.model ?? model }, { provider, model }) : undefined;
     if (resumed && options.resume) {
@@ -73,7 +80,7 @@ export async function openConversation(host: ConversationHost, options: Conversa
       model,
       search,
       loop,
-      openSession: sessionOpener(host, options, provider, model, format),
+      openSession: sessionOpener(host, options, provider, model, format, powers),
       ...(transcript ? { transcript } : {}),
       ...(connection.mode === 'record' ? { recordFile: connection.file } : {}),
       notices,
@@ -81,7 +88,7 @@ export async function openConversation(host: ConversationHost, options: Conversa
       ...(replay ? { replay: { onDifference: (listener: (message: string) => void) => (differences = listener) } } : {}),
       ...(options.resume ? { resumed: options.resume } : {}),
       ...(options.system ? { system: options.system } : {}),
-      switchModel: connection.mode === 'live' ? (target) => switchedModel(host, options, target) : undefined,
+      switchModel: connection.mode === 'live' ? (target) => switchedModel(host, options, target, powers) : undefined,
       whyNoSwitch: connection.mode === 'replay' ? `a replay answers from its recording, made with ${provider} ${model}: another model has no recorded answers` : connection.mode === 'record' ? `a recording holds one provider and model (its first line says ${provider} ${model}), which its replay talks to; start another --record to record another model` : undefined,
     });
   } catch (error) {
@@ -109,7 +116,7 @@ export interface SwitchedModel {
  * within the OpenAI family it was given for (openai and openai-responses share a server), native
  * tool search kept where the new provider has one.
  */
-async function switchedModel(host: ConversationHost, options: ConversationOptions, target: { provider: ProviderName; model: string }): Promise<SwitchedModel> {
+async function switchedModel(host: ConversationHost, options: ConversationOptions, target: { provider: ProviderName; model: string }, powers: Powers): Promise<SwitchedModel> {
   const provider = chatProvider(target.provider);
   const notices: string[] = [];
   const openAiFamily = (p: ProviderName | undefined) => p === 'openai' || p === 'openai-responses';
@@ -126,8 +133,8 @@ async function switchedModel(host: ConversationHost, options: ConversationOption
     search,
     format,
     client,
-    openSession: sessionOpener(host, options, provider, target.model, format),
-    newLoop: (session) => newLoop(options, client, session, format),
+    openSession: sessionOpener(host, options, provider, target.model, format, powers),
+    newLoop: (session) => newLoop(options, client, session, format, powers),
     notices,
   };
 }
@@ -145,16 +152,24 @@ function liveConnection(host: ConversationHost, options: ConversationOptions, pr
   return { apiKey: credentials.apiKey, ...(credentials.baseUrl ? { baseUrl: credentials.baseUrl } : {}) };
 }
 
-function sessionOpener(host: ConversationHost, options: ConversationOptions, provider: ProviderName, model: string, format: FormatOptions) {
-  return (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
-    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
+/** What a conversation lends its sessions and loops: side model calls, the summariser of long results. */
+interface Powers {
+  side: SideModels;
+  summarise?: Summariser;
 }
 
-function newLoop(options: ConversationOptions, client: ModelClient, session: ToolSession, format: FormatOptions): ChatLoop {
+function sessionOpener(host: ConversationHost, options: ConversationOptions, provider: ProviderName, model: string, format: FormatOptions, powers: Powers) {
+  return (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
+    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, ...(powers.summarise ? { summarise: powers.summarise } : {}), ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
+}
+
+function newLoop(options: ConversationOptions, client: ModelClient, session: ToolSession, format: FormatOptions, powers: Powers): ChatLoop {
   return new ChatLoop({
     client,
     session,
     format,
+    // Rubrics are graded by the conversation's own model unless they name another.
+    grade: rubricGrader(powers.side, () => ({ provider: client.provider, model: client.model })),
     ...(options.system ? { system: options.system } : {}),
     ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
     stream: options.stream !== false,

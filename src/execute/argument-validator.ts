@@ -55,6 +55,24 @@ export function validateOutput(tool: Tool & { outputSchema: JsonSchema }, value:
   };
 }
 
+/**
+ * Checks any value against a schema (an evaluation's `schema:`): the same compile as results
+ * get, the problems in the words a result's get.
+ */
+export function validateValue(schema: JsonSchema, value: unknown, label: string): { valid: true } | { valid: false; message: string } {
+  let validate = outputValidators.get(schema);
+  if (!validate) {
+    try {
+      validate = compile(schema);
+    } catch (error) {
+      return { valid: false, message: `the schema does not compile (${error instanceof Error ? error.message : String(error)}); run toolman validate` };
+    }
+    outputValidators.set(schema, validate);
+  }
+  if (validate(value)) return { valid: true };
+  return { valid: false, message: describeProblems(validate.errors ?? [], { name: label, parameters: {} } as unknown as Tool, 'result') };
+}
+
 /** `result.items[0].id` for the instance path `/items/0/id` (JSON Pointer escapes undone). */
 const resultPath = (pointer: string) =>
   'result' + pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
-import type { Budget, JsonSchema, Limits, Tool } from '../catalog/types.js';
+import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
@@ -9,9 +9,12 @@ import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
 import { ToolFailure, type RunContext, type RunnerRegistry } from './runner.js';
+import { resultVerdicts } from './evaluation-checks.js';
+import { resultReferences } from './result-references.js';
+import { cutStrategy, shortenResult } from './shorten-result.js';
 import { setStructuredContent, StructuredResult } from './structured-result.js';
 import { estimateTokens, truncateResult } from './truncate.js';
-import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, ToolResponse, TurnResult } from './types.js';
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, Summariser, ToolResponse, TurnResult } from './types.js';
 
 /**
  * Which tools a turn may reach: a session implements it (selection, tools found by search,
@@ -39,6 +42,10 @@ export interface ExecutorOptions {
   jobs?: JobStore<Outcome>;
   /** Answers approval requests unless a turn brings its own; without one, such calls are declined. */
   approve?: Approver;
+  /** Summarises results over their limit for `truncation: summarize`; without one they are cut with `smart`. */
+  summarise?: Summariser;
+  /** The catalog's `evaluations:`: a tool's result checks run on each of its results. */
+  evaluations?: ReadonlyMap<string, EvaluationDefinition>;
   onEvent?: (event: CallEvent) => void;
 }
 
@@ -146,8 +153,9 @@ export class Executor {
     }
 
     const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
-    const primary = new Map<number, ToolResponse>();
-    primaries.forEach((i, n) => primary.set(i, this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0)));
+    // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
+    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, signal)));
+    const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
     this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
     // Duplicates get the same answer, marked as such, under their own call id.
     const responses = planned.map((p, i) => {
@@ -312,7 +320,7 @@ export class Executor {
     return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 
-  private toResponse(planned: PlannedCall, outcome: Outcome, duration: number): ToolResponse {
+  private async toResponse(planned: PlannedCall, outcome: Outcome, duration: number, signal: AbortSignal): Promise<ToolResponse> {
     const { record } = planned;
     let content: string;
     let error: string | null = null;
@@ -335,14 +343,28 @@ export class Executor {
     let truncated = false;
     let original: number | null = null;
     const tool = outcome.tool;
+    const extra: Partial<ToolResponse> = {};
     if (!error && tool) {
+      // Sources and result checks read the whole result, before any cut (as the output schema does).
+      const redact = (text: string) => this.secrets.redact(text);
+      if (outcome.ok && tool.references) {
+        const references = resultReferences(tool.references, outcome.value, redact);
+        if (references.length) extra.references = references;
+      }
+      if (outcome.ok && tool.evaluation?.length && this.options.evaluations) {
+        const verdicts = resultVerdicts(tool, outcome.value, this.options.evaluations, record.id, redact);
+        if (verdicts.length) extra.evaluations = verdicts;
+      }
       const limit = Math.min(tool.maxResultTokens, this.options.budget.per_result ?? Infinity);
-      const cut = truncateResult(content, limit, tool.truncation);
+      const cut = await shortenResult(content, limit, tool, { summarise: this.options.summarise, threshold: this.options.budget.summarize?.threshold, signal });
       if (cut.truncated) {
-        content = cut.text;
+        // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
+        content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
         truncated = true;
         original = cut.originalTokens;
+        if (cut.summarized) extra.summarized = true;
       }
+      if (cut.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
     }
     const response: ToolResponse = {
       id: record.id,
@@ -357,6 +379,7 @@ export class Executor {
       original_tokens: original,
       duration_ms: duration,
       ...(outcome.ok && outcome.jobId ? { job_id: outcome.jobId } : {}),
+      ...extra,
     };
     // A truncated result's structured value would carry what the limit cut; secrets go as in the text.
     if (outcome.ok && outcome.structured && !error && !truncated) {
@@ -390,7 +413,7 @@ export class Executor {
       const share = Math.floor(remaining / (candidates.length - index));
       const size = estimateTokens(response.content);
       if (size > share) {
-        const cut = truncateResult(response.content, Math.max(1, share), tool?.truncation ?? 'smart');
+        const cut = truncateResult(response.content, Math.max(1, share), cutStrategy(tool?.truncation ?? 'smart'));
         response.original_tokens ??= cut.originalTokens;
         response.content = cut.text;
         response.truncated = true;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 export interface Job<T> {
   id: string;
@@ -18,7 +18,9 @@ export class JobStore<T extends { ok: boolean }> {
   private readonly controller = new AbortController();
 
   start(tool: string, run: (signal: AbortSignal) => Promise<T>): string {
-    const id = `job_${randomUUID().slice(0, 8)}`;
+    // A job id is a bearer handle (`toolman serve` answers job_status to whoever names it): 128
+    // random bits, so no one collects a job by guessing its id.
+    const id = `job_${randomBytes(16).toString('base64url')}`;
     const job: Job<T> = { id, tool, status: 'running', startedAt: performance.now() };
     this.jobs.set(id, job);
     void run(this.controller.signal).then((outcome) => {

@@ -61,7 +61,55 @@ export interface ToolResponse {
   duration_ms: number;
   /** Set on a background call's immediate answer. */
   job_id?: string;
+  /** The result was over its limit and a model summarised it (`truncation: summarize`); `original_tokens` says how long it was. */
+  summarized?: true;
+  /** Why a result over its limit was cut with smart truncation instead of summarised (no model reachable, an error). */
+  summary_error?: string;
+  /** The citable sources the tool's `references:` found in its result, cleaned and bounded; the loop numbers them per turn (`n`). */
+  references?: Reference[];
+  /** Verdicts of the tool's `evaluation` checks that look at its result (`on: result`), run on the whole result. */
+  evaluations?: EvaluationVerdict[];
 }
+
+/** A citable source found in a result (`references:`): text from the tool, cleaned (no control or invisible characters) and bounded. */
+export interface Reference {
+  url: string;
+  title?: string;
+  snippet?: string;
+  /** Its number in the turn (`[n]`), given by the loop; absent where no loop numbers them (`call`, `serve`). */
+  n?: number;
+}
+
+/** How one evaluation check went: `error` means it could not be decided (no grading model, a result that is not JSON). */
+export interface EvaluationVerdict {
+  name: string;
+  verdict: 'pass' | 'fail' | 'error';
+  /** What was checked: the turn's answer, or one call's result. */
+  on: 'answer' | 'result';
+  /** The tools that listed the check and were used (for a result check, the one whose result it was). */
+  tools: string[];
+  /** The call whose result was checked (`on: result`). */
+  call_id?: string;
+  /** Why it failed or could not be decided (the grader's reason, the schema's complaint). */
+  reason?: string;
+}
+
+/** A result over its limit, for `truncation: summarize`. */
+export interface SummaryRequest {
+  /** The catalog tool whose result it is. */
+  tool: string;
+  /** The result as the model would get it (secrets already redacted). */
+  text: string;
+  /** The most (estimated) tokens the summary may have. */
+  maxTokens: number;
+}
+
+/**
+ * Summarises results over their limit (`truncation: summarize`). The executor never talks to a
+ * model: the conversation (or, for `call` and `serve`, the manager) supplies this, as it supplies
+ * the approver. A failure is a value, and the executor then cuts the result with `smart`.
+ */
+export type Summariser = (request: SummaryRequest, signal: AbortSignal) => Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
 
 export type ErrorKind =
   | 'unknown_tool'

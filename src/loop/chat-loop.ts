@@ -7,6 +7,8 @@ import type { ToolSession } from '../session/tool-session.js';
 import { isToolmanError } from '../shared/errors.js';
 import { EventChannel } from './event-channel.js';
 import type { LoopEvent, StopReason, TurnCall, TurnSummary, TurnUsage } from './loop-events.js';
+import { evaluateTurn, type RubricGrader } from './turn-evaluations.js';
+import { TurnReferences } from './turn-references.js';
 
 export interface ChatLoopOptions {
   client: ModelClient;
@@ -27,6 +29,8 @@ export interface ChatLoopOptions {
   approve?: Approver;
   /** toolman's own estimate of each request's input tokens, shown next to the API's count; default on. */
   estimate?: boolean;
+  /** Grades rubric evaluations (`evaluations:` with `rubric`); without one they are `error` verdicts. */
+  grade?: RubricGrader;
 }
 
 export interface TurnOptions {
@@ -108,15 +112,22 @@ export class ChatLoop {
     const maxRepeats = this.options.maxRepeats ?? limits.max_repeats;
     const { format } = this;
     const calls: TurnCall[] = [];
+    const sources = new TurnReferences();
+    /** The results of calls that ran, as the model got them: what the turn's evaluations look at. */
+    const used: ToolResponse[] = [];
     const usage: TurnUsage = { input: 0, output: 0, cached: 0, estimated_input: 0 };
     const repeats = new Map<string, number>();
     let warnedRepeat = false;
     let answer = '';
     let round = 0;
     let tookControl: string | null = null;
-    const finish = (stop: StopReason, message?: string): TurnSummary => {
-      emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}) });
-      return { answer, stop, rounds: round, calls, usage, took_control: tookControl, ...(message ? { message } : {}) };
+    const finish = async (stop: StopReason, message?: string): Promise<TurnSummary> => {
+      // A cancelled or failed turn has no answer worth checking.
+      const evaluations = stop === 'cancelled' || stop === 'error' || used.length === 0 ? [] : await evaluateTurn({ question: text, answer, responses: used, resolve: (name) => session.resolve(name), evaluations: session.catalog.evaluations }, this.options.grade, signal);
+      if (evaluations.length) emit({ type: 'evaluations', round, verdicts: evaluations });
+      const references = sources.list;
+      emit({ type: 'done', stop, answer, rounds: round, took_control: tookControl, ...(message ? { message } : {}), ...(references.length ? { references } : {}) });
+      return { answer, stop, rounds: round, calls, usage, took_control: tookControl, ...(message ? { message } : {}), references, evaluations };
     };
 
     this.turns++;
@@ -207,8 +218,11 @@ export class ChatLoop {
         const byId = new Map(ran.responses.map((r) => [r.id, r]));
         const results: ModelToolResult[] = [];
         for (const record of records) {
-          const response: ToolResponse = byId.get(record.id) ?? loopResponse(record, looping.get(record.id) ?? 'not run');
+          // Sources are numbered for the turn and listed after the result's text, which the model reads.
+          const response: ToolResponse = sources.number(byId.get(record.id) ?? loopResponse(record, looping.get(record.id) ?? 'not run'));
+          if (response.ok && !record.meta) used.push(response);
           emit({ type: 'tool_result', round, response });
+          if (response.summary_error) emit({ type: 'warning', message: `${response.tool}'s result was over its limit and was cut, not summarised: ${response.summary_error}` });
           results.push({ id: record.id, name: record.name, content: response.ok ? response.content : (response.error ?? response.content), isError: !response.ok });
           calls.push({ ...record, round, ok: response.ok, error_kind: response.error_kind, content: response.content, error: response.error, approval: approvals.get(record.id) ?? null });
         }
@@ -218,7 +232,8 @@ export class ChatLoop {
         if (signal.aborted) return finish('cancelled');
         if (ran.took_control) {
           tookControl = ran.took_control;
-          answer = ran.responses.find((r) => r.tool === ran.took_control && r.ok)?.content ?? answer;
+          // The response as the model got it: with its numbered sources.
+          answer = used.find((r) => r.tool === ran.took_control)?.content ?? answer;
           return finish('took_control', `${ran.took_control} took control: its result is the answer`);
         }
         if (loopedAfterWarning) return finish('repeats', `the model kept repeating the same call after being told it was looping (limits.max_repeats is ${maxRepeats})`);

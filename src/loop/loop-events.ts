@@ -1,7 +1,10 @@
-import type { CallEvent, CallRecord, ErrorKind, ToolResponse } from '../execute/types.js';
+import type { CallEvent, CallRecord, ErrorKind, EvaluationVerdict, ToolResponse } from '../execute/types.js';
 import type { ModelUsage } from '../providers/model-client.js';
 import type { ProviderName } from '../providers/types.js';
 import type { ToolChoice } from '../select/tool-choice.js';
+import type { TurnReference } from './turn-references.js';
+
+export type { TurnReference };
 
 /** Why a turn ended. */
 export type StopReason = 'done' | 'max_rounds' | 'took_control' | 'repeats' | 'error' | 'cancelled';
@@ -29,8 +32,13 @@ export type LoopEvent =
   | { type: 'warning'; message: string }
   | { type: 'round_end'; round: number }
   | { type: 'error'; kind: string; message: string; hint?: string }
-  /** `took_control`: the tool whose result is the answer (stop took_control), else null. */
-  | { type: 'done'; stop: StopReason; answer: string; rounds: number; took_control: string | null; message?: string };
+  /** The verdicts of the checks the turn's tools list (`evaluation:`), once the answer is in (after its last round); only when there are any. */
+  | { type: 'evaluations'; round: number; verdicts: EvaluationVerdict[] }
+  /**
+   * `took_control`: the tool whose result is the answer (stop took_control), else null.
+   * `references`: the turn's numbered sources (what `[n]` in the answer points at), when it had any.
+   */
+  | { type: 'done'; stop: StopReason; answer: string; rounds: number; took_control: string | null; message?: string; references?: TurnReference[] };
 
 /** One tool call of a turn: its record and how it went (the one-shot JSON and the test runner read it). */
 export interface TurnCall extends CallRecord {
@@ -60,6 +68,10 @@ export interface TurnSummary {
   /** The tool whose result is the answer when the turn stopped with took_control. */
   took_control: string | null;
   message?: string;
+  /** The turn's sources, numbered as the model was given them (`[n]`). */
+  references: TurnReference[];
+  /** The verdicts of the checks its tools list (`evaluation:`). */
+  evaluations: EvaluationVerdict[];
 }
 
 /** One event of a nested loop, with the agent and the parent's call it belongs to. */

@@ -6,7 +6,8 @@
  * imports it loads what it re-exports.
  */
 export { DIAGNOSTIC_CODES } from '../catalog/diagnostic-codes.js';
-export { summarize } from '../catalog/diagnostic.js';
+export { sortDiagnostics, summarize } from '../catalog/diagnostic.js';
+export { escapeInvisible } from '../catalog/quoted-text.js';
 export { toolSummary } from '../catalog/tool-summary.js';
 export { META_TOOL_NAMES } from '../catalog/types.js';
 export { NOT_RUN_KINDS, REFUSED_KINDS } from '../execute/types.js';

@@ -10,6 +10,7 @@ import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
 import type { BudgetReport, BudgetRequest } from '../budget/budget-report.js';
 import type { RunnerRegistry } from '../execute/runner.js';
+import type { Summariser } from '../execute/types.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
 import type { ToolSearch } from '../search/tool-search.js';
@@ -121,6 +122,11 @@ export class ToolManager {
 
   get catalog(): Catalog {
     return this.current.catalog;
+  }
+
+  /** What named the catalog when the user did not (`OpenOptions.namedBy`). */
+  get catalogNamedBy(): string | undefined {
+    return this.namedBy;
   }
 
   /** The catalog as loaded: its files, their sources and the loader's findings. */
@@ -308,7 +314,8 @@ export class ToolManager {
     const module = await import('../validate/validate-catalog.js');
     if (!this.checked) {
       const schemaChecks = schemaCheckCacheFrom(this.env);
-      this.checked = module.runChecks(this.loaded, schemaChecks ? { schemaChecks } : {});
+      // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
+      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), mcpServers: this.mcpServers() });
     }
     return module.withRuleSettings(this.loaded, this.checked, rules);
   }
@@ -391,7 +398,7 @@ export class ToolManager {
 
   /** A conversation over the catalog: its selection, the tools it finds, the executor for its calls. */
   async session(request: SessionRequest = {}): Promise<ToolSession> {
-    const [{ request: selectionRequest, selection }, { ToolSession }, runners] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners()]);
+    const [{ request: selectionRequest, selection }, { ToolSession }, runners, summarise] = await Promise.all([this.selection(request), import('../session/tool-session.js'), this.runners(), request.summarise ?? this.summariser()]);
     // The selection is computed once, here, and handed to the session.
     const session = new ToolSession(this.catalog, { ...selectionRequest, selection, ...(request.searchMode ? { searchMode: request.searchMode } : {}) }, {
       runners: request.wrapRunners ? request.wrapRunners(runners) : runners,
@@ -399,11 +406,29 @@ export class ToolManager {
       env: this.env,
       secrets: this.secrets,
       ...(request.approve ? { approve: request.approve } : {}),
+      ...(summarise ? { summarise } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
       onClose: () => this.sessions.delete(session),
     });
     this.sessions.add(session);
     return session;
+  }
+
+  private summarising: Promise<Summariser | undefined> | undefined;
+
+  /**
+   * The summariser of sessions no conversation owns (`call`, `serve`): the catalog's
+   * `budget.summarize` model, live, with its key from the environment (none set: each summary
+   * falls back to smart truncation and says why). Conversations bring their own, recorded and
+   * replayed with them.
+   */
+  private summariser(): Promise<Summariser | undefined> {
+    const settings = this.catalog.budget.summarize;
+    if (!settings) return Promise.resolve(undefined);
+    this.summarising ??= Promise.all([import('../conversation/side-models.js'), import('../conversation/result-summariser.js')]).then(([{ SideModels }, { resultSummariser }]) =>
+      resultSummariser(settings, new SideModels({ mode: 'live' }, this.env, this.secrets, this.namedBy)),
+    );
+    return this.summarising;
   }
 
   /**

@@ -8,7 +8,9 @@ export function panelMarkers(panel: Panel): string[] {
   const r = panel.result;
   if (panel.approval === 'approved' || panel.approval === 'always') markers.push(panel.approval === 'always' ? 'approved (always)' : 'approved');
   if (!r) return markers;
-  if (r.truncated) markers.push(r.originalTokens ? `truncated from ~${r.originalTokens} tokens` : 'truncated');
+  if (r.summarized) markers.push(r.originalTokens ? `summarized from ~${r.originalTokens} tokens` : 'summarized');
+  else if (r.truncated) markers.push(r.originalTokens ? `truncated from ~${r.originalTokens} tokens` : 'truncated');
+  if (r.sources) markers.push(`${r.sources} source${r.sources === 1 ? '' : 's'}`);
   if (r.deduplicated) markers.push('deduplicated');
   // A declined or cancelled call says so in its status word ("declined", "cancelled"), not as a failure's marker.
   if (r.errorKind === 'declined' || r.errorKind === 'cancelled') return markers;

@@ -288,7 +288,7 @@ export class ReplController implements CommandHost {
     const done = run().catch((error: unknown) => {
       // The loop never rejects; anything else (a transcript that cannot be written) is shown.
       this.turn = undefined;
-      this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 }, took_control: null } });
+      this.dispatch({ type: 'turn_end', summary: { answer: '', stop: 'error', rounds: 0, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 }, took_control: null, references: [], evaluations: [] } });
       const { secrets } = this.context.manager;
       this.note('error', secrets.redact(error instanceof Error ? error.message : String(error)), isToolmanError(error) && error.hint ? secrets.redact(error.hint) : undefined);
     });

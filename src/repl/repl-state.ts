@@ -1,5 +1,5 @@
-import type { ErrorKind } from '../execute/types.js';
-import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
+import type { ErrorKind, EvaluationVerdict } from '../execute/types.js';
+import type { LoopEvent, TurnReference, TurnSummary } from '../loop/loop-events.js';
 import type { ChatMessage } from '../providers/model-client.js';
 import type { ToolChoice } from '../select/tool-choice.js';
 import { EMPTY_LINE, type EditorState } from './line-editor.js';
@@ -27,9 +27,13 @@ export interface PanelResult {
   error: string | null;
   errorKind: ErrorKind | null;
   truncated: boolean;
+  /** A model summarised it (`truncation: summarize`). */
+  summarized: boolean;
   deduplicated: boolean;
   originalTokens: number | null;
   durationMs: number;
+  /** How many numbered sources it gave. */
+  sources: number;
 }
 
 /** One tool call as the REPL shows it. */
@@ -140,6 +144,8 @@ export interface ReplState {
   exitArmed: boolean;
   exitCode: number | null;
   status: StatusView;
+  /** The turn's evaluation verdicts, drawn after its answer (a take-control answer comes with `done`, after them). */
+  verdicts: EvaluationVerdict[];
 }
 
 export type ReplAction =
@@ -178,6 +184,7 @@ export function initialState(status: Omit<StatusView, 'usage' | 'definitions' | 
     choices: null,
     exitArmed: false,
     exitCode: null,
+    verdicts: [],
     status: { usage: { input: 0, output: 0, cached: 0, estimated: 0, requests: 0 }, definitions: null, context: null, ...status },
   };
 }
@@ -318,7 +325,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
       return withPanel(state, event.round, event.id, (panel) => ({ ...panel, progress: event.message }));
     case 'tool_result': {
       const r = event.response;
-      const result: PanelResult = { ok: r.ok, content: r.content, error: r.error, errorKind: r.error_kind, truncated: r.truncated, deduplicated: r.deduplicated, originalTokens: r.original_tokens, durationMs: r.duration_ms };
+      const result: PanelResult = { ok: r.ok, content: r.content, error: r.error, errorKind: r.error_kind, truncated: r.truncated, summarized: r.summarized === true, deduplicated: r.deduplicated, originalTokens: r.original_tokens, durationMs: r.duration_ms, sources: r.references?.length ?? 0 };
       const status: PanelStatus = r.ok ? 'done' : r.error_kind === 'cancelled' ? 'cancelled' : 'error';
       if (state.panelIndex[`${event.round}:${r.id}`] === undefined) {
         // A result without a request seen (should not happen): still shown.
@@ -348,6 +355,8 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
       return commit(settleReplies(state));
     case 'error':
       return add(settleReplies(state), { kind: 'note', settled: true, level: 'error', text: event.message, ...(event.hint ? { hint: event.hint } : {}) });
+    case 'evaluations':
+      return { ...state, verdicts: [...state.verdicts, ...event.verdicts] };
     case 'done': {
       let next = settleAll(state);
       if (event.stop === 'took_control' && event.answer) {
@@ -358,7 +367,9 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
       } else if (event.stop !== 'done' && event.stop !== 'error' && event.message) {
         next = add(next, { kind: 'note', settled: true, level: 'warning', text: `stopped (${event.stop}): ${event.message}` });
       }
-      return commit(next);
+      if (event.references?.length) next = add(next, { kind: 'output', settled: true, title: 'sources', lines: sourceLines(event.references) });
+      for (const verdict of next.verdicts) next = add(next, { kind: 'note', settled: true, ...verdictNote(verdict) });
+      return commit({ ...next, verdicts: [] });
     }
   }
 }
@@ -374,7 +385,7 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
     case 'output':
       return commit(add(state, { kind: 'output', settled: true, lines: action.lines, ...(action.title ? { title: action.title } : {}) }));
     case 'turn_begin':
-      return { ...state, running: true, cancelling: false, turn: state.turn + 1, panelIndex: {}, hint: null };
+      return { ...state, running: true, cancelling: false, turn: state.turn + 1, panelIndex: {}, hint: null, verdicts: [] };
     case 'turn_end':
       return commit(settleAll({ ...state, running: false, cancelling: false, approval: null, panelIndex: {} }));
     case 'approval':
@@ -406,6 +417,20 @@ export function reduce(state: ReplState, action: ReplAction): ReplState {
     case 'exit':
       return commit(settleAll({ ...state, exitCode: action.code, approval: null }));
   }
+}
+
+/** The turn's numbered sources, one line each: what `[n]` in the answer points at. */
+export function sourceLines(references: readonly TurnReference[]): OutputLine[] {
+  return references.map((r) => ({ label: `[${r.n}]`, labelWidth: String(references.length).length + 3, text: r.title ? `${r.title} — ${r.url}` : r.url }));
+}
+
+/** One verdict as a note: passed (success), failed (error), could not be decided (warning). */
+export function verdictNote(verdict: EvaluationVerdict): { level: NoteLevel; text: string } {
+  const subject = `evaluation ${verdict.name}${verdict.on === 'result' ? ` on ${verdict.tools.join(', ')}'s result` : ''}`;
+  const reason = verdict.reason ? `: ${verdict.reason}` : '';
+  if (verdict.verdict === 'pass') return { level: 'success', text: `${subject} passed` };
+  if (verdict.verdict === 'fail') return { level: 'error', text: `${subject} failed${reason}` };
+  return { level: 'warning', text: `${subject} could not be decided${reason}` };
 }
 
 /** Shows panel `n` (default: the last) in full: in place while live, else as a copy below. */

@@ -44,7 +44,7 @@ export function resumedItems(messages: readonly ChatMessage[], firstPanel: numbe
         const panel = byId.get(result.id);
         if (!panel) continue;
         panel.status = result.isError ? 'error' : 'done';
-        panel.result = { ok: !result.isError, content: result.content, error: result.isError ? result.content : null, errorKind: result.isError ? 'tool_error' : null, truncated: false, deduplicated: false, originalTokens: null, durationMs: 0 };
+        panel.result = { ok: !result.isError, content: result.content, error: result.isError ? result.content : null, errorKind: result.isError ? 'tool_error' : null, truncated: false, summarized: false, deduplicated: false, originalTokens: null, durationMs: 0, sources: 0 };
       }
     }
   }

@@ -1,4 +1,5 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { writePrivateFile } from '../shared/output-file.js';
 import { dirname, resolve } from 'node:path';
 import type { JsonSchema, Tool } from '../catalog/types.js';
 import type { TurnSummary } from '../loop/loop-events.js';
@@ -292,9 +293,11 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
       turns: host.summaries,
     };
     try {
-      writeFileSync(file, manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { flag: exists ? 'w' : 'wx' });
+      writePrivateFile(file, manager.secrets.redact(JSON.stringify(document, null, 2)) + '\n', { label: '/save', mode: exists ? 'replace' : 'new', scope: { cwd: host.cwd } });
     } catch (error) {
-      return host.note('error', `cannot save to ${args}: ${writeProblem(error)}`, file === args ? undefined : `the path: ${file}`);
+      // The writer's own words name the file already: only the reason is kept.
+      const reason = isToolmanError(error) ? error.message.replace(`/save ${file}: `, '') : writeProblem(error);
+      return host.note('error', `cannot save to ${args}: ${reason}`, file === args ? undefined : `the path: ${file}`);
     }
     host.note('success', `${exists ? 'overwrote' : 'saved'} ${args}: ${conversation.messages.length} messages, ${host.summaries.length} turns`);
   },

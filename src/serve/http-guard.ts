@@ -22,11 +22,24 @@ export type Refusal = { status: number; message: string; headers?: Record<string
 export class HttpGuard {
   private readonly digest: Buffer | undefined;
 
+  /**
+   * @param authorized whether requests must prove who they are (a token, or an authorization
+   * server's bearer tokens with `--auth-issuer`): then any origin may ask, since it cannot
+   * without credentials. Default: when there is a token.
+   */
   constructor(
     private readonly bind: string,
     token: string | undefined,
+    private readonly authorized = token !== undefined,
   ) {
     this.digest = token === undefined ? undefined : sha256(token);
+  }
+
+  /** Whether the request carries the static token (`--token-env`); false when there is none. */
+  tokenMatches(headers: IncomingHttpHeaders): boolean {
+    if (!this.digest) return false;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+    return match !== null && timingSafeEqual(sha256(match[1]!), this.digest);
   }
 
   /** Why a request may not pass, or undefined. A CORS preflight carries no credentials, so it is not asked for the token. */
@@ -36,16 +49,14 @@ export class HttpGuard {
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])' };
     }
     const origin = headers.origin;
-    if (origin !== undefined && this.digest === undefined) {
+    if (origin !== undefined && !this.authorized) {
       const host = hostnameOf(safeUrlHost(origin));
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: `Forbidden: requests from ${JSON.stringify(origin.slice(0, 200))} are not allowed` };
     }
-    if (this.digest && !preflight) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-      // Digests have one length, so the comparison takes the same time whatever was sent.
-      if (!match || !timingSafeEqual(sha256(match[1]!), this.digest)) {
-        return { status: 401, message: match ? 'Unauthorized: wrong bearer token' : 'Unauthorized: send Authorization: Bearer <token>', headers: { 'WWW-Authenticate': 'Bearer realm="toolman"' } };
-      }
+    // Digests have one length, so the comparison takes the same time whatever was sent.
+    if (this.digest && !preflight && !this.tokenMatches(headers)) {
+      const sent = /^Bearer\s+\S+\s*$/i.test(headers.authorization ?? '');
+      return { status: 401, message: sent ? 'Unauthorized: wrong bearer token' : 'Unauthorized: send Authorization: Bearer <token>', headers: { 'WWW-Authenticate': 'Bearer realm="toolman"' } };
     }
     return undefined;
   }

@@ -1,28 +1,45 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from '@modelcontextprotocol/server';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { ServeLimits } from './call-slots.js';
-import { HttpGuard } from './http-guard.js';
+import { header, MAX_BODY_BYTES, readJson, reply } from './http-body.js';
+import { HttpGuard, type Refusal } from './http-guard.js';
+import { LegacySessions, type OpenedSession } from './legacy-sessions.js';
+
+export type { OpenedSession } from './legacy-sessions.js';
 
 export const MCP_PATH = '/mcp';
-/** The spec's own limit for the SDK transport; a call's arguments are far smaller. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** One MCP session: its server (over its own toolman session), what to close, and whether a call of it is running or waiting. */
-export interface OpenedSession {
-  server: Server;
-  close(): void;
-  busy(): boolean;
+/**
+ * Who may call, beyond the static token: an authorization server's bearer tokens
+ * (`--auth-issuer`, `bearer-auth.ts`). The host asks it for the documents it publishes and for
+ * each request's caller.
+ */
+export interface RequestAuthorizer {
+  /** Learns the endpoint's URL once the server listens (before any request is read). */
+  bind?(url: string): void;
+  /** A document this authorizer publishes at `path` (the protected-resource metadata), or undefined. */
+  document(path: string): object | undefined;
+  /** The verified caller, or the answer that refuses it (401 with a challenge, 403 for a missing scope). */
+  authorize(authorization: string | undefined): Promise<{ ok: true; auth: AuthInfo } | { ok: false; refusal: Refusal }>;
+}
+
+/** What 2026-07-28 requests need from the server: an instance for one request, and the check of its `Mcp-Param-*` headers. */
+export interface ModernEndpoint {
+  server(auth: AuthInfo): Server;
+  /** Why a `tools/call` body and its headers disagree (400, -32020), or undefined. */
+  paramMismatch(body: unknown, headers: IncomingMessage['headers']): string | undefined;
 }
 
 export interface HttpHostOptions {
   host: string;
   port: number;
   token?: string;
+  authorizer?: RequestAuthorizer;
+  /** A 2025-11-25 session's server, for an `initialize`. */
   openSession(): Promise<OpenedSession>;
+  modern: ModernEndpoint;
   log(line: string): void;
   /** Sessions kept (at the limit only an idle one makes room), body and idle timeouts. */
   limits: Pick<ServeLimits, 'maxSessions' | 'bodyTimeoutMs' | 'idleTimeoutMs'>;
@@ -30,88 +47,97 @@ export interface HttpHostOptions {
 
 export interface HttpHost {
   url: string;
+  /** Tells every open `subscriptions/listen` stream that asked for it that a list changed. */
+  listChanged(list: 'tools' | 'prompts' | 'resources'): void;
   close(): Promise<void>;
 }
 
-interface Live {
-  transport: StreamableHTTPServerTransport;
-  opened: OpenedSession;
-  lastSeen: number;
-  closed: boolean;
-}
+/** The caller of a request without a token or with the static one: nobody in particular. */
+const ANONYMOUS: AuthInfo = { token: '', clientId: 'anonymous', scopes: [], extra: { principal: 'anonymous', authenticated: false } };
 
 /**
- * Streamable HTTP (spec 2025-11-25, "Transports") on Node's own HTTP server: one endpoint,
- * `/mcp`; each client session gets its own transport, MCP server and toolman session (tools
- * found by search belong to the session that searched). Requests pass the guard (bearer token,
- * Host and Origin) before anything reads them.
+ * Streamable HTTP on Node's own HTTP server, one endpoint (`/mcp`) for both eras (spec
+ * 2026-07-28 `basic/versioning.mdx`: a server may serve `initialize` sessions and per-request
+ * `_meta` requests on one endpoint; read 2026-11-24). Every request passes the guard (Host and
+ * Origin) and the caller check (the static token, or an authorization server's bearer token)
+ * before its body is read. Then the SDK's own classifier decides the era: a 2025-11-25 request
+ * (an `initialize`, or anything of an open session) goes to its session, on the SDK's sessionful
+ * transport; everything else to the SDK's 2026-07-28 handler, which checks the `_meta` envelope,
+ * the protocol version and the standard headers, and answers `server/discover` and
+ * `subscriptions/listen`. GET and DELETE without a session get 405: this revision has neither.
  */
 export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const { limits } = options;
-  const guard = new HttpGuard(options.host, options.token);
-  const sessions = new Map<string, Live>();
+  const guard = new HttpGuard(options.host, options.token, options.token !== undefined || options.authorizer !== undefined);
+  const legacy = new LegacySessions(options.openSession, limits, options.log);
+  const modern = createMcpHandler(({ authInfo }) => options.modern.server(authInfo ?? ANONYMOUS), {
+    legacy: 'reject',
+    onerror: (error) => options.log(`protocol error: ${error.message}`),
+    // Listen streams hold a socket each: as many as sessions may be kept.
+    maxSubscriptions: limits.maxSessions,
+    maxRequestBodySize: MAX_BODY_BYTES,
+  });
+  const modernNode = toNodeHandler(modern, { onerror: (error) => options.log(`HTTP request failed: ${error.message}`), maxRequestBodySize: MAX_BODY_BYTES });
 
-  const end = (live: Live, id: string | undefined) => {
-    if (live.closed) return;
-    live.closed = true;
-    if (id) sessions.delete(id);
-    live.opened.close();
-    void live.opened.server.close().catch(() => undefined);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+  const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
     const foreign = guard.check(req.headers, true);
     if (foreign) return reply(res, foreign.status, foreign.message, foreign.headers);
     // Browser clients (the MCP Inspector's direct mode) need CORS; the guard has vetted the origin,
     // and a browser must be able to read a 401 to ask for the token.
     const origin = req.headers.origin;
-    if (origin) for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    if (origin) for (const [name, value] of Object.entries(corsHeaders(origin, header(req, 'access-control-request-headers')))) res.setHeader(name, value);
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
-    const unauthorized = guard.check(req.headers);
-    if (unauthorized) return reply(res, unauthorized.status, unauthorized.message, unauthorized.headers);
-    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE, OPTIONS' });
+    const published = options.authorizer?.document(path);
+    if (published) {
+      if (req.method !== 'GET') return reply(res, 405, 'Method not allowed', { Allow: 'GET, OPTIONS' });
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+      return void res.end(JSON.stringify(published));
+    }
+    if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
 
+    const caller = await callerOf(req);
+    if (!caller.ok) return reply(res, caller.refusal.status, caller.refusal.message, caller.refusal.headers);
+    req.auth = caller.auth;
+    const principal = String(caller.auth.extra?.principal);
+
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') return reply(res, 405, 'Method not allowed', { Allow: 'GET, POST, DELETE, OPTIONS' });
+    const sessionId = header(req, 'mcp-session-id');
     let body: unknown;
     if (req.method === 'POST') {
+      const type = header(req, 'content-type') ?? '';
+      if (!/^application\/json\s*(;|$)/i.test(type)) return reply(res, 415, 'Unsupported Media Type: send Content-Type: application/json', undefined, -32000);
       const read = await readJson(req);
       if (!read.ok) return reply(res, read.status, read.message, undefined, read.code);
       body = read.value;
     }
-    const id = header(req, 'mcp-session-id');
-    if (id !== undefined) {
-      const live = sessions.get(id);
-      if (!live) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
-      live.lastSeen = Date.now();
-      await live.transport.handleRequest(req, res, body);
-      live.lastSeen = Date.now();
-      return;
+    // A session's requests (its POSTs, the GET of its stream, the DELETE that ends it) are 2025-11-25 traffic.
+    if (sessionId !== undefined && legacy.has(sessionId)) return legacy.handle(sessionId, req, res, body, principal);
+    if (req.method !== 'POST') {
+      if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
+      // 2026-07-28 has no GET stream and no sessions to delete (`streamable-http.mdx` §Backward Compatibility).
+      return reply(res, 405, 'Method not allowed: POST a JSON-RPC request (a 2025-11-25 client sends initialize first)', { Allow: 'POST, OPTIONS' });
     }
-    const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
-    if (req.method !== 'POST' || !initializes) return reply(res, 400, 'Bad request: no Mcp-Session-Id; send initialize first');
-
-    if (sessions.size >= limits.maxSessions) {
-      // Clients that vanished never say goodbye: the session idle longest makes room, but never
-      // one with a call running or waiting (another client's work is not thrown away for a newcomer).
-      const idle = [...sessions].filter(([, live]) => !live.opened.busy()).sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
-      if (!idle) return reply(res, 503, `Service unavailable: ${sessions.size} sessions are open and each has a call in flight; try again later`, { 'Retry-After': '5' });
-      options.log(`closing the session idle longest (${idle[0]}): ${limits.maxSessions} sessions are open`);
-      end(idle[1], idle[0]);
+    if (await isLegacyRequest(await toWebRequest(req, body), body)) {
+      if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
+      const initializes = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
+      if (!initializes) return reply(res, 400, 'Bad request: no Mcp-Session-Id; send initialize first');
+      return legacy.open(req, res, body, principal);
     }
-    const opened = await options.openSession();
-    const live: Live = { transport: undefined as never, opened, lastSeen: Date.now(), closed: false };
-    live.transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, live),
-      onsessionclosed: (sessionId) => end(live, sessionId),
-    });
-    opened.server.onclose = () => end(live, live.transport.sessionId);
-    await opened.server.connect(live.transport);
-    await live.transport.handleRequest(req, res, body);
-    // An initialize the transport refused leaves no session behind.
-    if (live.transport.sessionId === undefined) end(live, undefined);
+    // A modern request: its custom headers against its arguments first (the SDK checks them only
+    // for its high-level McpServer), then the SDK's handler. An Mcp-Session-Id is ignored there.
+    const mismatch = options.modern.paramMismatch(body, req.headers);
+    if (mismatch) return reply(res, 400, `Header mismatch: ${mismatch}`, undefined, -32020, requestId(body));
+    await modernNode(req, res, body);
   };
+
+  /** The request's caller: anonymous without credentials configured; with them, the static token or a verified bearer token. */
+  async function callerOf(req: IncomingMessage): Promise<{ ok: true; auth: AuthInfo } | { ok: false; refusal: Refusal }> {
+    if (options.token === undefined && !options.authorizer) return { ok: true, auth: ANONYMOUS };
+    if (guard.tokenMatches(req.headers)) return { ok: true, auth: ANONYMOUS };
+    if (options.authorizer) return options.authorizer.authorize(req.headers.authorization);
+    return { ok: false, refusal: guard.check(req.headers)! };
+  }
 
   // Node checks the request timeouts this often: often enough for the body timeout to mean what it says.
   const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(limits.bodyTimeoutMs / 4)));
@@ -127,34 +153,28 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   // bounded by it (an SSE stream of a call lasts as long as the call).
   http.requestTimeout = limits.bodyTimeoutMs;
   http.headersTimeout = Math.min(30_000, limits.bodyTimeoutMs);
-  // Sessions nobody has used for the idle timeout, with nothing running, are closed.
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, live] of [...sessions]) {
-        if (now - live.lastSeen < limits.idleTimeoutMs || live.opened.busy()) continue;
-        options.log(`closing session ${id}: idle for ${Math.round((now - live.lastSeen) / 1000)} s`);
-        end(live, id);
-      }
-    },
-    Math.min(60_000, Math.max(50, Math.floor(limits.idleTimeoutMs / 4))),
-  );
-  sweep.unref();
 
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.host, options.port)));
-    http.listen(options.port, options.host, () => resolve());
+    http.listen(options.port, options.host, () => {
+      const address = http.address();
+      const port = typeof address === 'object' && address ? address.port : options.port;
+      const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+      const url = `http://${host}:${port}${MCP_PATH}`;
+      // Here, before the first request can be read: the authorizer's audience and documents name this URL.
+      options.authorizer?.bind?.(url);
+      resolve(url);
+    });
   });
   http.on('error', (error) => options.log(`HTTP server error: ${error.message}`));
-  const address = http.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
 
   return {
-    url: `http://${host}:${port}${MCP_PATH}`,
+    url,
+    listChanged: (list) => (list === 'tools' ? modern.notify.toolsChanged() : list === 'prompts' ? modern.notify.promptsChanged() : modern.notify.resourcesChanged()),
     close: async () => {
-      clearInterval(sweep);
-      for (const [id, live] of [...sessions]) end(live, id);
+      legacy.close();
+      // Ends the listen streams gracefully (their result, then the close) and the modern calls still running.
+      await modern.close().catch(() => undefined);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await closed;
@@ -162,71 +182,28 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   };
 }
 
-function corsHeaders(origin: string): Record<string, string> {
+function isInitialize(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize' && 'id' in message;
+}
+
+function requestId(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function corsHeaders(origin: string, requested: string | undefined): Record<string, string> {
+  // A tool's Mcp-Param-{Name} headers have names of its choosing, and CORS takes no pattern:
+  // the ones a preflight asks for are allowed by name.
+  const params = (requested ?? '').split(',').map((h) => h.trim()).filter((h) => /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/i.test(h)).slice(0, 32);
   return {
     'Access-Control-Allow-Origin': origin,
     'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    // 2026-07-28's standard request headers (`streamable-http.mdx` §Request Metadata), besides 2025's.
+    'Access-Control-Allow-Headers': ['Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name', ...params].join(', '),
     'Access-Control-Expose-Headers': 'Mcp-Session-Id, WWW-Authenticate',
     'Access-Control-Max-Age': '600',
     Vary: 'Origin',
   };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** A JSON-RPC error as the body, so MCP clients can show it. */
-function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-type ReadResult = { ok: true; value: unknown } | { ok: false; status: number; message: string; code: number };
-
-/** How much of a refused body is read and dropped, so the client can read the 413 before the socket closes. */
-const MAX_DRAIN_BYTES = 4 * MAX_BODY_BYTES;
-const TOO_LARGE = { ok: false, status: 413, message: `Payload too large: at most ${MAX_BODY_BYTES} bytes`, code: -32600 } as const;
-
-/**
- * The request body as JSON, within the size limit; never throws. A body over the limit, declared
- * (Content-Length) or found while reading (chunked), is refused with 413. The rest of a chunked
- * body is read and dropped (up to a bound, then the socket is closed): closing a socket with
- * unread data resets it, and the client would never see the answer.
- */
-function readJson(req: IncomingMessage): Promise<ReadResult> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > MAX_BODY_BYTES) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (refused) {
-        if (size > MAX_BODY_BYTES + MAX_DRAIN_BYTES) req.socket.destroy();
-        return;
-      }
-      if (size > MAX_BODY_BYTES) {
-        refused = true;
-        chunks.length = 0;
-        resolve(TOO_LARGE);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', () => resolve({ ok: false, status: 400, message: 'Bad request: the body could not be read', code: -32700 }));
-    req.on('end', () => {
-      if (refused) return;
-      try {
-        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
-      } catch {
-        resolve({ ok: false, status: 400, message: 'Parse error: the body is not JSON', code: -32700 });
-      }
-    });
-  });
 }
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {

@@ -1,4 +1,4 @@
-import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { HandlerKind, Tool } from '../catalog/types.js';
 
 /**
@@ -7,14 +7,17 @@ import type { HandlerKind, Tool } from '../catalog/types.js';
  */
 const CLOSED_WORLD: ReadonlySet<HandlerKind> = new Set(['mock', 'meta']);
 
+/** The two protocol eras `serve` answers: 2025-11-25 sessions (`initialize`) and stateless 2026-07-28 requests. */
+export type Era = 'legacy' | 'modern';
+
 /**
  * A catalog tool as an MCP `tools/list` entry (spec revision 2025-11-25, "Tools" and the
- * schema's `ToolAnnotations`). The hints are the spec's, whose defaults assume the worst
- * (readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true), so
- * toolman states each one it knows and leaves out what it does not (idempotency). toolman's own
- * terms travel in `_meta` for clients that want them.
+ * schema's `ToolAnnotations`; unchanged in 2026-07-28 `server/tools.mdx`). The hints are the
+ * spec's, whose defaults assume the worst (readOnlyHint false, destructiveHint true,
+ * idempotentHint false, openWorldHint true), so toolman states each one it knows and leaves out
+ * what it does not (idempotency). toolman's own terms travel in `_meta` for clients that want them.
  */
-export function toMcpTool(tool: Tool): McpTool {
+export function toMcpTool(tool: Tool, era: Era = 'legacy'): McpTool {
   const annotations: ToolAnnotations = {
     ...(tool.title ? { title: tool.title } : {}),
     readOnlyHint: tool.effect === 'read',
@@ -29,8 +32,9 @@ export function toMcpTool(tool: Tool): McpTool {
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description ?? tool.summary ?? '',
     inputSchema: inputSchema(tool.parameters),
-    // 2025-11-25's schema takes only `type: object` at the root (validate says so: TM0331).
-    ...(tool.outputSchema?.type === 'object' ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
+    // 2025-11-25's schema takes only `type: object` at the root (validate says so: TM0331);
+    // 2026-07-28 takes any JSON Schema there (schema/2026-07-28/schema.ts `Tool.outputSchema`).
+    ...(tool.outputSchema && (era === 'modern' || tool.outputSchema.type === 'object') ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
     annotations,
     _meta: { 'toolman/effect': tool.effect, 'toolman/confirm': needsConfirmation(tool) ? 'ask' : 'no', ...(tool.category ? { 'toolman/category': tool.category } : {}) },
   };

@@ -1,38 +1,15 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode as McpErrorCode,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, Server, type CallToolResult, type ServerContext, type Tool as McpTool } from '@modelcontextprotocol/server';
 import type { Tool } from '../catalog/types.js';
-import type { Approver, CallEvent } from '../execute/types.js';
+import type { Approver } from '../execute/types.js';
 import type { ToolSession } from '../session/tool-session.js';
 import { nearest } from '../shared/did-you-mean.js';
 import type { SecretSet } from '../shared/secrets.js';
-import { SlotsFull, type CallSlots } from './call-slots.js';
+import type { CallSlots } from './call-slots.js';
+import { busyResult, runCall } from './call-runner.js';
 import { elicitApproval } from './elicit-approval.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/**
- * A JSON-RPC error with its code. The SDK's McpError puts "MCP error <code>:" into its message,
- * which the client's McpError then prefixes again; the SDK sends any error's code and message.
- */
-class ProtocolError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
 
 export interface SessionServerOptions {
   session: ToolSession;
@@ -41,6 +18,8 @@ export interface SessionServerOptions {
   version: string;
   title?: string;
   instructions?: string;
+  /** Prompts and resources (today none; the gateway's later). */
+  promptsAndResources: PromptsAndResources;
   /** Approve every call that asks for confirmation (`--yes`). */
   yes: boolean;
   secrets: SecretSet;
@@ -60,19 +39,29 @@ interface Listing {
   mcp: McpTool[];
 }
 
+/** The text of a call declined because the client cannot ask its user. */
+export function cannotAskText(reason: string): string {
+  return `not run: ${reason} and needs the user's approval, which this MCP client cannot ask for (it does not support elicitation). The person running toolman serve can approve such calls with --yes.`;
+}
+
 /**
- * One MCP server over one toolman session, on the SDK's low-level `Server` (tools are the
- * catalog's JSON Schemas, not code). `tools/list` is what the session offers; `tools/call` runs
- * through the session's executor, so validation, confirmation, limits, timeouts, truncation and
- * secret redaction are those of `call` and `chat`. Tools outside the selection (denied by a
- * policy, left out by the profile, disabled, provider-native) do not exist for the client.
+ * One MCP server for one 2025-11-25 session (`initialize`), over one toolman session, on the
+ * SDK's low-level `Server` (tools are the catalog's JSON Schemas, not code). `tools/list` is what
+ * the session offers, and grows as `tool_search` finds tools; `tools/call` runs through the
+ * session's executor, so validation, confirmation, limits, timeouts, truncation and secret
+ * redaction are those of `call` and `chat`. Tools outside the selection (denied by a policy, left
+ * out by the profile, disabled, provider-native) do not exist for the client. A call that needs
+ * approval asks the user while it waits (`elicitation/create` on the call's stream): the way the
+ * 2025-11-25 revision asks, and the only one that can also ask for a tool a sub-agent calls
+ * midway.
  */
 export function createSessionServer(options: SessionServerOptions): Server {
   const { session, log } = options;
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
-    { capabilities: { tools: { listChanged: true } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+    { capabilities: serverCapabilities(options.promptsAndResources), ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
+  servePromptsAndResources(server, options.promptsAndResources, 'legacy');
   let listing: Listing | undefined;
   const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {
@@ -80,7 +69,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     if (listing?.found !== found) {
       // Provider-native tools run at the model provider: an MCP client has no way to use them.
       const tools = session.offered(1).tools.filter((t) => !t.native);
-      listing = { found, tools: new Set(tools), mcp: tools.map(toMcpTool) };
+      listing = { found, tools: new Set(tools), mcp: tools.map((t) => toMcpTool(t, 'legacy')) };
     }
     return listing;
   };
@@ -94,64 +83,54 @@ export function createSessionServer(options: SessionServerOptions): Server {
     else void server.sendToolListChanged().catch(() => undefined);
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed().mcp }));
+  // 2025-11-25 clients get the whole list at once, as before: many read only the first page.
+  server.setRequestHandler('tools/list', () => ({ tools: listed().mcp }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult> => {
     const { name } = request.params;
     const tool = reachable(name);
     if (!tool) {
       const close = nearest(name, listed().mcp.map((t) => t.name));
-      throw new ProtocolError(McpErrorCode.InvalidParams, `Unknown tool: ${name}` + (close.length ? ` (did you mean ${close.join(', ')}?)` : ''));
+      throw new ProtocolError(-32602, `Unknown tool: ${name}` + (close.length ? ` (did you mean ${close.join(', ')}?)` : ''));
     }
     let unasked: string | undefined;
     const approve: Approver = async (approval, signal) => {
       if (options.yes) return 'approve';
-      const decision = await elicitApproval(server, approval, { relatedRequestId: extra.requestId, signal, secrets: options.secrets });
+      const decision = await elicitApproval(ctx, server.getClientCapabilities(), approval, { signal, secrets: options.secrets });
       if (decision.asked) return decision.decision;
       unasked = approval.reason;
       log(`declined: ${approval.reason} and needs approval; the client cannot ask the user (no elicitation) and --yes was not given`);
+      void ctx.mcpReq.log('warning', cannotAskText(approval.reason), 'toolman').catch(() => undefined);
       return 'decline';
     };
-    const id = String(extra.requestId);
-    // Progress sent for this call: the result waits for them, or a client that drops progress
-    // once the result is in would lose the last ones.
-    const sent: Promise<unknown>[] = [];
-    const signal = AbortSignal.any([extra.signal, options.stop]);
     running++;
-    const releases: (() => void)[] = [];
     try {
-      // One slot of this session's and one of the server's: a client cannot make toolman run more
-      // calls at once than it was told to, whatever it sends.
-      if (options.slots) {
-        try {
-          releases.push(await options.slots.session.acquire(signal));
-          releases.push(await options.slots.total.acquire(signal));
-        } catch (error) {
-          if (error instanceof SlotsFull) {
-            log(error.message);
-            return { isError: true, content: [{ type: 'text', text: error.message }], _meta: { 'toolman/error_kind': 'busy' } };
-          }
-          throw error;
-        }
-      }
-      const turn = await session.runTurn([{ id, name: tool.name, arguments: request.params.arguments ?? {} }], {
-        signal,
+      const outcome = await runCall({
+        session,
+        tool,
+        arguments: request.params.arguments ?? {},
+        id: String(ctx.mcpReq.id),
+        signal: AbortSignal.any([ctx.mcpReq.signal, options.stop]),
         approve,
-        onEvent: onEvent(extra, request.params._meta?.progressToken, sent),
+        ...(request.params._meta?.progressToken !== undefined ? { progressToken: request.params._meta.progressToken } : {}),
+        notify: (notification) => ctx.mcpReq.notify(notification),
+        ...(options.slots ? { slots: options.slots } : {}),
+        log,
+        verbose: options.verbose,
       });
-      await Promise.all(sent);
-      const response = turn.responses[0]!;
-      if (options.verbose) log(response.ok ? `✓ ${tool.name} ${response.duration_ms} ms${response.truncated ? ' (truncated)' : ''}` : `✗ ${tool.name} (${response.error_kind}): ${response.error}`);
-      const text = unasked && response.error_kind === 'declined'
-        ? `not run: ${unasked} and needs the user's approval, which this MCP client cannot ask for (it does not support elicitation). The person running toolman serve can approve such calls with --yes.`
-        : undefined;
-      return toCallToolResult(response, text);
+      if (!outcome.ran) {
+        void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
+        return busyResult(outcome.busy);
+      }
+      const { response } = outcome;
+      const errorText = unasked && response.error_kind === 'declined' ? cannotAskText(unasked) : undefined;
+      // A structured value that is not an object goes out wrapped as 2025-11-25 wants it ({result: ...}).
+      return server.projectCallToolResult(toCallToolResult(response, errorText ? { errorText } : {}), tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
     } finally {
-      for (const release of releases.reverse()) release();
       running--;
       if (changed) {
         changed = false;
-        await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+        await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
       }
     }
   });
@@ -161,26 +140,6 @@ export function createSessionServer(options: SessionServerOptions): Server {
     const tool = session.resolve(name);
     if (!tool || tool.native) return undefined;
     return listed().tools.has(tool) || deferred.has(tool) ? tool : undefined;
-  }
-
-  /** The executor's events: progress to the client when it asked for it, status to the log with --verbose. */
-  function onEvent(extra: Extra, progressToken: string | number | undefined, sent: Promise<unknown>[]): ((event: CallEvent) => void) | undefined {
-    if (progressToken === undefined && !options.verbose) return undefined;
-    let step = 0;
-    return (event) => {
-      if (event.type === 'tool_progress' && progressToken !== undefined) {
-        // The spec wants progress to increase with every notification, with or without a total.
-        step = Math.max(step + 1, event.progress ?? 0);
-        sent.push(
-          extra
-            .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, ...(event.total !== undefined ? { total: event.total } : {}), message: event.message } })
-            .catch(() => undefined),
-        );
-      }
-      if (options.verbose && event.type === 'tool_status' && (event.status === 'running' || event.status === 'awaiting_approval' || event.status === 'cancelled')) {
-        log(`${event.status === 'running' ? '→' : '·'} ${event.name} ${event.status.replace('_', ' ')} [${event.id}]`);
-      }
-    };
   }
 
   server.onerror = (error) => log(`protocol error: ${error.message}`);

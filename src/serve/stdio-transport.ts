@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 
 /** The SDK's own limit for one stdio message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -80,15 +79,17 @@ export class LineStdioTransport implements Transport {
       this.reject(-32700, 'Parse error: the message is not JSON');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
       this.log('dropped an incoming JSON value that is not a JSON-RPC message; still serving');
       const id = (value as { id?: unknown } | null)?.id;
       this.reject(-32600, 'Invalid Request: not a JSON-RPC 2.0 message', typeof id === 'string' || typeof id === 'number' ? id : null);
       return;
     }
     try {
-      this.onmessage?.(parsed.data);
+      this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }

@@ -1,5 +1,5 @@
 import type { RunnerRegistry } from '../execute/runner.js';
-import type { Approver, CallEvent } from '../execute/types.js';
+import type { Approver, CallEvent, Summariser } from '../execute/types.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import type { SearchMode } from './tool-session.js';
 
@@ -15,6 +15,8 @@ export interface SessionRequest {
   model?: string;
   format?: FormatOptions;
   approve?: Approver;
+  /** Summarises results over their limit (`truncation: summarize`); default: the manager's, when the catalog has budget.summarize. */
+  summarise?: Summariser;
   onEvent?: (event: CallEvent) => void;
   /** Layers runners over the manager's for this session only (the test runner's stubs and mocks). */
   wrapRunners?: (runners: RunnerRegistry) => RunnerRegistry;

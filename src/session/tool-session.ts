@@ -5,7 +5,7 @@ import { Executor, type Outcome, type TurnOptions } from '../execute/executor.js
 import { JobStore } from '../execute/job-store.js';
 import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { defaultRunners } from '../execute/runners/default-runners.js';
-import type { Approver, CallEvent, CallRecord, ToolCall, TurnResult } from '../execute/types.js';
+import type { Approver, CallEvent, CallRecord, Summariser, ToolCall, TurnResult } from '../execute/types.js';
 import { decodeArguments, providerToolName } from '../providers/decode-arguments.js';
 import { formatTools } from '../providers/format-tools.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
@@ -37,6 +37,8 @@ export interface SessionServices {
   env?: Record<string, string | undefined>;
   secrets?: SecretSet;
   approve?: Approver;
+  /** Summarises results over their limit (`truncation: summarize`): the conversation's small model, or the manager's. */
+  summarise?: Summariser;
   onEvent?: (event: CallEvent) => void;
   /** Called once when the session closes (the manager forgets it then). */
   onClose?: () => void;
@@ -115,6 +117,8 @@ export class ToolSession {
       secrets: services.secrets ?? new SecretSet(),
       jobs: this.jobs,
       ...(services.approve ? { approve: services.approve } : {}),
+      ...(services.summarise ? { summarise: services.summarise } : {}),
+      ...(catalog.evaluations.size ? { evaluations: catalog.evaluations } : {}),
       ...(services.onEvent ? { onEvent: services.onEvent } : {}),
     });
   }

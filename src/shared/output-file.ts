@@ -82,6 +82,8 @@ export function writePrivateFile(file: string, data: string | Uint8Array, option
   const existing = lstatOrUndefined(file);
   if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
   if (existing && options.mode === 'new') fail('the file exists; toolman does not overwrite it', 'name a new file, or delete this one first');
+  // Renamed over, a device, a pipe or a socket would be replaced by a plain file: never.
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) fail('it is not a regular file (a device, a pipe or a socket); toolman writes whole files only', 'name a regular file');
   const aside = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
   try {
     const fd = openSync(aside, O_WRONLY | O_CREAT | O_EXCL | NO_FOLLOW, FILE_MODE);

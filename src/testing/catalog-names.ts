@@ -2,7 +2,7 @@ import type { Expectations, Suite, SuiteCase } from './suite-types.js';
 
 /**
  * The suite with every tool it names (expected calls, not_called, call_count, approvals, stubs,
- * forced tools) turned into the catalog's name for that tool, as `canonical` resolves aliases.
+ * forced tools, answer.cites) turned into the catalog's name for that tool, as `canonical` resolves aliases.
  * Calls are reported by catalog name (the session's call record), so an expectation written with
  * an alias (`search_email`, kept when the tool became `find_email`) matches the renamed tool's
  * calls. Patterns with wildcards stay as written; names the catalog does not know stay too.
@@ -16,6 +16,7 @@ export function withCatalogNames(suite: Suite, canonical: (name: string) => stri
       ...(e.not_called ? { not_called: e.not_called.map((p) => (/[*?]/.test(p) ? p : name(p))) } : {}),
       ...(e.call_count ? { call_count: Object.fromEntries(Object.entries(e.call_count).map(([tool, bound]) => [tool === '*' ? tool : name(tool), bound])) } : {}),
       ...(e.approvals ? { approvals: e.approvals.map(name) } : {}),
+      ...(e.answer?.cites ? { answer: { ...e.answer, cites: e.answer.cites.map((t) => (t === '*' ? t : name(t))) } } : {}),
     };
   const testCase = (c: SuiteCase): SuiteCase => {
     const expect = expectations(c.expect);

@@ -1,3 +1,5 @@
+import type { EvaluationVerdict } from '../execute/types.js';
+import type { TurnReference } from '../loop/loop-events.js';
 import type { CallExpectation, CountBound, Expectations } from './suite-types.js';
 import { linearRegExp } from '../shared/linear-regexp.js';
 import { mismatch } from './value-matchers.js';
@@ -26,6 +28,10 @@ export interface Observation {
   rounds: number;
   stop: string;
   usage: { input: number; output: number; estimated_input: number; reported: boolean };
+  /** The sources of the turn the answer belongs to, as numbered for the model (`[n]`). */
+  references: readonly TurnReference[];
+  /** The verdicts of the evaluations that ran (every turn's, for a whole case). */
+  evaluations: readonly EvaluationVerdict[];
 }
 
 /** One expectation that did not hold: which one, and what happened instead. */
@@ -66,6 +72,21 @@ export function checkExpectations(expect: Expectations, seen: Observation, prefi
     for (const text of a.not_contains ?? []) if (seen.answer.toLowerCase().includes(text.toLowerCase())) fail('answer.not_contains', `expected the answer not to contain ${JSON.stringify(text)}; it was ${quoted}`);
     if (a.regex !== undefined && !linearRegExp(a.regex).test(seen.answer)) fail('answer.regex', `expected the answer to match /${a.regex}/; it was ${quoted}`);
     if (a.equals !== undefined && seen.answer.trim() !== a.equals.trim()) fail('answer.equals', `expected the answer ${JSON.stringify(a.equals)}; it was ${quoted}`);
+    for (const tool of a.cites ?? []) {
+      const miss = uncited(tool, seen.answer, seen.references);
+      if (miss) fail(`answer.cites ${tool}`, `${miss}; it was ${quoted}`);
+    }
+  }
+  for (const [name, wanted] of Object.entries(expect.evaluations ?? {})) {
+    const runs = seen.evaluations.filter((v) => v.name === name);
+    if (!runs.length) {
+      fail(`evaluations ${name}`, `${name} did not run: no tool that lists it in evaluation: was used`);
+      continue;
+    }
+    // One failure fails the check; one undecided run leaves it undecided.
+    const verdict = runs.some((v) => v.verdict === 'fail') ? 'fail' : runs.some((v) => v.verdict === 'error') ? 'error' : 'pass';
+    const why = runs.find((v) => v.verdict === verdict && v.reason)?.reason;
+    if (verdict !== wanted) fail(`evaluations ${name}`, `expected ${name} to ${wanted === 'pass' ? 'pass' : wanted === 'fail' ? 'fail' : 'be undecided (error)'}; it ${verdict === 'pass' ? 'passed' : verdict === 'fail' ? 'failed' : 'could not be decided'}${why ? `: ${why}` : ''}`);
   }
   if (expect.approvals) {
     const asked = [...new Set(seen.calls.filter((c) => c.approval !== null).map((c) => c.name))].sort();
@@ -83,6 +104,20 @@ export function checkExpectations(expect: Expectations, seen: Observation, prefi
   }
   if (expect.stop && seen.stop !== expect.stop) fail('stop', `expected the turn to end with ${expect.stop}; it ended with ${seen.stop}`);
   return failures;
+}
+
+/**
+ * Why the answer does not cite `tool`'s sources ("*": any tool's), or null when it cites one: as
+ * `[n]` with that source's number, or by its URL.
+ */
+function uncited(tool: string, answer: string, references: readonly TurnReference[]): string | null {
+  const own = references.filter((r) => tool === '*' || r.tool === tool);
+  const whose = tool === '*' ? 'any tool' : tool;
+  if (!own.length) return `${whose} gave no sources in the turn, so the answer could cite none`;
+  const cited = new Set([...answer.matchAll(/\[(\d{1,3})\]/g)].map((m) => Number(m[1])));
+  if (own.some((r) => cited.has(r.n) || answer.includes(r.url))) return null;
+  const listed = own.slice(0, 3).map((r) => `[${r.n}] ${r.url}`).join(', ');
+  return `expected the answer to cite a source of ${whose} (${listed}${own.length > 3 ? ', ...' : ''})`;
 }
 
 function names(calls: readonly ObservedCall[]): string {

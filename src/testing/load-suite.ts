@@ -200,6 +200,11 @@ function checkAgainstCatalog(raw: Record<string, unknown>, catalog: Catalog, at:
       else tool(value, `${pointer}/${key}`);
     }
     if (isRecord(e.call_count)) for (const name of Object.keys(e.call_count)) tool(name, `${pointer}/call_count/${escapeKey(name)}`, 'key');
+    if (isRecord(e.answer) && Array.isArray(e.answer.cites)) e.answer.cites.forEach((name, i) => name !== '*' && tool(name, `${pointer}/answer/cites/${i}`));
+    if (isRecord(e.evaluations)) {
+      const defined = [...catalog.evaluations.keys()];
+      for (const name of Object.keys(e.evaluations)) if (!catalog.evaluations.has(name)) at(`${pointer}/evaluations/${escapeKey(name)}`, `no evaluation named "${name}" in the catalog${meant(name, defined)}`, 'key');
+    }
   };
   (Array.isArray(raw.cases) ? raw.cases : []).forEach((c: unknown, i) => {
     if (!isRecord(c)) return;
@@ -342,11 +347,20 @@ function readExpectations(e: Record<string, unknown>, pointer: string, report: R
     ...(counts ? { call_count: Object.fromEntries(Object.entries(counts).map(([tool, n]) => [tool, bound(n)])) } : {}),
     ...(rounds ? { rounds } : {}),
     ...(answer
-      ? { answer: { ...(contains ? { contains } : {}), ...(notContains ? { not_contains: notContains } : {}), ...(typeof answer.regex === 'string' ? { regex: answer.regex } : {}), ...(typeof answer.equals === 'string' ? { equals: answer.equals } : {}) } }
+      ? {
+          answer: {
+            ...(contains ? { contains } : {}),
+            ...(notContains ? { not_contains: notContains } : {}),
+            ...(typeof answer.regex === 'string' ? { regex: answer.regex } : {}),
+            ...(typeof answer.equals === 'string' ? { equals: answer.equals } : {}),
+            ...(Array.isArray(answer.cites) ? { cites: answer.cites as string[] } : {}),
+          },
+        }
       : {}),
     ...(e.approvals ? { approvals: e.approvals as string[] } : {}),
     ...(e.tokens ? { tokens: e.tokens as Expectations['tokens'] } : {}),
     ...(typeof e.stop === 'string' ? { stop: e.stop } : {}),
+    ...(isRecord(e.evaluations) ? { evaluations: e.evaluations as Expectations['evaluations'] } : {}),
   };
 }
 

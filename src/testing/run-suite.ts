@@ -271,8 +271,12 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       else if (event.type === 'error') lastErrorKind = event.kind;
       else if (event.type === 'warning') notices.push(event.message);
     };
+    let references: TurnSummary['references'] = [];
+    const evaluations: TurnSummary['evaluations'] = [];
     for (const [index, turn] of testCase.turns.entries()) {
       const summary = await conversation.run(turn.prompt, { signal: cancel.signal, onEvent });
+      references = summary.references;
+      evaluations.push(...summary.evaluations);
       const calls = summary.calls.map((call) => observe(call, index + 1));
       result.calls.push(...calls);
       result.answer = summary.answer;
@@ -287,9 +291,10 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
         result.error = summary.stop === 'cancelled' ? INTERRUPTED : `turn ${index + 1} failed: ${summary.message ?? 'the model call failed'}`;
         return finish();
       }
-      if (turn.expect) result.failures.push(...checkExpectations(turn.expect, observation(calls, summary.answer, summary.rounds, summary.stop, usageOf(summary)), testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));
+      if (turn.expect) result.failures.push(...checkExpectations(turn.expect, { calls, answer: summary.answer, rounds: summary.rounds, stop: summary.stop, usage: usageOf(summary), references: summary.references, evaluations: summary.evaluations }, testCase.turns.length > 1 ? `turn ${index + 1}: ` : ''));
     }
-    if (testCase.expect) result.failures.push(...checkExpectations(testCase.expect, observation(result.calls, result.answer, result.rounds, result.stop, result.usage)));
+    // The case's answer is its last turn's, and so are the sources its [n] point at; evaluations of every turn count.
+    if (testCase.expect) result.failures.push(...checkExpectations(testCase.expect, { calls: result.calls, answer: result.answer, rounds: result.rounds, stop: result.stop, usage: result.usage, references, evaluations }));
     return finish();
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
@@ -316,10 +321,6 @@ function addUsage(result: RunResult, summary: TurnSummary): void {
   u.cached += summary.usage.cached;
   u.estimated_input += summary.usage.estimated_input;
   u.reported ||= summary.usage.input + summary.usage.output > 0;
-}
-
-function observation(calls: ObservedCall[], answer: string, rounds: number, stop: string, usage: Observation['usage']): Observation {
-  return { calls, answer, rounds, stop, usage };
 }
 
 /** A call as the expectations read it: the session's record (catalog name, decoded arguments, meta-tool or not) and how it went. */

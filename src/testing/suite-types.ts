@@ -38,10 +38,12 @@ export interface Expectations {
   no_tool?: boolean;
   call_count?: Record<string, CountBound>;
   rounds?: CountBound;
-  answer?: { contains?: string[]; not_contains?: string[]; regex?: string; equals?: string };
+  answer?: { contains?: string[]; not_contains?: string[]; regex?: string; equals?: string; cites?: string[] };
   approvals?: string[];
   tokens?: { input?: number; output?: number; total?: number };
   stop?: string;
+  /** The verdict each named evaluation must reach (`evaluations: {no_pii: pass}`). */
+  evaluations?: Record<string, 'pass' | 'fail' | 'error'>;
 }
 
 export interface Stub {

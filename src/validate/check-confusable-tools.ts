@@ -1,6 +1,6 @@
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { Tool } from '../catalog/types.js';
-import { confusablePairs, type ConfusablePair } from '../search/confusable-tools.js';
+import { confusablePairs, type ConfusablePair } from './confusable-pairs.js';
 import { selectTools } from '../select/select-tools.js';
 
 /**
@@ -81,7 +81,7 @@ export function checkConfusableTools(loaded: LoadedCatalog): void {
     const members = [...new Set(pairs.flatMap((p) => [p.pair.a, p.pair.b]))].filter((n) => n !== first).sort((x, y) => (order.get(x) ?? 0) - (order.get(y) ?? 0));
     const profiles = [...new Set(pairs.flatMap((p) => p.profiles))];
     const where = catalog.profiles.size ? ` in profile${profiles.length === 1 ? '' : 's'} ${profiles.slice(0, 3).join(', ')}${profiles.length > 3 ? ', …' : ''}` : '';
-    const evidence = [`text similarity ${pair.text_score}`, pair.parameter_overlap === null ? null : `parameter overlap ${pair.parameter_overlap}`, pair.shared_words.length ? `shared words: ${pair.shared_words.slice(0, 5).join(', ')}` : null].filter(Boolean).join('; ');
+    const evidence = [`text similarity ${pair.text_score}`, pair.parameter_overlap === null ? null : `parameter overlap ${pair.parameter_overlap}`, pair.shared_words.length ? `shared words: ${pair.shared_words.slice(0, 5).join(', ')}` : null, pair.distinct_by ? `told apart only by ${pair.distinct_by}` : null].filter(Boolean).join('; ');
     const whom = members.length === 1 ? members[0]! : `${members.slice(0, 4).join(', ')}${members.length > 4 ? ` and ${members.length - 4} more` : ''} (${members.length + 1} tools that read alike)`;
     reporter.report('TM1001', `${tool.source.pointer}/${tool.description !== undefined ? 'description' : 'name'}`, `a model may confuse it with ${whom}${where} (${members.length === 1 ? '' : `closest: ${closest}, `}score ${pair.score}: ${evidence})`, {
       hint: `say in each description when to use it rather than the other${members.length > 1 ? 's' : ''}, merge them, or keep them out of the same profile`,

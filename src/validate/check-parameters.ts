@@ -1,7 +1,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import generatedMetaValidator from '../generated/meta-schema-validator.js';
 import { pointerOf } from '../catalog/diagnostic.js';
-import { resolveLocalRef, walkSchema } from '../catalog/json-schema.js';
+import { resolveLocalRef, schemaFamilies, walkSchema, type SchemaFamily } from '../catalog/json-schema.js';
+import { checkSchemaNode } from './check-schema-sanity.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { JsonSchema } from '../catalog/types.js';
 import type { Reporter } from '../catalog/reporter.js';
@@ -9,6 +10,8 @@ import KNOWN_KEYWORDS from '../generated/known-keywords.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import { dottedPath } from '../catalog/reporter.js';
+import { addEntryBeforeEdit, appendToListEdit, removeEntryEdit, renameKey, replaceValue, yamlScalar } from '../catalog/text-fixes.js';
+import type { Fix } from '../catalog/diagnostic.js';
 import { linearRegExp, mayNeedRe2Check } from '../shared/linear-regexp.js';
 
 /** The draft 2020-12 meta-schema, precompiled at build time (scripts/build-validators.mjs). */
@@ -45,23 +48,29 @@ export function checkParameters(parameters: unknown, base: string[], reporter: R
 
   const checked = withoutDialect(schema);
   let refsResolve = true;
+  // Built only when a `required` names something its own node does not define, or a property has
+  // no description (rare in a good catalog): most schemas never pay for it.
+  let families: Map<object, SchemaFamily> | undefined;
+  const familyOf = (node: object) => (families ??= schemaFamilies(checked)).get(node);
   walkSchema(checked, ({ node, path }) => {
     explainKeywords(node, path, reporter, at, explained);
+    checkSchemaNode(node, path, at, reporter);
     const properties = node.properties && typeof node.properties === 'object' && !Array.isArray(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
     if (Array.isArray(node.required)) {
       node.required.forEach((name, i) => {
-        if (typeof name === 'string' && !(properties && Object.hasOwn(properties, name))) {
-          reporter.report('TM0303', at([...path, 'required', String(i)]), `parameters${path.length ? '.' + dottedPath(path) : ''}.required names "${name}", which is not a property`, {
-            hint: properties ? `defined properties: ${Object.keys(properties).join(', ') || '(none)'}` : 'add it under properties',
-          });
-        }
+        if (typeof name !== 'string' || (properties && Object.hasOwn(properties, name))) return;
+        const known = familyOf(node)?.names;
+        if (known?.has(name)) return;
+        reporter.report('TM0303', at([...path, 'required', String(i)]), `parameters${path.length ? '.' + dottedPath(path) : ''}.required names "${name}", which is not a property`, {
+          hint: known?.size ? `defined properties: ${[...known].join(', ')}` : properties ? 'defined properties: (none)' : 'add it under properties',
+        });
       });
     }
     if (properties) {
       for (const [name, prop] of Object.entries(properties)) {
         if (prop === null || typeof prop !== 'object') continue;
         // A misspelled description is reported as the unknown keyword it is; once is enough.
-        if (!described(prop as Record<string, unknown>, checked) && !misspellsDescription(prop as Record<string, unknown>)) {
+        if (!described(prop as Record<string, unknown>, checked) && !misspellsDescription(prop as Record<string, unknown>) && !describedInFamily(familyOf(node), node, name, checked)) {
           reporter.report('TM0304', at([...path, 'properties', name]), `property "${dottedPath([...path, 'properties', name]).replace(/^properties\./, '')}" has no description`, {
             part: 'key',
             hint: 'say what the value means and its format; the model reads it to fill the argument',
@@ -141,6 +150,11 @@ function checkPatterns(node: Record<string, unknown>, path: string[], reporter: 
   if (isRecord(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, 'patternProperties', key], 'key');
 }
 
+/** The formats ajv-formats checks (the draft 2020-12 ones and OpenAPI's), which toolman's validator knows. */
+const KNOWN_FORMATS = ['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'];
+/** What authors write for a format that is spelt otherwise. */
+const FORMAT_WORDS: Record<string, string> = { datetime: 'date-time', timestamp: 'date-time', iso8601: 'date-time', 'iso-8601': 'date-time', ip: 'ipv4', ipaddress: 'ipv4', 'e-mail': 'email', mail: 'email', link: 'uri', guid: 'uuid', host: 'hostname', regexp: 'regex' };
+
 /** JSON Schema's type names, and what authors write for them (Python, Java, TypeScript). */
 const TYPE_WORDS: Record<string, string> = { str: 'string', text: 'string', int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', dict: 'object', map: 'object', list: 'array', tuple: 'array', none: 'null', nil: 'null' };
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
@@ -165,8 +179,10 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
     const optional = key === 'optional';
     // `{ description: Name, e.g. Paris }`: in YAML's { } a comma ends the value, and the rest becomes a key.
     const splitText = node[key] === null && /\s/.test(key);
+    const fix = suggestion && !Object.hasOwn(node, suggestion) ? renameKey(reporter.file, at([...path, key]), suggestion, `renamed "${key}" to "${suggestion}"`) : undefined;
     reporter.report('TM0301', at([...path, key]), `${where}: unknown keyword "${key}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       part: 'key',
+      ...(fix ? { fix } : {}),
       hint: optional
         ? "JSON Schema has no `optional`: properties are optional unless the parent's `required` lists them"
         : suggestion
@@ -181,20 +197,50 @@ function explainKeywords(node: Record<string, unknown>, path: string[], reporter
   types.forEach((type, i) => {
     if (typeof type !== 'string' || JSON_TYPES.includes(type)) return;
     const suggestion = TYPE_WORDS[type.toLowerCase()] ?? (JSON_TYPES.includes(type.toLowerCase()) ? type.toLowerCase() : closest(type, JSON_TYPES));
-    reporter.report('TM0301', at(Array.isArray(node.type) ? [...path, 'type', String(i)] : [...path, 'type']), `${where}: type "${type}" is not a JSON Schema type` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+    const typePointer = at(Array.isArray(node.type) ? [...path, 'type', String(i)] : [...path, 'type']);
+    const fix = suggestion ? replaceValue(reporter.file, typePointer, suggestion, `changed type "${type}" to "${suggestion}"`) : undefined;
+    reporter.report('TM0301', typePointer, `${where}: type "${type}" is not a JSON Schema type` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
       hint: `types: ${JSON_TYPES.join(', ')}`,
+      ...(fix ? { fix } : {}),
     });
     explained.add([...path, 'type'].join('/'));
     if (Array.isArray(node.type)) explained.add([...path, 'type', String(i)].join('/'));
   });
+  if (typeof node.format === 'string' && !KNOWN_FORMATS.includes(node.format)) {
+    // ajv's strict compile refuses it too, but points at the node; say it here, at the value, in the author's words.
+    const suggestion = FORMAT_WORDS[node.format.toLowerCase()] ?? closest(node.format, KNOWN_FORMATS);
+    const fix = suggestion ? replaceValue(reporter.file, at([...path, 'format']), suggestion, `changed format "${node.format}" to "${suggestion}"`) : undefined;
+    reporter.report('TM0301', at([...path, 'format']), `${where}: unknown format "${node.format}"` + (suggestion ? `; did you mean "${suggestion}"?` : ''), {
+      hint: suggestion ? `write format: ${suggestion}` : `formats: ${KNOWN_FORMATS.slice(0, 12).join(', ')}... (or describe the format in the description)`,
+      ...(fix ? { fix } : {}),
+    });
+    explained.add([...path, 'format'].join('/'));
+  }
   if (typeof node.required === 'boolean' && path.length >= 2 && path[path.length - 2] === 'properties') {
     const name = path[path.length - 1]!;
+    const fix = requiredFix(reporter, at, path, name, node.required);
     reporter.report('TM0301', at([...path, 'required']), `${where}: \`required: ${node.required}\` on a property does nothing in JSON Schema`, {
       part: 'key',
       hint: node.required ? `remove it and list "${name}" in the parent's \`required\` instead` : 'remove it: properties are optional unless the parent lists them',
+      ...(fix ? { fix } : {}),
     });
     explained.add([...path, 'required'].join('/'));
   }
+}
+
+/**
+ * `required: true` on property `name` at `path`: remove it, and (when true) list the name in the
+ * parent object's `required` (added before its `properties` when it has none).
+ */
+function requiredFix(reporter: Reporter, at: (path: readonly string[]) => string, path: string[], name: string, required: boolean): Fix | undefined {
+  const removal = removeEntryEdit(reporter.file, at([...path, 'required']));
+  if (!removal) return undefined;
+  if (!required) return { description: `removed "required: false" from property "${name}"`, edits: [removal] };
+  const parent = path.slice(0, -2);
+  const listed = reporter.file.range(at([...parent, 'required']));
+  const addition = listed ? appendToListEdit(reporter.file, at([...parent, 'required']), yamlScalar(name)) : addEntryBeforeEdit(reporter.file, at(parent), 'properties', 'required', `[${yamlScalar(name)}]`);
+  if (!addition) return undefined;
+  return { description: `moved "required: true" of property "${name}" to the parent's required list`, edits: [removal, addition] };
 }
 
 function withoutExplained(schema: JsonSchema, explained: ReadonlySet<string>): JsonSchema {
@@ -251,6 +297,20 @@ function misspellsDescription(node: Record<string, unknown>): boolean {
 }
 
 /**
+ * Whether another schema applying to the same value describes the property (an `if` that tests
+ * `contactMethod` needs no description of its own when the schema around it has one).
+ */
+function describedInFamily(family: SchemaFamily | undefined, node: object, name: string, root: Record<string, unknown>): boolean {
+  if (!family) return false;
+  for (const member of family.members) {
+    if (member === node || !isRecord((member as Record<string, unknown>).properties)) continue;
+    const other = ((member as Record<string, unknown>).properties as Record<string, unknown>)[name];
+    if (isRecord(other) && described(other, root)) return true;
+  }
+  return false;
+}
+
+/**
  * Whether a property tells the model what it is: a description or title on it, on what its
  * `$ref` points at, or on its union's branches (zod writes `anyOf: [{type, description}, {type: null}]`).
  */
@@ -299,6 +359,8 @@ export function reportStrictComplaints(
       continue;
     }
     const unknownFormat = /unknown format "([^"]+)"/.exec(message);
+    // Reported at the value by the keyword walk, with the closest known format.
+    if (unknownFormat && explained.has([...path, 'format'].join('/'))) continue;
     if (unknownFormat) {
       reporter.report('TM0301', at(path), `${where}: unknown format "${unknownFormat[1]}"`, {
         part: 'value',

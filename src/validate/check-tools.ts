@@ -61,7 +61,8 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
     if (names.openaiOrAnthropic) {
       reporter.report('TM0202', namePointer, `the name "${tool.name}" is not accepted by OpenAI or Anthropic (^[a-zA-Z0-9_-]{1,64}$)`, {
         part: namePart,
-        hint: `use e.g. "${providerSafeName(tool.name, new Set())}" (what toolman import would choose) and keep the old name under aliases`,
+        // Never suggest a name another tool (or alias) already has.
+        hint: `use e.g. "${providerSafeName(tool.name, new Set([...META_TOOL_NAMES, ...loaded.catalog.tools.flatMap((t) => (t === tool ? [] : [t.name, ...t.aliases]))]))}" (what toolman import would choose) and keep the old name under aliases`,
       });
     } else if (names.gemini) {
       reporter.report('TM0203', namePointer, `Gemini needs names that start with a letter or "_"; "${tool.name}" will be sent as "${names.geminiSentAs}"`, { part: namePart });
@@ -133,9 +134,9 @@ export function checkTools(loaded: LoadedCatalog, cache?: ParseCache): void {
 }
 
 /** Where findings about a tool go: its file's reporter; for an MCP server's tool, its server's entry. */
-export function reporterFor(loaded: LoadedCatalog, tool: Tool): Reporter | undefined {
+export function reporterFor(loaded: LoadedCatalog, tool: Tool, reporters: ReadonlyMap<string, Reporter> = loaded.reporters): Reporter | undefined {
   if (tool.source.kind === 'meta') return undefined;
-  const reporter = loaded.reporters.get(tool.source.file);
+  const reporter = reporters.get(tool.source.file);
   return reporter && tool.source.kind === 'mcp' ? new ServerToolReporter(reporter, tool as Tool & { source: { kind: 'mcp' } }) : reporter;
 }
 

@@ -51,10 +51,11 @@ export function parseRuleOptions(options: readonly string[]): Map<DiagnosticCode
  * files'. Settings that name no rule, or turn down a finding that cannot be, are reported (at the
  * setting) and ignored.
  */
-export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel> {
+export function lintLevels(loaded: LoadedCatalog, options: { report?: boolean } = {}): Map<DiagnosticCode, RuleLevel> {
   const levels = new Map<DiagnosticCode, RuleLevel>();
   for (const setting of [...loaded.catalog.lint].sort((a, b) => b.depth - a.depth)) {
-    const reporter = loaded.reporters.get(setting.file);
+    // The settings' own mistakes are reported once, by the checks; later readers only want the levels.
+    const reporter = options.report === false ? undefined : loaded.reporters.get(setting.file);
     const code = ruleCode(setting.rule);
     if (!code) {
       const suggestion = closest(setting.rule, [...CODES, ...BY_NAME.keys()]);
@@ -72,11 +73,12 @@ export function lintLevels(loaded: LoadedCatalog): Map<DiagnosticCode, RuleLevel
  * [CODE...]` comments, which remove findings on the line below them (all of them with no code),
  * except those no setting can turn down.
  */
-export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly Diagnostic[], levels: ReadonlyMap<DiagnosticCode, RuleLevel>): Diagnostic[] {
+export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly Diagnostic[], levels: ReadonlyMap<DiagnosticCode, RuleLevel>, options: { commentProblems?: boolean } = {}): Diagnostic[] {
   const { disabled, comments } = disabledLines(loaded);
   const out: Diagnostic[] = [];
-  // A comment that cannot do what it says is worth a word, or the author believes it works.
-  for (const comment of comments) {
+  // A comment that cannot do what it says is worth a word, or the author believes it works
+  // (said once: a second pass over more findings leaves them out).
+  for (const comment of options.commentProblems === false ? [] : comments) {
     for (const rule of comment.rules) {
       const code = ruleCode(rule);
       const problem = !code ? `names no rule "${rule}"${closest(rule, [...CODES, ...BY_NAME.keys()]) ? `; did you mean "${closest(rule, [...CODES, ...BY_NAME.keys()])}"?` : ''}` : fixed(code) ? `cannot disable ${code}: errors cannot be disabled` : undefined;
@@ -86,7 +88,8 @@ export function applyRuleSettings(loaded: LoadedCatalog, diagnostics: readonly D
   for (const d of diagnostics) {
     const codes = disabled.get(`${d.file}\u0000${d.line}`);
     if (codes && (codes.size === 0 || codes.has(d.code)) && !fixed(d.code)) continue;
-    const level = levels.get(d.code);
+    const info = DIAGNOSTIC_CODES[d.code] as { optIn?: true };
+    const level = levels.get(d.code) ?? (info.optIn ? 'off' : undefined);
     if (level === 'off') continue;
     out.push(level && level !== d.severity ? { ...d, severity: level } : d);
   }

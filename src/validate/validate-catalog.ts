@@ -1,12 +1,16 @@
-import { checkProfiles } from './check-profiles.js';
+import { checkProfiles, type ServerToolsStatus } from './check-profiles.js';
 import { checkConfusableTools } from './check-confusable-tools.js';
 import { checkAgents } from './check-agents.js';
 import { checkProviders } from './check-providers.js';
 import { checkTools } from './check-tools.js';
 import { checkOutputSchemas } from './check-output-schema.js';
+import { checkPoisoning } from './check-poisoning.js';
+import { checkDescriptionQuality } from './description-quality.js';
+import { checkClients } from './check-clients.js';
+import { checkResultHandling } from './check-result-handling.js';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import { sortDiagnostics } from '../catalog/diagnostic.js';
-import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
+import { DIAGNOSTIC_CODES, type DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import { applyRuleSettings, lintLevels, type RuleLevel } from './rule-settings.js';
 import { loadCatalog, type LoadedCatalog, type LoadOptions } from '../catalog/load-catalog.js';
 import { Reporter } from '../catalog/reporter.js';
@@ -21,7 +25,15 @@ export interface ValidationResult {
 export interface CheckedCatalog {
   diagnostics: Diagnostic[];
   levels: Map<DiagnosticCode, RuleLevel>;
+  /**
+   * Whether the opt-in description-quality checks (TM1101-TM1105) may run on this catalog, and
+   * whether they have: they run on first demand in withRuleSettings, since locating a finding
+   * parses its file again (over 100 ms on large.yaml) for rules that are off by default.
+   */
+  quality: 'not-applicable' | 'pending' | 'done';
 }
+
+const OPT_IN = (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((code) => (DIAGNOSTIC_CODES[code] as { optIn?: true }).optIn);
 
 /**
  * Every check on a loaded catalog: the loader's findings (YAML, includes, schema) plus the
@@ -30,15 +42,16 @@ export interface CheckedCatalog {
  * changed: the checks report into a copy of its findings, which is returned; `withRuleSettings`
  * then applies levels and comments.
  */
-export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseCache } = {}): CheckedCatalog {
-  const diagnostics = [...given.diagnostics];
-  const loaded: LoadedCatalog = { ...given, diagnostics, reporters: new Map([...given.reporters].map(([path, reporter]) => [path, new Reporter(reporter.file, diagnostics)])) };
+export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseCache; mcpServers?: readonly ServerToolsStatus[] } = {}): CheckedCatalog {
+  const loaded = reportingInto(given, [...given.diagnostics]);
   const fatal = loaded.diagnostics.some((d) => d.code === 'TM0001' && d.severity === 'error');
   if (!fatal || loaded.catalog.tools.length > 0) {
     checkTools(loaded, options.schemaChecks);
-    checkProfiles(loaded);
+    checkPoisoning(loaded);
+    checkProfiles(loaded, options.mcpServers);
     checkConfusableTools(loaded);
     checkAgents(loaded);
+    checkClients(loaded, [...new Set(loaded.catalog.lintClients.map((c) => c.name))]);
     const before = loaded.diagnostics.length;
     checkProviders(loaded, loaded.catalog.files[0]);
     // A tool whose parameters are broken gets no provider findings: they restate the same mistake
@@ -50,14 +63,37 @@ export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseC
     }
     // After the provider checks: a broken output schema says nothing about what a provider is sent.
     checkOutputSchemas(loaded);
+    checkResultHandling(loaded);
   }
   const levels = lintLevels(loaded);
-  return { diagnostics: loaded.diagnostics, levels };
+  return { diagnostics: loaded.diagnostics, levels, quality: !fatal || loaded.catalog.tools.length > 0 ? 'pending' : 'not-applicable' };
+}
+
+/** The loaded catalog with its reporters writing into `diagnostics`: checks report there, never into the catalog as loaded. */
+function reportingInto(loaded: LoadedCatalog, diagnostics: Diagnostic[]): LoadedCatalog {
+  return { ...loaded, diagnostics, reporters: new Map([...loaded.reporters].map(([path, reporter]) => [path, new Reporter(reporter.file, diagnostics)])) };
 }
 
 /** The findings with rule settings applied: the catalog's `lint:`, then `rules` (`--rule`), then disable comments. */
 export function withRuleSettings(loaded: LoadedCatalog, checked: CheckedCatalog, rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
-  return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, new Map([...checked.levels, ...rules])));
+  const levels = new Map([...checked.levels, ...rules]);
+  if (checked.quality === 'pending' && OPT_IN.some((code) => (levels.get(code) ?? 'off') !== 'off')) {
+    // Into the checks' own findings, like every check: the loaded catalog stays as loaded.
+    checkDescriptionQuality(reportingInto(loaded, checked.diagnostics));
+    checked.quality = 'done';
+  }
+  return sortDiagnostics(applyRuleSettings(loaded, checked.diagnostics, levels));
+}
+
+/**
+ * Findings for MCP clients named on the command line (`validate --client`), with the catalog's
+ * rule settings and `rules` applied; the catalog's own `lint.clients` are checked by runChecks.
+ */
+export function clientDiagnostics(loaded: LoadedCatalog, clients: readonly string[], rules: ReadonlyMap<DiagnosticCode, RuleLevel> = new Map()): Diagnostic[] {
+  if (clients.length === 0) return [];
+  const found: Diagnostic[] = [];
+  checkClients(loaded, clients, found);
+  return applyRuleSettings(loaded, found, new Map([...lintLevels(loaded, { report: false }), ...rules]), { commentProblems: false });
 }
 
 /** Every finding `validate` reports for a loaded catalog. */

@@ -77,3 +77,51 @@ describe('loadCatalog', () => {
     expect(catalog.tools[0]).toMatchObject({ name: 'get_weather', effect: 'write' });
   });
 });
+
+describe('summaries, references and evaluations in the catalog', () => {
+  it('overrides set references and evaluation; agents list checks; budget.summarize comes from an included file when the root has none', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-powers-load-'));
+    writeFileSync(
+      join(dir, 'part.yaml'),
+      `toolman: 1
+budget: { summarize: { provider: anthropic, model: claude-haiku-4-5, threshold: 300 } }
+tools:
+  - name: read_page
+    description: Read a page.
+    truncation: summarize
+evaluations:
+  grounded: { rubric: Every claim is backed by the results. }
+`,
+    );
+    writeFileSync(
+      join(dir, 'root.yaml'),
+      `toolman: 1
+include: [part.yaml]
+tools:
+  - name: search
+    description: Search the web.
+overrides:
+  - tools: [search]
+    set: { references: { items: "$.results[*]", url: $.url }, evaluation: [grounded] }
+agents:
+  helper:
+    description: A helper agent.
+    evaluation: [grounded]
+    local: { provider: openai }
+evaluations:
+  no_pii: { not_regex: "@", on: answer }
+`,
+    );
+    const { catalog, diagnostics } = loadCatalog(['root.yaml'], { cwd: dir });
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+    expect(byName.get('search')).toMatchObject({ references: { kind: 'select', items: '$.results[*]', url: '$.url' }, evaluation: ['grounded'] });
+    expect(byName.get('helper')!.evaluation).toEqual(['grounded']);
+    expect(byName.get('read_page')!.truncation).toBe('summarize');
+    expect(catalog.budget.summarize).toEqual({ provider: 'anthropic', model: 'claude-haiku-4-5', threshold: 300, file: 'part.yaml' });
+    expect([...catalog.evaluations.keys()]).toEqual(['no_pii', 'grounded']);
+    expect(catalog.evaluations.get('no_pii')).toMatchObject({ kind: 'not_regex', pattern: '@', on: 'answer', file: 'root.yaml' });
+  });
+});

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startAuthServer } from '../helpers/auth-server.js';
 import { runBin } from '../helpers/cli.js';
 import { alive } from '../helpers/process-alive.js';
 import { SERVE_CATALOG, spawnServe, startHttp, waitUntil } from '../serve/serve-client.js';
@@ -21,11 +22,20 @@ describe('toolman serve: options', () => {
     [['--port', '70000'], /--port must be a port number/],
     [['--host', '127.0.0.1'], /--host needs --port/],
     [['--token-env', 'X'], /--token-env needs --port/],
-    [['--port', '0', '--host', '0.0.0.0'], /would let other machines call the catalog's tools, and no token protects it/],
+    [['--port', '0', '--host', '0.0.0.0'], /would let other machines call the catalog's tools, and no token protects it.*\n.*--auth-issuer URL/],
     [['--port', '0', '--token-env', 'SERVE_TEST_UNSET_VARIABLE'], /the variable is not set or empty/],
     [['--port', '0', '--token-env', 'not a name'], /takes the name of an environment variable/],
     [['--profile', 'nope'], /profile/i],
     [['--search-mode', 'magic'], /invalid/],
+    [['--auth-issuer', 'https://as.example'], /--auth-issuer needs --port/],
+    [['--port', '0', '--auth-scope', 'mcp'], /--auth-scope needs --auth-issuer/],
+    [['--port', '0', '--public-url', 'https://x.example/mcp'], /--public-url needs --auth-issuer/],
+    [['--port', '0', '--auth-issuer', 'https://as.example', '--auth-scope', 'offline_access'], /offline_access: that scope asks the authorization server for a refresh token/],
+    [['--port', '0', '--auth-issuer', 'http://as.example.com'], /--auth-issuer must be an https URL \(http only on this machine\)/],
+    [['--port', '0', '--auth-issuer', 'http://127.0.0.1:1'], /no authorization server metadata found/],
+    [['--port', '0', '--auth-issuer', 'http://127.0.0.1:1', '--public-url', 'ftp://x'], /--public-url must be an http\(s\) URL/],
+    [['--port', '0', '--host', '0.0.0.0', '--token-env', 'SERVE_TEST_UNSET_VARIABLE'], /the variable is not set or empty/],
+    [['--port', '0', '--token-env', 'HOME', '--auth-issuer', 'https://as.example'], /--token-env and --auth-issuer: choose one/],
   ])('%j exits 2 with a clear message', async (args, message) => {
     const run = await runBin([...catalog, 'serve', ...args]);
     expect(run.code).toBe(2);
@@ -58,6 +68,32 @@ describe('toolman serve: options', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/--token-env/);
     expect(run.stdout).toMatch(/Standard output carries only MCP messages/);
+  });
+});
+
+describe('toolman serve --auth-issuer (the built binary)', () => {
+  it('publishes its metadata, refuses requests without a token of that server and serves one with it', async () => {
+    const as = await startAuthServer();
+    const served = await startHttp(['--auth-issuer', as.issuer, '--auth-scope', 'mcp']);
+    try {
+      expect(served.stderr()).toMatch(/bearer token required: tokens of http:\/\/127\.0\.0\.1:\d+\)/);
+      const prm = (await served.waitFor(/protected-resource metadata at (\S+);/))[1]!;
+      expect(await (await fetch(prm)).json()).toMatchObject({ resource: served.url, authorization_servers: [as.issuer], scopes_supported: ['mcp'] });
+      const refused = await fetch(served.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${prm}"`);
+      const token = await as.token({ aud: served.url });
+      const init = await fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      });
+      expect(init.status).toBe(200);
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.done;
+      await as.close();
+    }
   });
 });
 

@@ -69,8 +69,8 @@ export async function waitUntil(check: () => boolean, ms = 10_000): Promise<void
 }
 
 /** The built `toolman serve` as a child process (HTTP mode, or raw stdio), with its output collected. */
-export function spawnServe(args: string[], options: { env?: Record<string, string>; stdin?: 'pipe' | 'ignore' } = {}) {
-  const child = spawn(process.execPath, [BIN, '--catalog', SERVE_CATALOG, 'serve', ...args], {
+export function spawnServe(args: string[], options: { env?: Record<string, string>; stdin?: 'pipe' | 'ignore'; catalog?: string } = {}) {
+  const child = spawn(process.execPath, [BIN, '--catalog', options.catalog ?? SERVE_CATALOG, 'serve', ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, TOOLMAN_CACHE_DIR: 'off', ...options.env } as NodeJS.ProcessEnv,
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
@@ -96,8 +96,8 @@ export function spawnServe(args: string[], options: { env?: Record<string, strin
 }
 
 /** `toolman serve --port 0 ...` once it listens, with its URL. */
-export async function startHttp(args: string[] = [], env: Record<string, string> = {}) {
-  const served = spawnServe(['--port', '0', ...args], { env });
+export async function startHttp(args: string[] = [], env: Record<string, string> = {}, catalog?: string) {
+  const served = spawnServe(['--port', '0', ...args], { env, ...(catalog ? { catalog } : {}) });
   const url = (await served.waitFor(/at (http:\/\/\S+\/mcp)/))[1]!;
   return { ...served, url };
 }

@@ -70,6 +70,37 @@ describe('toolman serve over streamable HTTP', () => {
     expect(seen.elicitations).toHaveLength(1);
   });
 
+  it('asks for approval on the call\'s own stream, so a client that never opens the GET stream is asked too', async () => {
+    // The 2025-11-25 transport lets a client skip the GET stream (basic/transports.mdx §Listening
+    // for Messages from the Server: "MAY"), and a server's requests during a call "SHOULD relate
+    // to the originating client request" (§Sending Messages to the Server). The SDK's own
+    // ctx.mcpReq.elicitInput (2.4.0) sends on the GET stream, where this client never hears it.
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(served.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'no-get', version: '1' } } }) });
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await init.text();
+    await (await fetch(served.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    const call = await fetch(served.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'remove_record', arguments: { key: 'g1' } } }) });
+    const reader = call.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const messages = () => text.split(/\n\n/).flatMap((event) => event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter(Boolean).map((d) => JSON.parse(d) as { id?: number | string; method?: string; result?: { structuredContent?: unknown } }));
+    const until = async (found: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!found()) {
+        const read = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), deadline - Date.now()))]);
+        if (!read || read.done) throw new Error(`the call's stream said only: ${text}`);
+        text += decoder.decode(read.value);
+      }
+    };
+    await until(() => messages().some((m) => m.method === 'elicitation/create'));
+    const question = messages().find((m) => m.method === 'elicitation/create')!;
+    await (await fetch(served.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { always: false } } }) })).text();
+    await until(() => messages().some((m) => m.id === 2));
+    expect(messages().find((m) => m.id === 2)?.result?.structuredContent).toEqual({ deleted: 'g1' });
+    await fetch(served.url, { method: 'DELETE', headers: session });
+  });
+
   it('refuses other hosts and origins (DNS rebinding), other paths and unknown sessions', async () => {
     const port = new URL(served.url).port;
     expect((await raw(served.url, { host: `evil.example:${port}` }, initialize)).status).toBe(403);

@@ -3,11 +3,10 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { ServeLimits } from '../../src/serve/call-slots.js';
-import { serveMcp } from '../../src/serve/serve-mcp.js';
 import { BIN, FIXTURES, ROOT } from '../helpers/paths.js';
 import { connectHttp, waitUntil } from './serve-client.js';
+import { serveInProcess } from './serve-in-process.js';
 
 /**
  * `toolman serve --port`'s limits against clients that ask too much: calls at once (per session
@@ -27,19 +26,7 @@ afterEach(async () => {
  * them are tested on the built binary below).
  */
 async function serve(limits: Partial<ServeLimits>): Promise<Served> {
-  const manager = await ToolManager.open({ catalogs: [CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: 'all' });
-  const lines: string[] = [];
-  const stop = new AbortController();
-  const running = await serveMcp(manager, { yes: false, verbose: false, version: '0.0.0', log: (line) => lines.push(line), signal: stop.signal, http: { host: '127.0.0.1', port: 0 }, limits });
-  const served = {
-    url: running.url!,
-    stderr: () => lines.join('\n'),
-    close: async () => {
-      stop.abort();
-      await running.close();
-      await manager.close();
-    },
-  };
+  const served = await serveInProcess({ catalog: CATALOG, limits });
   servers.push(served);
   return served;
 }

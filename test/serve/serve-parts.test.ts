@@ -39,7 +39,7 @@ describe('toCallToolResult', () => {
   it('marks failures isError with the text for the model', () => {
     const result = toCallToolResult(response({ ok: false, content: 'boom', error: 'boom', error_kind: 'tool_error' }));
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'boom' }], _meta: { 'toolman/error_kind': 'tool_error' } });
-    expect(toCallToolResult(response({ ok: false, error: 'x', error_kind: 'declined' }), 'why').content).toEqual([{ type: 'text', text: 'why' }]);
+    expect(toCallToolResult(response({ ok: false, error: 'x', error_kind: 'declined' }), { errorText: 'why' }).content).toEqual([{ type: 'text', text: 'why' }]);
   });
 });
 

@@ -4,7 +4,7 @@ import type { Expectations } from '../../src/testing/suite-types.js';
 import { mismatch, parseArgMatchers, parseMatcher, MatcherError } from '../../src/testing/value-matchers.js';
 
 const call = (name: string, args: unknown = {}, extra: Partial<ObservedCall> = {}): ObservedCall => ({ turn: 1, round: 1, name, arguments: args, ok: true, error: null, meta: false, malformed: false, approval: null, ...extra });
-const seen = (calls: ObservedCall[], extra: Partial<Observation> = {}): Observation => ({ calls, answer: '', rounds: calls.length + 1, stop: 'done', usage: { input: 100, output: 10, estimated_input: 90, reported: true }, ...extra });
+const seen = (calls: ObservedCall[], extra: Partial<Observation> = {}): Observation => ({ calls, answer: '', rounds: calls.length + 1, stop: 'done', usage: { input: 100, output: 10, estimated_input: 90, reported: true }, references: [], evaluations: [], ...extra });
 const expecting = (e: Partial<Expectations>): Expectations => ({ order: 'in_order', ...e });
 const calls = (list: { tool: string; args?: Record<string, unknown> }[]) => list.map((c) => ({ tool: c.tool, ...(c.args ? { args: parseArgMatchers(c.args, '') } : {}), source: c }));
 
@@ -116,5 +116,41 @@ describe('other expectations', () => {
     const e = expecting({ tokens: { input: 95, total: 105 } });
     expect(checkExpectations(e, seen([])).map((f) => f.message)).toEqual(['100 input tokens (API-reported), over the bound of 95', '110 tokens in all (API-reported), over the bound of 105']);
     expect(checkExpectations(e, seen([], { usage: { input: 0, output: 0, estimated_input: 90, reported: false } }))).toEqual([]);
+  });
+});
+
+describe('answer.cites and evaluations', () => {
+  const references = [
+    { n: 1, url: 'https://intranet.example.com/hr/leave', title: 'Leave', tool: 'search_intranet', call_id: 'c1' },
+    { n: 2, url: 'https://example.org/news', tool: 'web_search', call_id: 'c2' },
+  ];
+  const cites = (answer: string, tools: string[]) => checkExpectations(expecting({ answer: { cites: tools } }), seen([], { answer, references }));
+
+  it('cites: a [n] of one of the tool\'s sources, or its URL, in the answer', () => {
+    expect(cites('Twenty weeks [1].', ['search_intranet'])).toEqual([]);
+    expect(cites('See https://intranet.example.com/hr/leave for more.', ['search_intranet'])).toEqual([]);
+    expect(cites('Both [1][2].', ['search_intranet', 'web_search'])).toEqual([]);
+    expect(cites('News [2].', ['*'])).toEqual([]);
+  });
+
+  it('cites fails when the answer cites another tool\'s source, none, or the tool gave none', () => {
+    expect(cites('News [2].', ['search_intranet'])).toEqual([{ expectation: 'answer.cites search_intranet', message: 'expected the answer to cite a source of search_intranet ([1] https://intranet.example.com/hr/leave); it was "News [2]."' }]);
+    expect(cites('Twenty weeks.', ['*'])[0]!.message).toContain('expected the answer to cite a source of any tool');
+    expect(cites('[3] is not a source.', ['web_search'])[0]!.message).toContain('[2] https://example.org/news');
+    expect(cites('Twenty weeks [1].', ['fetch_url'])[0]!.message).toBe('fetch_url gave no sources in the turn, so the answer could cite none; it was "Twenty weeks [1]."');
+  });
+
+  const verdict = (name: string, v: 'pass' | 'fail' | 'error', reason?: string) => ({ name, verdict: v, on: 'answer' as const, tools: ['t'], ...(reason ? { reason } : {}) });
+  const evaluate = (wanted: Record<string, 'pass' | 'fail' | 'error'>, evaluations: ReturnType<typeof verdict>[]) => checkExpectations(expecting({ evaluations: wanted }), seen([], { evaluations }));
+
+  it('evaluations: each named check must reach its verdict; one failed run fails it, one undecided run leaves it undecided', () => {
+    expect(evaluate({ no_pii: 'pass', grounded: 'fail' }, [verdict('no_pii', 'pass'), verdict('grounded', 'fail', 'adds a date')])).toEqual([]);
+    expect(evaluate({ no_pii: 'pass' }, [verdict('no_pii', 'pass'), verdict('no_pii', 'fail', 'the answer matches /@/')])).toEqual([{ expectation: 'evaluations no_pii', message: 'expected no_pii to pass; it failed: the answer matches /@/' }]);
+    expect(evaluate({ grounded: 'pass' }, [verdict('grounded', 'error', 'no model to grade the rubric with')])[0]!.message).toBe('expected grounded to pass; it could not be decided: no model to grade the rubric with');
+    expect(evaluate({ grounded: 'error' }, [verdict('grounded', 'error')])).toEqual([]);
+  });
+
+  it('a check that never ran is a failure, not a pass', () => {
+    expect(evaluate({ no_pii: 'pass' }, [])).toEqual([{ expectation: 'evaluations no_pii', message: 'no_pii did not run: no tool that lists it in evaluation: was used' }]);
   });
 });

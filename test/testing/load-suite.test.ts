@@ -86,6 +86,35 @@ cases:
     ]);
   });
 
+  it('checks the tools answer.cites names and the evaluations a case expects against the catalog', () => {
+    const catalog = join(ROOT, 'catalogs', 'enterprise.yaml');
+    expect(problems(`catalog: ${JSON.stringify(catalog)}
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      answer: { cites: [search_intranet, "*"] }
+      evaluations: { grounded: pass, no_pii: fail }
+`)).toEqual([]);
+    expect(problems(`catalog: ${JSON.stringify(catalog)}
+cases:
+  - name: a
+    prompt: hi
+    expect:
+      answer: { cites: [search_intranit] }
+      evaluations: { groundd: pass }
+`)).toEqual([
+      expect.stringMatching(/^6:25 no tool named "search_intranit" in the catalog; did you mean "search_intranet"/),
+      expect.stringMatching(/^7:22 no evaluation named "groundd" in the catalog; did you mean "grounded"/),
+    ]);
+    expect(problems(`catalog: ${JSON.stringify(catalog)}
+cases:
+  - name: a
+    prompt: hi
+    expect: { evaluations: { no_pii: maybe } }
+`)).toEqual([expect.stringMatching(/^5:38 "no_pii" must be one of "pass", "fail", "error"/)]);
+  });
+
   it('checks tool, argument, profile and matcher names against the catalog', () => {
     const catalog = join(ROOT, 'catalogs', 'assistant.yaml');
     const found = problems(`catalog: ${JSON.stringify(catalog)}

@@ -143,7 +143,10 @@ export async function callWith(manager: ToolManager, options: CallOptions, io: C
     const head = turn.responses.length > 1 ? `${c.bold(`[${plainText(response.id)}] ${plainText(response.name)}`)}${response.deduplicated ? c.dim(' (duplicate: same result)') : ''}\n` : '';
     if (response.ok) {
       io.stdout.write(head + plainText(pretty(response.content)) + '\n');
-      if (response.truncated) io.stderr.write(c.dim(`(${plainText(response.name)}: result truncated from about ${response.original_tokens} tokens)\n`));
+      if (response.summarized) io.stderr.write(c.dim(`(${plainText(response.name)}: result summarised from about ${response.original_tokens} tokens)\n`));
+      else if (response.truncated) io.stderr.write(c.dim(`(${plainText(response.name)}: result truncated from about ${response.original_tokens} tokens${response.summary_error ? `, not summarised: ${plainText(response.summary_error)}` : ''})\n`));
+      for (const r of response.references ?? []) io.stderr.write(c.dim(`source: ${r.title ? `${plainText(r.title)} — ` : ''}${plainText(r.url)}\n`));
+      for (const v of response.evaluations ?? []) io.stderr.write(v.verdict === 'pass' ? c.green(`✓ evaluation ${plainText(v.name)} passed\n`) : c.red(`${v.verdict === 'fail' ? '✗' : '?'} evaluation ${plainText(v.name)} ${v.verdict === 'fail' ? 'failed' : 'could not be decided'}${v.reason ? `: ${plainText(v.reason)}` : ''}\n`));
       continue;
     }
     if (head) io.stdout.write(head);

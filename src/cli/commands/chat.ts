@@ -1,8 +1,5 @@
 import { dirname, join, relative, resolve } from 'node:path';
-import { ERROR_PREFIX } from '../output/error-prefix.js';
-import type { Conversation } from '../../conversation/conversation.js';
 import type { ConversationOptions, Recording } from '../../conversation/conversation-options.js';
-import type { LoopEvent, TurnSummary } from '../../loop/loop-events.js';
 import { defaultTranscriptPath, readRecording } from '../../manager/documents.js';
 import { CHAT_PROVIDERS, profileNames } from '../../manager/facts.js';
 import { lastTranscript, readTranscriptFile, type TranscriptHistory } from '../../conversation/transcript-history.js';
@@ -15,8 +12,9 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { cliInteraction } from '../mcp-interaction.js';
 import { ReplMcpQuestions } from '../../repl/mcp-questions.js';
-import { colorEnabled, palette } from '../color.js';
-import { plainText } from '../output/terminal-text.js';
+import { exitFor, oneShotTurn, promptsFor, summaryDocument } from './chat-one-shot.js';
+
+export { readPrompt } from '../read-prompt.js';
 
 export interface ChatOptions {
   catalog?: string[];
@@ -178,26 +176,6 @@ function conversationOptions(options: ChatOptions, io: CliIO, recording: Recordi
   };
 }
 
-/**
- * The prompts of a one-shot run: --prompt, else a replay's recorded messages, else standard
- * input. Undefined when interrupted while reading.
- */
-async function promptsFor(options: ChatOptions, given: string[], recorded: readonly string[]): Promise<string[] | undefined> {
-  if (given.length) return given;
-  if (recorded.length) return [...recorded];
-  if (options.stdinIsTerminal) {
-    throw new ToolmanError(ErrorCode.USAGE, `${options.json ? '--json' : options.events ? '--events' : 'one turn'} needs a prompt: give it with --prompt "..." or pipe it in`, { hint: 'without --json and --events, toolman chat on a terminal starts the REPL' });
-  }
-  let piped = '';
-  try {
-    piped = (await options.readStdin?.())?.trim() ?? '';
-  } catch (error) {
-    if (options.signal?.aborted) return undefined;
-    throw error;
-  }
-  if (!piped) throw new ToolmanError(ErrorCode.USAGE, 'no prompt: give one with --prompt "..." or pipe it in', { hint: 'or run toolman chat on a terminal for the interactive REPL' });
-  return [piped];
-}
 
 /** The catalog files a recording names, resolved from its folder (ignored unless a list of paths). */
 function recordedCatalogs(named: unknown, recordingFile: string): string[] {
@@ -205,104 +183,8 @@ function recordedCatalogs(named: unknown, recordingFile: string): string[] {
   return named.map((file: string) => resolve(dirname(recordingFile), file));
 }
 
-/** One turn without a terminal: the answer as text, one JSON document, or events as JSON lines. Events come redacted. */
-async function oneShotTurn(conversation: Conversation, prompt: string, options: ChatOptions, io: CliIO): Promise<TurnSummary> {
-  const c = palette(colorEnabled(io, io.stderr));
-  const text = (s: string) => (io.stdout.isTTY ? plainText(s) : s);
-  const name = (s: string) => plainText(s);
-  let wroteText = false;
-  const onEvent = (event: LoopEvent) => {
-    if (options.events) {
-      io.stdout.write(JSON.stringify(event) + '\n');
-      return;
-    }
-    // --json: stdout is the one document at the end; warnings (a replay's differences, notices) still go to stderr.
-    if (options.json) {
-      if (event.type === 'warning') io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
-      return;
-    }
-    switch (event.type) {
-      case 'text':
-        io.stdout.write(text(event.delta));
-        wroteText = true;
-        return;
-      case 'tool_calls':
-        if (wroteText) io.stdout.write('\n');
-        wroteText = false;
-        for (const call of event.calls) io.stderr.write(c.dim(`→ ${name(call.tool)}(${name(preview(call.arguments))})\n`));
-        return;
-      case 'tool_status':
-        if (event.status === 'awaiting_approval') io.stderr.write(c.yellow(`? ${name(event.name)} needs approval (${name(event.reason)}): ${options.yes ? 'approved by --yes' : 'declined (no terminal; --yes approves)'}\n`));
-        return;
-      case 'tool_result': {
-        const r = event.response;
-        // A decline says what decided it, in the user's terms: the error text is the sentence meant for the model.
-        if (r.error_kind === 'declined') io.stderr.write(c.yellow(`⊘ ${name(r.tool)} declined: ${options.yes ? 'it was not run' : 'it needs approval and there is no terminal to ask; --yes approves'}\n`));
-        else io.stderr.write(r.ok ? c.dim(`✓ ${name(r.tool)} ${r.duration_ms} ms${r.truncated ? ' (truncated)' : ''}\n`) : c.red(`✗ ${name(r.tool)}: ${name(r.error ?? '')}\n`));
-        return;
-      }
-      case 'search':
-        io.stderr.write(c.dim(`tool search found: ${name(event.activated.join(', '))}\n`));
-        return;
-      case 'retry':
-        io.stderr.write(c.yellow(`retrying in ${(event.wait_ms / 1000).toFixed(1)} s (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ''}): ${name(event.reason)}\n`));
-        return;
-      case 'warning':
-        io.stderr.write(c.yellow(`warning: ${name(event.message)}\n`));
-        return;
-      case 'error':
-        io.stderr.write(`${c.red(ERROR_PREFIX)} ${name(event.message)}\n${event.hint ? `  ${c.dim('hint:')} ${name(event.hint)}\n` : ''}`);
-        return;
-      case 'done':
-        if (wroteText) io.stdout.write('\n');
-        if (event.stop === 'took_control' && !wroteText && event.answer) io.stdout.write(text(event.answer) + '\n');
-        // An error's message was printed with its `error` event: said once.
-        if (event.stop === 'error') io.stderr.write(c.yellow('stopped (error)\n'));
-        else if (event.stop !== 'done' && event.stop !== 'took_control' && event.message) io.stderr.write(c.yellow(`stopped (${event.stop}): ${name(event.message)}\n`));
-        return;
-      default:
-        return;
-    }
-  };
-  return conversation.run(prompt, { ...(options.signal ? { signal: options.signal } : {}), onEvent });
-}
 
-/** The one-shot JSON document (README, "toolman chat"). */
-export function summaryDocument(summary: TurnSummary, transcript: string | null): Record<string, unknown> {
-  return {
-    answer: summary.answer,
-    stop: summary.stop,
-    rounds: summary.rounds,
-    calls: summary.calls,
-    usage: summary.usage,
-    took_control: summary.took_control,
-    ...(summary.message ? { message: summary.message } : {}),
-    transcript,
-  };
-}
 
-export function exitFor(summary: TurnSummary, signal?: AbortSignal): ExitCode {
-  if (summary.stop === 'cancelled' || signal?.aborted) return EXIT.INTERRUPTED;
-  return summary.stop === 'done' || summary.stop === 'took_control' ? EXIT.OK : EXIT.FAILURE;
-}
 
-function preview(args: unknown): string {
-  const text = typeof args === 'string' ? args : JSON.stringify(args);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
 
-/** Reads a whole stream (piped standard input) as text, up to 1 MiB. */
-export async function readPrompt(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
-  let text = '';
-  const stop = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new ToolmanError(ErrorCode.USAGE, 'interrupted while reading the prompt')), { once: true }));
-  const read = (async () => {
-    for await (const chunk of stream) {
-      text += String(chunk);
-      if (text.length > 1 << 20) throw new ToolmanError(ErrorCode.USAGE, 'the piped prompt is over 1 MiB');
-    }
-    return text;
-  })();
-  stop.catch(() => undefined);
-  return signal ? Promise.race([read, stop]) : read;
-}
 

@@ -32,7 +32,7 @@ export async function diffCommand(options: DiffOptions, io: CliIO): Promise<Exit
     let passRates: CompareOverall[] | undefined;
     let errored = false;
     if (options.suite?.length) {
-      const { requireFolder, suitesHost, suitesRequest } = await import('./test.js');
+      const { requireFolder, suitesHost, suitesRequest } = await import('./test-setup.js');
       const { preflight, runSuites } = await import('../../testing/run-suites.js');
       const { compareRuns, parseVariant } = await import('../../testing/compare-runs.js');
       const a = parseVariant(resolve(io.cwd, options.old), 'A');

@@ -98,6 +98,8 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
   }
   const summary = summarize(diagnostics);
   const errors = diagnostics.filter((d) => d.severity === 'error');
+  // Tool poisoning (TM12xx) in what was imported is worth a word even when it is only a warning.
+  const poisoning = diagnostics.filter((d) => d.code.startsWith('TM12') && d.severity !== 'error');
   // Provider-native tools never run in toolman: their effect means nothing, so they are counted apart.
   const effects = { read: 0, write: 0, destructive: 0, unset: 0, native: 0 };
   for (const tool of result.tools) effects[tool.entry.native ? 'native' : ((tool.entry.effect as 'read' | 'write' | 'destructive' | undefined) ?? 'unset')]++;
@@ -115,7 +117,7 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
           tools: result.tools.map((t) => ({ name: t.entry.name, original: t.original, changes: t.changes })),
           skipped: result.skipped,
           effects,
-          validation: { ...summary, errors_found: errors.map((d) => ({ code: d.code, message: d.message, tool: d.tool ?? null, line: d.line, column: d.column })) },
+          validation: { ...summary, errors_found: errors.map((d) => ({ code: d.code, message: d.message, tool: d.tool ?? null, line: d.line, column: d.column })), poisoning_found: poisoning.map((d) => ({ code: d.code, message: d.message, tool: d.tool ?? null, line: d.line, column: d.column })) },
           ...(output ? {} : { yaml }),
         }) + '\n',
     );
@@ -136,6 +138,8 @@ export async function importCommand(options: ImportOptions, io: CliIO): Promise<
     io.stderr.write(`  validate: ${formatCounts(summary)}${output ? ` (run toolman validate ${options.output})` : ''}\n`);
     for (const error of errors.slice(0, 10)) io.stderr.write(`  ${c.red('error')} ${error.code} ${output ? `${options.output}:${error.line}:${error.column} ` : ''}${plainText(error.message)}\n`);
     if (errors.length) io.stderr.write(`  ${c.red('the imported catalog does not validate')}: fix ${output ? options.output : 'the output'} (or the source) before using it\n`);
+    for (const warning of poisoning.slice(0, 10)) io.stderr.write(`  ${c.yellow('warning')} ${warning.code} ${output ? `${options.output}:${warning.line}:${warning.column} ` : ''}${warning.message}\n`);
+    if (poisoning.length > 10) io.stderr.write(`  … and ${poisoning.length - 10} more tool-poisoning warnings (run toolman validate)\n`);
     if (output) io.stderr.write(c.dim('  each tool\'s changes are recorded as "# import:" comments above it\n'));
   }
   return errors.length > 0 ? EXIT.FAILURE : EXIT.OK;

@@ -9,7 +9,7 @@ import { withManager } from '../open-manager.js';
 import { createTable } from '../output/table.js';
 import { plainText } from '../output/terminal-text.js';
 import { reportErrors } from './test-compare.js';
-import { requireFolder, suitesHost, suitesRequest } from './test.js';
+import { requireFolder, suitesHost, suitesRequest } from './test-setup.js';
 import type { LockOptions } from './lock.js';
 
 /** One suite's overall pass rate, old definitions (A) against new (B), per provider. */

@@ -7,7 +7,7 @@ import { withManager } from '../open-manager.js';
 import { jsonDocument } from '../output/json-document.js';
 import { plainText } from '../output/terminal-text.js';
 import type { GateReport } from './lock-gate.js';
-import type { TestOptions } from './test.js';
+import type { TestOptions } from './test-setup.js';
 
 export interface LockOptions extends Pick<TestOptions, 'provider' | 'baseUrl' | 'record' | 'replay' | 'repeat' | 'concurrency' | 'maxCost' | 'prices' | 'signal'> {
   catalog?: string[];

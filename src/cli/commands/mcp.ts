@@ -112,7 +112,8 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
       tags: tool.tags,
       parameters: tool.parameters,
       tokens: costs.get(tool.name) ?? {},
-      findings: (findings.get(tool.name) ?? []).map((d) => ({ code: d.code, severity: d.severity, message: stripSubject(d.message) })),
+      // Errors first, then tool poisoning (TM12xx), then the rest: the table shows the first.
+      findings: [...(findings.get(tool.name) ?? [])].sort((a, b) => rank(a) - rank(b)).map((d) => ({ code: d.code, severity: d.severity, message: stripSubject(d.message) })),
     }));
     const totals = Object.fromEntries(PROVIDERS.map((p) => [p, rows.reduce((sum, r) => sum + (r.tokens[p] ?? 0), 0)]));
     if (options.json) {
@@ -134,9 +135,13 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
   }, { login: options.login });
 }
 
+function rank(d: Diagnostic): number {
+  return d.severity === 'error' ? 0 : d.code.startsWith('TM12') ? 1 : d.severity === 'warning' ? 2 : 3;
+}
+
 /** `mcp server "server" tool "x": ...` → `...`: the table names the tool already. */
 function stripSubject(message: string): string {
-  return message.replace(/^mcp server "[^"]*" tool "[^"]*"(?: \(MCP name "[^"]*"\))?: /, '');
+  return message.replace(/^mcp server "(?:[^"\\]|\\.)*" tool "(?:[^"\\]|\\.)*"(?: \(MCP name "(?:[^"\\]|\\.)*"\))?: /, '');
 }
 
 export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'catalog' | 'tool' | 'batch' | 'profile' | 'provider' | 'strict' | 'geminiJsonSchema'> {

@@ -3,6 +3,7 @@ import { processSecrets } from '../../shared/secrets.js';
 import type { ServeLimits } from '../../serve/call-slots.js';
 import type { SearchMode } from '../../session/tool-session.js';
 import { isLoopbackHost } from '../../serve/http-guard.js';
+import type { BearerAuth } from '../../serve/bearer-auth.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
@@ -15,6 +16,12 @@ export interface ServeCommandOptions {
   port?: string;
   host?: string;
   tokenEnv?: string;
+  /** Bearer tokens from this OAuth authorization server (`--auth-issuer`), with their audience and required scopes. */
+  authIssuer?: string;
+  authAudience?: string;
+  authScope?: string[];
+  /** The URL clients use, behind a proxy (`--public-url`). */
+  publicUrl?: string;
   yes?: boolean;
   verbose?: boolean;
   searchMode?: SearchMode;
@@ -62,8 +69,21 @@ function transportFrom(options: ServeCommandOptions, io: CliIO, warn: (line: str
   if (options.port === undefined) {
     if (options.host !== undefined) throw new ToolmanError(ErrorCode.USAGE, '--host needs --port: without it toolman serve speaks stdio', { hint: 'toolman serve --port 8808 --host 127.0.0.1' });
     if (options.tokenEnv !== undefined) throw new ToolmanError(ErrorCode.USAGE, '--token-env needs --port: a token protects the HTTP endpoint; stdio has none', { hint: 'toolman serve --port 8808 --token-env TOOLMAN_TOKEN' });
-    return undefined;
+    if (options.authIssuer !== undefined) throw new ToolmanError(ErrorCode.USAGE, '--auth-issuer needs --port: bearer tokens protect the HTTP endpoint; a stdio server reads its credentials from the environment', { hint: 'toolman serve --port 8808 --auth-issuer https://auth.example.com' });
   }
+  if (options.authIssuer === undefined) {
+    for (const [value, flag] of [[options.authAudience, '--auth-audience'], [options.authScope, '--auth-scope'], [options.publicUrl, '--public-url']] as const) {
+      if (value !== undefined) throw new ToolmanError(ErrorCode.USAGE, `${flag} needs --auth-issuer: it says which bearer tokens the server accepts`);
+    }
+  }
+  if (options.authIssuer !== undefined && options.tokenEnv !== undefined) {
+    throw new ToolmanError(ErrorCode.USAGE, '--token-env and --auth-issuer: choose one. With an authorization server, the server accepts only the tokens it issued (MCP 2026-07-28 basic/authorization, Token Handling: "MUST NOT accept or transit any other tokens")');
+  }
+  if (options.authScope?.includes('offline_access')) {
+    throw new ToolmanError(ErrorCode.USAGE, '--auth-scope offline_access: that scope asks the authorization server for a refresh token; a resource server neither requires nor advertises it (MCP 2026-07-28 basic/authorization, Refresh Tokens)');
+  }
+  if (options.publicUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.publicUrl)) throw new ToolmanError(ErrorCode.USAGE, `--public-url must be an http(s) URL, not ${JSON.stringify(options.publicUrl)}`);
+  if (options.port === undefined) return undefined;
   if (!/^\d{1,5}$/.test(options.port) || Number(options.port) > 65535) {
     throw new ToolmanError(ErrorCode.USAGE, `--port must be a port number from 0 to 65535, not ${JSON.stringify(options.port)}`, { hint: '0 picks a free port; the address is printed on standard error' });
   }
@@ -77,12 +97,25 @@ function transportFrom(options: ServeCommandOptions, io: CliIO, warn: (line: str
     if (/\s/.test(token)) throw new ToolmanError(ErrorCode.USAGE, `--token-env ${options.tokenEnv}: the token contains white space, which an Authorization header cannot carry`);
     if (token.length < SHORT_TOKEN) warn(`the token in ${options.tokenEnv} has ${token.length} characters; use at least ${SHORT_TOKEN} (openssl rand -hex 32)`);
   }
-  if (!isLoopbackHost(host) && token === undefined) {
+  if (!isLoopbackHost(host) && token === undefined && options.authIssuer === undefined) {
     throw new ToolmanError(ErrorCode.USAGE, `--host ${host} would let other machines call the catalog's tools, and no token protects it`, {
-      hint: `give a bearer token from the environment: ${options.tokenEnv ? '' : 'export TOOLMAN_TOKEN=...; '}toolman serve --port ${options.port} --host ${host} --token-env TOOLMAN_TOKEN`,
+      hint: `give a bearer token from the environment (${options.tokenEnv ? '' : 'export TOOLMAN_TOKEN=...; '}toolman serve --port ${options.port} --host ${host} --token-env TOOLMAN_TOKEN), or accept an authorization server's tokens (--auth-issuer URL)`,
     });
   }
   return { host, port: Number(options.port), ...(token !== undefined ? { token } : {}) };
+}
+
+/** The resource-server side (`--auth-issuer`): the authorization server's metadata read, its keys ready to check tokens. */
+async function bearerAuth(options: ServeCommandOptions, log: (line: string) => void): Promise<BearerAuth> {
+  const { BearerAuth } = await import('../../serve/bearer-auth.js');
+  return BearerAuth.discover({
+    issuer: options.authIssuer!,
+    scopes: options.authScope ?? [],
+    ...(options.authAudience !== undefined ? { audience: options.authAudience } : {}),
+    ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+    resourceName: 'toolman serve',
+    log,
+  });
 }
 
 /**
@@ -112,6 +145,8 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
   const log = (line: string) => void io.stderr.write(`${c.dim('toolman serve:')} ${line}\n`);
   const http = transportFrom(options, io, (line) => log(`${c.yellow('warning:')} ${line}`));
   const limits = limitsFrom(options);
+  // The authorization server is asked for its metadata before anything opens: a wrong issuer exits 2 at once.
+  const authorizer = http && options.authIssuer !== undefined ? await bearerAuth(options, log) : undefined;
   return withManager(
     io,
     options.catalog,
@@ -135,11 +170,13 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
           log,
           signal,
           limits,
-          ...(http ? { http } : { stdio: streams! }),
+          ...(http ? { http: { ...http, ...(authorizer ? { authorizer } : {}) } } : { stdio: streams! }),
         });
         const { active, deferred } = running.tools;
         const what = `${active} tool${active === 1 ? '' : 's'}${deferred ? ` (+${deferred} through ${(options.searchMode ?? manager.catalog.searchMode) === 'discover' ? 'discover_tools' : 'tool_search'})` : ''} of ${manager.catalog.name}${options.profile ? `, profile ${options.profile}` : ''}${options.yes ? ', approvals by --yes' : ''}`;
-        log(running.url ? `serving ${what} at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : `serving ${what} over stdio`);
+        const guarded = http?.token ? 'the token from --token-env' : authorizer ? `tokens of ${options.authIssuer}` : undefined;
+        log(running.url ? `serving ${what} at ${running.url}${guarded ? ` (bearer token required: ${guarded})` : ''}` : `serving ${what} over stdio`);
+        if (authorizer) log(`protected-resource metadata at ${authorizer.metadataUrl}; tokens must name the audience ${authorizer.audience}`);
         if (!running.url && options.interactive) log('standard input is a terminal: start toolman serve from an MCP client (docs/serve.md); Ctrl-C stops it');
         const reason = await running.done;
         await running.close();

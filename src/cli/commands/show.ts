@@ -48,6 +48,8 @@ function printTool(tool: Tool, where: ReturnType<typeof sourceLocation>, overrid
     ['mode', tool.mode],
     ['timeout', `${tool.timeoutMs} ms`],
     ['max result', `${tool.maxResultTokens} tokens (${tool.truncation})`],
+    ...(tool.references ? [['references', tool.references.kind === 'resource_links' ? 'resource_links (MCP)' : [tool.references.items, `url ${tool.references.url}`, ...(tool.references.title ? [`title ${tool.references.title}`] : []), ...(tool.references.snippet ? [`snippet ${tool.references.snippet}`] : [])].join(', ')] as [string, string]] : []),
+    ...(tool.evaluation?.length ? [['evaluation', tool.evaluation.join(', ')] as [string, string]] : []),
     ['handler', tool.handler?.kind === 'mcp' ? `mcp: server "${tool.handler.server}", tool ${JSON.stringify(tool.handler.tool)}` : tool.handler ? tool.handler.kind : tool.source.kind === 'agent' ? 'agent' : 'none'],
   ];
   for (const [key, value] of fields) out.push(`${c.bold(key.padEnd(12))} ${value}`);

@@ -10,7 +10,7 @@ import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { createTable } from '../output/table.js';
 import { plainText } from '../output/terminal-text.js';
 import { writeReportFile } from '../output/write-report-file.js';
-import { requireFolder, suitesHost, suitesRequest, type TestOptions } from './test.js';
+import { requireFolder, suitesHost, suitesRequest, type TestOptions } from './test-setup.js';
 
 /** Most variants one comparison takes: each is a whole run of the suites. */
 const MAX_VARIANTS = 26;

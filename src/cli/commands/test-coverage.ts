@@ -5,7 +5,7 @@ import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { plainText } from '../output/terminal-text.js';
 import { writeReportFile } from '../output/write-report-file.js';
-import { suitesHost, suitesRequest, type TestOptions } from './test.js';
+import { suitesHost, suitesRequest, type TestOptions } from './test-setup.js';
 
 /**
  * `toolman test SUITE... --coverage`: the tools, parameters and enum values of the catalog the

@@ -6,6 +6,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import type { Diagnostic } from '../../catalog/diagnostic.js';
 import type { DiagnosticCode } from '../../catalog/diagnostic-codes.js';
 import { DIAGNOSTIC_CODES } from '../../manager/facts.js';
+import type { CatalogQuality } from '../../validate/description-quality.js';
 
 const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
 
@@ -14,10 +15,11 @@ const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
  * requests from. Written by hand: it is one plain object, and the builder packages on npm add a
  * filesystem dependency (and, in their current major, a Node 22 requirement) for no extra checks.
  */
-export function toSarif(diagnostics: readonly Diagnostic[], version: string): Log {
+export function toSarif(diagnostics: readonly Diagnostic[], version: string, quality?: CatalogQuality): Log {
   const codes = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
   const docs = join(packageRoot(), 'docs', 'diagnostics.md');
   const help = ruleHelp(readFileSync(docs, 'utf8'));
+  const docsUrl = diagnosticsDocsUrl(JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as PackageJson);
   const rules: ReportingDescriptor[] = codes.map((code) => {
     const anchor = `${code}-${DIAGNOSTIC_CODES[code].name}`.toLowerCase();
     const text = help.get(code);
@@ -26,9 +28,10 @@ export function toSarif(diagnostics: readonly Diagnostic[], version: string): Lo
       name: DIAGNOSTIC_CODES[code].name,
       shortDescription: { text: DIAGNOSTIC_CODES[code].summary },
       ...(text ? { fullDescription: { text: text.split('\n\n')[0]! }, help: { text, markdown: text } } : {}),
-      // The copy of docs/diagnostics.md that ships with this toolman.
-      helpUri: `${pathToFileURL(docs).href}#${anchor}`,
-      defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity] },
+      // Code scanning shows this link to everyone who reads the alert: the docs on the project's
+      // repository (package.json), never a path on the machine that ran the scan.
+      ...(docsUrl ? { helpUri: `${docsUrl}#${anchor}` } : {}),
+      defaultConfiguration: { level: LEVEL[DIAGNOSTIC_CODES[code].severity], ...((DIAGNOSTIC_CODES[code] as { optIn?: true }).optIn ? { enabled: false } : {}) },
     };
   });
   const results: Result[] = diagnostics.map((d) => ({
@@ -60,8 +63,10 @@ export function toSarif(diagnostics: readonly Diagnostic[], version: string): Lo
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'toolman', version, rules } },
+        tool: { driver: { name: 'toolman', version, ...(docsUrl ? { informationUri: docsUrl.replace(/\/(?:blob|src|-\/blob)\/HEAD\/docs\/diagnostics\.md$|\/docs\/diagnostics\.md$/, '') } : {}), rules } },
         results,
+        // Description quality (docs/diagnostics.md, 11xx): the catalog's score and each tool's, with the criteria met.
+        ...(quality ? { properties: { toolman: { descriptionQuality: quality } } } : {}),
       },
     ],
   };
@@ -78,4 +83,30 @@ function ruleHelp(markdown: string): Map<string, string> {
     out.set(code, text);
   }
   return out;
+}
+
+interface PackageJson {
+  repository?: string | { url?: string };
+  homepage?: string;
+}
+
+/**
+ * Where docs/diagnostics.md is on the web, from package.json: a blob URL on the repository's host
+ * (GitHub, GitLab, Bitbucket) at its default branch, else the homepage's docs/ folder, else none
+ * (SARIF's helpUri is optional; the rule's help text is in the log itself).
+ */
+export function diagnosticsDocsUrl(pkg: PackageJson): string | undefined {
+  const raw = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  if (raw) {
+    const shorthand = /^(?:(github|gitlab|bitbucket):)?([\w.-]+)\/([\w.-]+)$/.exec(raw);
+    const url = shorthand ? `https://${shorthand[1] ?? 'github'}.${shorthand[1] === 'bitbucket' ? 'org' : 'com'}/${shorthand[2]}/${shorthand[3]}` : raw.replace(/^git\+/, '').replace(/^git@([^:]+):/, 'https://$1/').replace(/^(?:git|ssh):\/\/(?:git@)?/, 'https://');
+    const match = /^https?:\/\/(github\.com|gitlab\.com|bitbucket\.org)\/([^/]+)\/([^/#?]+?)(?:\.git)?\/?$/.exec(url);
+    if (match) {
+      const [, host, owner, repo] = match;
+      const path = host === 'gitlab.com' ? '-/blob/HEAD' : host === 'bitbucket.org' ? 'src/HEAD' : 'blob/HEAD';
+      return `https://${host}/${owner}/${repo}/${path}/docs/diagnostics.md`;
+    }
+  }
+  if (pkg.homepage && /^https?:\/\//.test(pkg.homepage)) return `${pkg.homepage.replace(/#.*$/, '').replace(/\/+$/, '')}/docs/diagnostics.md`;
+  return undefined;
 }

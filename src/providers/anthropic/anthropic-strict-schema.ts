@@ -1,16 +1,13 @@
-import { MAX_REFERENCE_DEPTH, pathArray, pathTo, resolveLocalRef, schemaReferences, type SchemaPath } from '../../catalog/json-schema.js';
+import { MAX_REFERENCE_DEPTH, pathArray, pathTo, resolveLocalRef, schemaReferences } from '../../catalog/json-schema.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import { isRecord } from '../../shared/is-record.js';
-import { restate } from '../restate.js';
 import { ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_RESTATED } from './anthropic-facts.js';
-import { setOwn } from '../../shared/own.js';
-import { allOfHasObjects, IMPLICIT_OPEN_MAP_REASON, isImplicitOpenMap, mergeAllOf, tupleAsArray } from '../schema-rewrites.js';
+import { allOfHasObjects } from '../schema-rewrites.js';
+import { strictSchemaWalk } from '../strict-schema-walk.js';
 
 export type AnthropicStrictConversion =
   | { strict: true; schema: JsonSchema; changes: string[]; optional: number; unions: number }
   | { strict: false; reason: string; path: string[] };
-
-type Node = Record<string, unknown>;
 
 /**
  * Rewrites a tool's input schema for Anthropic's strict tool use ("Structured outputs", JSON
@@ -25,94 +22,36 @@ type Node = Record<string, unknown>;
  * parameters and parameters with union types.
  */
 export function toAnthropicStrict(schema: JsonSchema): AnthropicStrictConversion {
-  const changes = new Set<string>();
   let optional = 0;
   let unions = 0;
-  let failure: { reason: string; path: string[] } | undefined;
-  const fail = (reason: string, path: SchemaPath) => void (failure ??= { reason, path: pathArray(path) });
   const references = schemaReferences(schema);
   if (references.external) return { strict: false, reason: `external $ref ${JSON.stringify(references.external.ref)} is not supported in strict mode`, path: references.external.path };
   if (references.tooDeep) return { strict: false, reason: `the schema nests deeper than ${MAX_REFERENCE_DEPTH} levels (its $refs followed)`, path: references.tooDeep.path };
   if (references.recursive) return { strict: false, reason: `$ref ${JSON.stringify(references.recursive.ref)} is recursive; strict mode does not support recursive schemas`, path: references.recursive.path };
-  const used = references.used;
-
-  const convert = (input: Node, path: SchemaPath, property: boolean): Node => {
-    let node: Node = { ...input };
-    const restated: string[] = [];
-    // allOf parts that merge into one schema are merged: closed one by one, object parts would
-    // each refuse the others' keys, and only {} would satisfy the whole.
-    if (Array.isArray(node.allOf)) {
-      const merged = mergeAllOf(node);
-      if (merged) {
-        node = merged;
-        changes.add('allOf merged into one schema');
-      } else if (JSON.stringify(node.allOf).includes('"$ref"')) fail('allOf with $ref is not supported in strict mode', pathTo(path, 'allOf'));
-      else if (allOfHasObjects(node)) fail('allOf of object schemas that cannot be merged into one object (the same property with different schemas, or keywords that depend on their neighbours); strict mode would close each part, so only {} would be accepted', pathTo(path, 'allOf'));
-    }
-    // A tuple becomes an array of the union of its positions, the order in words.
-    const tuple = tupleAsArray(node);
-    if (tuple) {
-      node = tuple.node;
-      if (tuple.words) {
-        restated.push(tuple.words);
-        changes.add('tuples sent as arrays of their item types (the order restated in the description)');
-      }
-    }
-    for (const keyword of ANTHROPIC_STRICT_RESTATED) {
-      if (!(keyword in node)) continue;
-      if (keyword === 'minItems' && (node.minItems === 0 || node.minItems === 1)) continue;
-      restated.push(restate(keyword, node[keyword]));
-      delete node[keyword];
-      changes.add(`removed ${keyword} (restated in the description)`);
-    }
-    if (typeof node.format === 'string' && !ANTHROPIC_STRICT_FORMATS.has(node.format)) {
-      restated.push(restate('format', node.format));
-      delete node.format;
-      changes.add('removed unsupported formats (restated in the description)');
-    }
-    if (restated.length) node.description = [node.description, `(${restated.join('; ')})`].filter(Boolean).join(' ');
-    if (Array.isArray(node.oneOf)) {
-      node.anyOf = node.oneOf;
-      delete node.oneOf;
-      changes.add('oneOf became anyOf');
-    }
-    if (Array.isArray(node.enum) && node.enum.some((v) => v !== null && typeof v === 'object')) fail('an enum lists objects or arrays; strict mode takes enums of strings, numbers, booleans and null only', pathTo(path, 'enum'));
-    if (property && (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1))) unions++;
-
-    const isObject = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object')) || isRecord(node.properties);
-    if (isObject) {
-      const ap = node.additionalProperties;
-      if (ap === true || isRecord(ap)) fail('an object allows arbitrary keys (additionalProperties); strict mode needs every key declared', pathTo(path, 'additionalProperties'));
-      // The root without properties is a tool without parameters: closed, it is still what the tool takes.
-      if (path !== null && isImplicitOpenMap(node)) fail(IMPLICIT_OPEN_MAP_REASON, path);
-      if (ap !== false) changes.add('objects closed with additionalProperties: false');
-      node.additionalProperties = false;
-      if (isRecord(node.properties)) {
-        const required = new Set(Array.isArray(node.required) ? node.required : []);
-        const converted: Node = {};
-        for (const [name, sub] of Object.entries(node.properties)) {
-          if (!required.has(name)) optional++;
-          setOwn(converted, name, isRecord(sub) ? convert(sub, pathTo(path, 'properties', name), true) : sub);
-        }
-        node.properties = converted;
-      }
-    }
-    if (isRecord(node.items)) node.items = convert(node.items, pathTo(path, 'items'), false);
-    for (const list of ['anyOf', 'allOf'] as const) {
-      if (Array.isArray(node[list])) node[list] = (node[list] as unknown[]).map((s, i) => (isRecord(s) ? convert(s, pathTo(path, list, String(i)), false) : s));
-    }
-    for (const defs of ['$defs', 'definitions'] as const) {
-      if (!isRecord(node[defs]) || path !== null) continue;
-      const kept = Object.entries(node[defs] as Node).filter(([name]) => used.has(`${defs}/${name}`));
-      if (kept.length < Object.keys(node[defs] as Node).length) changes.add(`unused ${defs} dropped`);
-      if (kept.length) node[defs] = Object.fromEntries(kept.map(([name, s]) => [name, isRecord(s) ? convert(s, pathTo(path, defs, name), false) : s]));
-      else delete node[defs];
-    }
-    return node;
-  };
-  const converted = convert(schema, null, false);
-  if (failure) return { strict: false, ...(failure as { reason: string; path: string[] }) };
-  return { strict: true, schema: converted, changes: [...changes], optional, unions };
+  const walk = strictSchemaWalk(schema, references.used, {
+    unmergedAllOf: (node) =>
+      JSON.stringify(node.allOf).includes('"$ref"')
+        ? 'allOf with $ref is not supported in strict mode'
+        : allOfHasObjects(node)
+          ? 'allOf of object schemas that cannot be merged into one object (the same property with different schemas, or keywords that depend on their neighbours); strict mode would close each part, so only {} would be accepted'
+          : undefined,
+    restated: (node) => ANTHROPIC_STRICT_RESTATED.filter((keyword) => keyword in node && !(keyword === 'minItems' && (node.minItems === 0 || node.minItems === 1))),
+    formats: ANTHROPIC_STRICT_FORMATS,
+    visit: (node, path, { property }) => {
+      if (property && (Array.isArray(node.anyOf) || (Array.isArray(node.type) && node.type.length > 1))) unions++;
+      if (Array.isArray(node.enum) && node.enum.some((v) => v !== null && typeof v === 'object')) return { reason: 'an enum lists objects or arrays; strict mode takes enums of strings, numbers, booleans and null only', path: pathTo(path, 'enum') };
+      return undefined;
+    },
+    requireAll: false,
+    property: (_name, child, required) => {
+      if (!required) optional++;
+      return child;
+    },
+    lists: ['anyOf', 'allOf'],
+    nestedDefinitions: 'leave',
+  });
+  if (walk.failure) return { strict: false, reason: walk.failure.reason, path: pathArray(walk.failure.path) };
+  return { strict: true, schema: walk.schema, changes: walk.changes, optional, unions };
 }
 
 /**

@@ -1,0 +1,194 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { CONFUSABLE_SETTINGS, confusablePairs, type ConfusableSettings, type ToolText } from '../../src/validate/confusable-pairs.js';
+import { splitWords } from '../../src/search/tokenize.js';
+import { FIXTURES } from './paths.js';
+import { realData } from './real-data.js';
+
+/**
+ * The labelled set of test/fixtures/confusable/labelled-set.yaml, scored: each pair inside
+ * selections of 3, 14 and up to 120 tools built from its source (docs/testing.md, "Confusable
+ * tools: calibration"). Used by test/validate/confusable-labelled-set.test.ts and by
+ * scripts/evaluate-confusion.mjs (which prints it and searches settings on the tuning half).
+ */
+export type Split = 'tune' | 'dev' | 'dev2' | 'holdout';
+export type Size = 'small' | 'medium' | 'large';
+export interface LabelledPair {
+  id: string;
+  split: Split;
+  label: 'paraphrase' | 'distinct';
+  a: ToolText;
+  b: ToolText;
+  /** Tools to build selections from (the pair's source, or the context it is scored in). */
+  pool: ToolText[];
+}
+export interface Outcome {
+  pair: LabelledPair;
+  size: Size;
+  tools: number;
+  score: number;
+  flagged: boolean;
+  distinctBy: string | null;
+}
+
+interface WrittenTool {
+  name: string;
+  description: string;
+  params: string[];
+}
+interface SetFile {
+  written_paraphrases: { split: Split; source: string; of: string; tool: WrittenTool }[];
+  real_pairs: { split: Split; source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  written_distinct: { split: Split; context: string; a: WrittenTool; b: WrittenTool }[];
+  written_pairs: { split: Split; context: string; a: WrittenTool; b: WrittenTool }[];
+  dev2_paraphrases: { source: string; of: string; tool: WrittenTool }[];
+  dev2_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  dev2_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
+  dev2_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout_paraphrases: { source: string; of: string; tool: WrittenTool }[];
+  holdout_real_pairs: { source: string; a: string; b: string; label: 'paraphrase' | 'distinct' }[];
+  holdout_written_distinct: { context: string; a: WrittenTool; b: WrittenTool }[];
+  holdout_written_pairs: { context: string; a: WrittenTool; b: WrittenTool }[];
+}
+
+const written = (t: WrittenTool): ToolText => ({
+  name: t.name,
+  description: t.description,
+  parameters: { type: 'object', properties: Object.fromEntries(t.params.map((p) => [p, { type: 'string' }])) },
+});
+
+const sources = new Map<string, ToolText[]>();
+/** A real tool list (an MCP server's `tools/list`, or BFCL's functions) as the rule reads it. */
+export function sourceTools(file: string): ToolText[] {
+  let tools = sources.get(file);
+  if (!tools) {
+    const raw = JSON.parse(readFileSync(realData(...file.split('/')), 'utf8')) as unknown;
+    const list = (Array.isArray(raw) ? raw : (raw as { tools: unknown[] }).tools) as Record<string, unknown>[];
+    tools = list.map((t) => ({
+      name: String(t.name),
+      ...(typeof t.title === 'string' ? { title: t.title } : {}),
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      parameters: ((t.inputSchema ?? t.parameters) as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+    }));
+    sources.set(file, tools);
+  }
+  return tools;
+}
+
+const MCP_FILES = ['mcp/github-mcp-server.toolsnaps.json', 'mcp/playwright-mcp.default.json', 'mcp/server-filesystem.json', 'mcp/server-memory.json', 'mcp/server-everything.json'];
+
+export function labelledPairs(): LabelledPair[] {
+  // A script runs this bundled elsewhere: it says where the fixtures are.
+  const file = load(readFileSync(join(process.env.TOOLMAN_FIXTURES ?? FIXTURES, 'confusable', 'labelled-set.yaml'), 'utf8')) as SetFile;
+  const find = (source: string, name: string) => {
+    const tool = sourceTools(source).find((t) => t.name === name);
+    if (!tool) throw new Error(`labelled set: ${source} has no tool ${name}`);
+    return tool;
+  };
+  const pairs: LabelledPair[] = [];
+  for (const p of file.written_paraphrases) {
+    pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: p.split, label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  }
+  for (const p of file.real_pairs) {
+    pairs.push({ id: `${p.a} ~ ${p.b}`, split: p.split, label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  }
+  for (const p of file.written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: p.split, label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: p.split, label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.dev2_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'dev2', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of file.dev2_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'dev2', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of file.dev2_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'dev2', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.dev2_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'dev2', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout_paraphrases) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split: 'holdout', label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of file.holdout_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of file.holdout_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of file.holdout_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  return pairs;
+}
+
+/** A source's own tools first, then (for the small servers) every other real server's: large selections need 120 tools. */
+function poolOf(source: string): ToolText[] {
+  const own = sourceTools(source);
+  if (own.length >= 120 || !source.startsWith('mcp/')) return own;
+  return [...own, ...MCP_FILES.filter((f) => f !== source).flatMap(sourceTools)];
+}
+
+const wordsOf = new WeakMap<ToolText, Set<string>>();
+function words(tool: ToolText): Set<string> {
+  let set = wordsOf.get(tool);
+  if (!set) wordsOf.set(tool, (set = new Set(splitWords(`${tool.name} ${tool.description ?? ''}`).filter((w) => w.length > 2))));
+  return set;
+}
+
+/** The pair and the `others` tools of its pool that read most like it (word overlap), so selections are hard, not random. */
+const ranking = new WeakMap<LabelledPair, ToolText[]>();
+function selection(pair: LabelledPair, others: number): ToolText[] {
+  const ranked = ranking.get(pair) ?? rank(pair);
+  ranking.set(pair, ranked);
+  return [pair.a, pair.b, ...ranked.slice(0, others)];
+}
+
+function rank(pair: LabelledPair): ToolText[] {
+  const target = new Set([...words(pair.a), ...words(pair.b)]);
+  const taken = new Set([pair.a.name, pair.b.name]);
+  const ranked = pair.pool
+    .filter((t) => !taken.has(t.name))
+    .map((t) => {
+      const w = words(t);
+      let shared = 0;
+      for (const x of w) if (target.has(x)) shared++;
+      return { t, overlap: shared / (w.size + target.size - shared || 1) };
+    })
+    .sort((x, y) => y.overlap - x.overlap || x.t.name.localeCompare(y.t.name));
+  const seen = new Set<string>();
+  const chosen: ToolText[] = [];
+  for (const { t } of ranked) {
+    if (chosen.length >= 118) break;
+    if (seen.has(t.name)) continue;
+    seen.add(t.name);
+    chosen.push(t);
+  }
+  return chosen;
+}
+
+const SIZES: { size: Size; others: number }[] = [
+  { size: 'small', others: 1 },
+  { size: 'medium', others: 12 },
+  { size: 'large', others: 118 },
+];
+
+/** A rule to score: every pair of a selection with its score (the current rule by default; scripts compare others). */
+export type Scorer = (tools: ToolText[]) => { a: string; b: string; score: number; distinct_by?: string | null }[];
+
+export function scoreLabelledSet(pairs: readonly LabelledPair[], settings: Partial<ConfusableSettings> = {}, scorer?: Scorer, baseThreshold?: number): Outcome[] {
+  const outcomes: Outcome[] = [];
+  const score = scorer ?? ((tools: ToolText[]) => confusablePairs(tools, { ...settings, threshold: 0 }));
+  for (const pair of pairs) {
+    for (const { size, others } of SIZES) {
+      const tools = selection(pair, others);
+      const found = score(tools).find((p) => (p.a === pair.a.name && p.b === pair.b.name) || (p.a === pair.b.name && p.b === pair.a.name));
+      const score_ = found?.score ?? 0;
+      const threshold = settings.threshold ?? baseThreshold ?? CONFUSABLE_SETTINGS.threshold;
+      outcomes.push({ pair, size, tools: tools.length, score: score_, flagged: score_ >= threshold, distinctBy: found?.distinct_by ?? null });
+    }
+  }
+  return outcomes;
+}
+
+
+export interface Metrics {
+  paraphrases: number;
+  found: number;
+  recall: number;
+  distinct: number;
+  falseFlags: number;
+  falseFlagRate: number;
+}
+
+export function metrics(outcomes: readonly Outcome[]): Metrics {
+  const positives = outcomes.filter((o) => o.pair.label === 'paraphrase');
+  const negatives = outcomes.filter((o) => o.pair.label === 'distinct');
+  const found = positives.filter((o) => o.flagged).length;
+  const falseFlags = negatives.filter((o) => o.flagged).length;
+  return { paraphrases: positives.length, found, recall: found / (positives.length || 1), distinct: negatives.length, falseFlags, falseFlagRate: falseFlags / (negatives.length || 1) };
+}

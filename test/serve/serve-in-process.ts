@@ -1,0 +1,44 @@
+import { ToolManager } from '../../src/manager/tool-manager.js';
+import type { ServeLimits } from '../../src/serve/call-slots.js';
+import type { RequestAuthorizer } from '../../src/serve/http-host.js';
+import type { PromptsAndResources } from '../../src/serve/prompts-and-resources.js';
+import { serveMcp } from '../../src/serve/serve-mcp.js';
+import { ROOT } from '../helpers/paths.js';
+import { SERVE_CATALOG } from './serve-client.js';
+
+export interface InProcessServer {
+  url: string;
+  /** What the server told the operator, one line each. */
+  stderr(): string;
+  /** Stops the server and closes its manager. */
+  close(): Promise<void>;
+}
+
+/**
+ * `toolman serve --port 0` in this process, for tests of what the server does rather than of the
+ * process (the flags are tested on the built binary, test/cli/serve.test.ts).
+ */
+export async function serveInProcess(options: { catalog?: string; yes?: boolean; verbose?: boolean; limits?: Partial<ServeLimits>; token?: string; authorizer?: RequestAuthorizer; promptsAndResources?: PromptsAndResources; requireValid?: false } = {}): Promise<InProcessServer> {
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? SERVE_CATALOG], cwd: ROOT, env: { TOOLMAN_CACHE_DIR: 'off' }, requireValid: options.requireValid ?? 'all' });
+  const lines: string[] = [];
+  const stop = new AbortController();
+  const running = await serveMcp(manager, {
+    yes: options.yes ?? false,
+    verbose: options.verbose ?? false,
+    version: '0.0.0',
+    log: (line) => lines.push(line),
+    signal: stop.signal,
+    http: { host: '127.0.0.1', port: 0, ...(options.token ? { token: options.token } : {}), ...(options.authorizer ? { authorizer: options.authorizer } : {}) },
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.promptsAndResources ? { promptsAndResources: options.promptsAndResources } : {}),
+  });
+  return {
+    url: running.url!,
+    stderr: () => lines.join('\n'),
+    close: async () => {
+      stop.abort();
+      await running.close();
+      await manager.close();
+    },
+  };
+}
