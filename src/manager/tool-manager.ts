@@ -364,6 +364,12 @@ export class ToolManager {
     return toolIndex(this.catalog).get(name)?.name;
   }
 
+  /** Every name a catalog tool answers to: its name, then its aliases (empty for an unknown name). */
+  toolNames(name: string): readonly string[] {
+    const found = toolIndex(this.catalog).get(name);
+    return found ? [found.name, ...found.aliases] : [];
+  }
+
   select(request: SelectionRequest = {}): Selection {
     return selectTools(this.catalog, request);
   }

@@ -9,6 +9,8 @@ export interface ObservedCall {
   turn: number;
   round: number;
   name: string;
+  /** The tool's other names (its aliases): a `not_called` pattern written for an old name still matches. */
+  aliases?: readonly string[];
   arguments: unknown;
   ok: boolean;
   error: string | null;
@@ -53,7 +55,7 @@ export function checkExpectations(expect: Expectations, seen: Observation, prefi
     else if (tools.length) fail('no_tool', `expected no tool call, but called ${names(tools)}`);
   }
   for (const pattern of expect.not_called ?? []) {
-    const hit = tools.filter((c) => globMatch(pattern, c.name));
+    const hit = tools.filter((c) => globMatch(pattern, c.name) || (c.aliases ?? []).some((alias) => globMatch(pattern, alias)));
     if (hit.length) fail(`not_called ${pattern}`, `called ${names(hit)}`);
   }
   for (const [tool, range] of Object.entries(expect.call_count ?? {})) {

@@ -277,7 +277,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       const summary = await conversation.run(turn.prompt, { signal: cancel.signal, onEvent });
       references = summary.references;
       evaluations.push(...summary.evaluations);
-      const calls = summary.calls.map((call) => observe(call, index + 1));
+      const calls = summary.calls.map((call) => observe(call, index + 1, options.manager.toolNames(call.tool).slice(1)));
       result.calls.push(...calls);
       result.answer = summary.answer;
       result.rounds += summary.rounds;
@@ -324,10 +324,10 @@ function addUsage(result: RunResult, summary: TurnSummary): void {
 }
 
 /** A call as the expectations read it: the session's record (catalog name, decoded arguments, meta-tool or not) and how it went. */
-function observe(call: TurnCall, turn: number): ObservedCall {
+function observe(call: TurnCall, turn: number, aliases: readonly string[]): ObservedCall {
   const refused = call.error_kind !== null && REFUSED_KINDS.has(call.error_kind);
   return {
-    turn, round: call.round, name: call.tool, arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
+    turn, round: call.round, name: call.tool, ...(aliases.length > 0 ? { aliases } : {}), arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
     malformed: refused || call.refused !== undefined,
     refused: refused || call.refused !== undefined || (call.error_kind !== null && NOT_RUN_KINDS.has(call.error_kind)),
     approval: call.approval,

@@ -59,6 +59,17 @@ describe('expectations read the call record', () => {
     expect(results[1]!.calls[0]).toMatchObject({ name: 'order_status', arguments: { order: 'A1' }, ok: true });
   });
 
+  it('a not_called pattern written for an alias matches a call of the renamed tool (it could never fail before)', async () => {
+    server.script((r) => (said(r).includes('tool') ? { text: 'Shipped.' } : { toolCalls: [{ name: 'order_status', arguments: { order: 'A1' } }] }));
+    const { results } = await run(`cases:
+  - name: glob over the old name
+    prompt: where is order A1?
+    expect: { not_called: [lookup_*] }
+`);
+    expect(results[0]!.passed).toBe(false);
+    expect(results[0]!.failures).toEqual([{ expectation: 'not_called lookup_*', message: 'called order_status' }]);
+  });
+
   it('a call refused before it ran (invalid arguments, unknown tool) does not satisfy calls:, and the failure says why', async () => {
     server.script((r) => (said(r).includes('tool') ? { text: 'Done.' } : { toolCalls: [{ name: 'order_status', arguments: { number: 'A1' } }] }));
     const { results } = await run(`cases:
