@@ -14,6 +14,14 @@ import type { LoginResult } from '../mcp/oauth/login.js';
 export { MAX_SAMPLING_TOKENS, singleConfirmation, yesInteraction, type ElicitAnswer, type ElicitRequest, type McpInteraction, type SampleAnswer, type SampleRequest } from '../mcp/mcp-interaction.js';
 export { openInBrowser, type BrowserOutcome } from '../mcp/oauth/browser.js';
 export type { LoginResult } from '../mcp/oauth/login.js';
+/**
+ * The servers' prompts and resources as drivers show them and hand them to a conversation
+ * (`ToolManager.mcpContent()` lists, gets and reads): light modules, no SDK.
+ */
+export { describeArguments, promptText, type McpPrompt, type McpPromptArgument, type McpPromptMessage, type McpPromptResult } from '../mcp/server-prompts.js';
+export { attachmentText, describeRead, type McpResource, type McpResourceRead, type McpResourceTemplate } from '../mcp/server-resources.js';
+export { blockText, resourceText, type McpContentBlock, type McpResourceContent } from '../mcp/content-blocks.js';
+export type { McpContentProblem, McpPromptList, McpResourceList, ResourceRef, ServerContent } from '../mcp/server-content.js';
 
 /** Which server: an entry of the catalog (by name), or a URL given on the command line. */
 export type ServerTarget = { catalogs: readonly string[]; name: string } | { url: string };

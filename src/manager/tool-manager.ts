@@ -30,6 +30,7 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 import type { CatalogHolder, McpServers, McpServersOptions, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
 import type { McpInteraction } from '../mcp/mcp-interaction.js';
+import type { ServerContent } from '../mcp/server-content.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { parseCacheFrom, schemaCheckCacheFrom, ValidationCache } from './validation-cache.js';
@@ -106,6 +107,7 @@ export class ToolManager {
   private registry: Promise<RunnerRegistry> | undefined;
   /** The catalog's MCP servers, when it has any. */
   private mcp: McpServers | undefined;
+  private content: Promise<ServerContent> | undefined;
   private mcpRunner = false;
   private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
 
@@ -279,6 +281,15 @@ export class ToolManager {
   /** Each MCP server's state now: up, starting, not started, or failed with why and the end of its stderr (the REPL's /mcp). */
   mcpServerStates(): Promise<McpServerState[]> {
     return this.mcp ? this.mcp.inspect() : Promise.resolve([]);
+  }
+
+  /**
+   * The MCP servers' prompts and resources (issue 21 item 4): lists, a prompt by the name toolman
+   * gives it, a resource by server and URI, each cleaned and bounded (src/mcp/server-content.ts).
+   * Loaded with the first use; a catalog without MCP servers has none.
+   */
+  mcpContent(): Promise<ServerContent> {
+    return (this.content ??= import('../mcp/server-content.js').then(({ ServerContent }) => new ServerContent(this.mcp)));
   }
 
   /** Stops an MCP server and starts it again, then takes its tools anew (a change reaches `watchMcpServers` listeners). */

@@ -77,11 +77,15 @@ const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
  */
 export class McpConnection {
   private readonly listeners = new Set<() => void>();
+  /** Told when the server's prompts or resources change. */
+  private readonly contentListeners = new Set<() => void>();
   private closing = false;
   private lostReason: string | undefined;
   private subscription: McpSubscription | undefined;
   private watching = false;
   private repairs: RepairNote[] = [];
+  /** Repairs of other answers (prompts, resources), until `request` takes them. */
+  private otherRepairs: RepairNote[] = [];
 
   private constructor(
     readonly launch: ServerLaunch,
@@ -169,15 +173,18 @@ export class McpConnection {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
     }
-    client.setNotificationHandler('notifications/tools/list_changed', async () => {
-      for (const listener of self.listeners) {
+    const tell = (listeners: Set<() => void>) => async () => {
+      for (const listener of listeners) {
         try {
           listener();
         } catch {
           // a listener's failure must not break the connection
         }
       }
-    });
+    };
+    client.setNotificationHandler('notifications/tools/list_changed', tell(self.listeners));
+    client.setNotificationHandler('notifications/prompts/list_changed', tell(self.contentListeners));
+    client.setNotificationHandler('notifications/resources/list_changed', tell(self.contentListeners));
     return self;
   }
 
@@ -318,10 +325,48 @@ export class McpConnection {
     }
   }
 
+  /** What the server declared it offers (`prompts`, `resources`, ...), from `initialize` or `server/discover`. */
+  get capabilities(): Record<string, unknown> {
+    return (this.sdk.getServerCapabilities() as Record<string, unknown> | undefined) ?? {};
+  }
+
+  /**
+   * One request of the prompts and resources methods (`prompts/list`, `prompts/get`,
+   * `resources/list`, `resources/templates/list`, `resources/read`), read as any result and
+   * redacted as it arrives (a server may echo a secret it was given), within the launch's
+   * timeout. On a 2026-07-28 connection the SDK answers `input_required` rounds through the
+   * interaction, as for calls (`basic/patterns/mrtr.mdx` allows them on `prompts/get` and
+   * `resources/read`). A JSON-RPC error becomes an `McpCallError` with its message; a login
+   * problem says how to log in. `repairs` says what the tolerant transport left out of the answer.
+   */
+  async request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; repairs: string[] }> {
+    if (this.lostReason) throw this.failure(this.lostReason);
+    try {
+      const result = await this.authorized(() => this.sdk.request({ method, params } as never, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
+      // What the tolerant transport left out of this answer (a malformed prompt, say), said by the caller.
+      const mine = this.otherRepairs.filter((note) => note.method === method);
+      this.otherRepairs = this.otherRepairs.filter((note) => note.method !== method);
+      return { result: this.secrets.redactValue(result), repairs: mine.map((note) => this.secrets.redact(note.message)) };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const auth = this.authFailure(error);
+      if (auth) throw auth;
+      if (this.lostReason) throw this.failure(`${this.lostReason} during ${method}`, error);
+      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) to answer ${method}, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers only a yes/no question`);
+      throw new McpCallError(this.secrets.redact(plainText(reasonOf(error))).slice(0, 1_000), error instanceof ProtocolError ? error.code : undefined);
+    }
+  }
+
   /** Calls `listener` when the server says its tool list changed. */
   onToolsChanged(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` when the server says its prompts or resources changed (watched with `watchTools`). */
+  onContentChanged(listener: () => void): () => void {
+    this.contentListeners.add(listener);
+    return () => this.contentListeners.delete(listener);
   }
 
   /**
@@ -331,12 +376,15 @@ export class McpConnection {
    * (the SDK never does), with a growing pause.
    */
   watchTools(): void {
-    if (this.watching || this.era !== 'modern' || this.sdk.getServerCapabilities()?.tools?.listChanged !== true) return;
+    const declared = this.sdk.getServerCapabilities();
+    // The prompts and resources lists too, when the server says they change (a gateway passes them on).
+    const filter = { ...(declared?.tools?.listChanged === true ? { toolsListChanged: true } : {}), ...(declared?.prompts?.listChanged === true ? { promptsListChanged: true } : {}), ...(declared?.resources?.listChanged === true ? { resourcesListChanged: true } : {}) };
+    if (this.watching || this.era !== 'modern' || Object.keys(filter).length === 0) return;
     this.watching = true;
     void (async () => {
       for (let attempt = 0; !this.closing && attempt < 20; attempt++) {
         try {
-          this.subscription = await this.sdk.listen({ toolsListChanged: true });
+          this.subscription = await this.sdk.listen(filter);
           if (this.closing) break;
           const reason = await this.subscription.closed;
           if (reason !== 'remote') break;
@@ -354,6 +402,7 @@ export class McpConnection {
     if (this.closing) return;
     this.closing = true;
     this.listeners.clear();
+    this.contentListeners.clear();
     await this.subscription?.close().catch(() => undefined);
     if (this.inner instanceof StreamableHTTPClientTransport && this.inner.sessionId !== undefined) {
       // Ends the server-side session of a 2025 server (a DELETE); a server that is gone must not delay closing.
@@ -394,7 +443,8 @@ export class McpConnection {
   }
 
   private repaired(note: RepairNote): void {
-    this.repairs.push(note);
+    if (note.method === 'tools/list') this.repairs.push(note);
+    else if (this.otherRepairs.length < 100) this.otherRepairs.push(note);
     this.onRepair?.(note);
   }
 
@@ -418,8 +468,15 @@ export class McpConnection {
   }
 }
 
-/** A tool call the server answered with a JSON-RPC error (unknown tool, invalid params...). */
-export class McpCallError extends Error {}
+/** A request the server answered with a JSON-RPC error (unknown tool, invalid params...), with its code when it gave one. */
+export class McpCallError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** The server process ended during the `server/discover` probe: start it again, as a 2025 server. */
 class ProbeExit extends Error {}

@@ -115,6 +115,15 @@ export class TolerantTransport implements Transport {
       if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = 'private';
     }
     if (method === 'tools/list') result.tools = this.tools(result.tools);
+    // Prompts and resources the same way: one malformed entry is left out, not the whole answer.
+    if (method === 'prompts/list') result.prompts = this.entries(method, result.prompts, 'prompt', isSpecType.Prompt);
+    if (method === 'resources/list') result.resources = this.entries(method, result.resources, 'resource', isSpecType.Resource);
+    if (method === 'resources/templates/list') result.resourceTemplates = this.entries(method, result.resourceTemplates, 'resource template', isSpecType.ResourceTemplate);
+    if (method === 'prompts/get') {
+      const messages = this.entries(method, result.messages, 'message', (m): m is Record<string, unknown> => isRecord(m) && (m.role === 'user' || m.role === 'assistant'));
+      result.messages = messages.map((m) => ({ role: (m as Record<string, unknown>).role, content: block((m as Record<string, unknown>).content) }));
+    }
+    if (method === 'resources/read') result.contents = this.entries(method, result.contents, 'part', (c) => isSpecType.TextResourceContents(c) || isSpecType.BlobResourceContents(c));
     if (method === 'tools/call') {
       result.content = Array.isArray(result.content) ? result.content.map(block) : [];
       if (result.isError !== undefined && typeof result.isError !== 'boolean') result.isError = result.isError === true;
@@ -144,6 +153,18 @@ export class TolerantTransport implements Transport {
       }
       kept.push(checked.tool);
     });
+    return kept;
+  }
+
+  /** The entries of a list the spec's guard accepts; each other one is left out with a note. */
+  private entries(method: string, listed: unknown, what: string, valid: (entry: unknown) => boolean): unknown[] {
+    if (!Array.isArray(listed)) {
+      this.note(method, `answered ${method} without a list`);
+      return [];
+    }
+    const kept = listed.filter((entry) => valid(entry));
+    const dropped = listed.length - kept.length;
+    if (dropped > 0) this.note(method, `${dropped} malformed ${what}${dropped === 1 ? '' : 's'} left out of its answer`);
     return kept;
   }
 

@@ -33,6 +33,7 @@ const NAMED: Record<string, string[]> = {
     'auth/token-endpoint-auth-none',
     'auth/scope-from-www-authenticate',
     'auth/scope-step-up',
+    'auth/scope-retry-limit',
     'auth/iss-wrong-issuer',
     'auth/iss-supported',
     'auth/metadata-issuer-mismatch',
