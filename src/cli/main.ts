@@ -406,6 +406,38 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       }
     });
 
+  // Prompts and resources: of one server (--url, or -- COMMAND), or of every server of the catalog.
+  const contentFlags = (command: Command) =>
+    serverFlags(command)
+      .option('-y, --yes', 'answer yes to a yes/no question the server asks on the way')
+      .option('--json', 'print one JSON document');
+  const asking = () => (process.stdin.isTTY ? { ask: terminalAskLazy } : {});
+  const terminalAskLazy = async (question: string) => (await import('./commands/call.js')).terminalAsk()(question);
+  const prompts = mcp.command('prompts').description("a server's prompts (without --url or --: every server of the catalog, named as their tools are); get one");
+  contentFlags(prompts.command('list', { isDefault: true }).description('list the prompts and their arguments')).action(async (command: string[], opts, self: Command) => {
+    const { mcpPromptsCommand } = await import('./commands/mcp-content.js');
+    setCode(await mcpPromptsCommand({ ...opts, command, catalog: catalogOf(self), ...asking() }, io));
+  });
+  contentFlags(prompts.command('get').description("a prompt's messages for the given arguments").argument('<name>', 'the prompt (as `mcp prompts` names it)'))
+    .addOption(new Option('-a, --arg <name=value>', 'an argument of the prompt (repeatable)').argParser(collect))
+    .option('--args <json>', 'the arguments as a JSON object of strings')
+    .action(async (name: string, command: string[], opts, self: Command) => {
+      const { mcpPromptGetCommand } = await import('./commands/mcp-content.js');
+      setCode(await mcpPromptGetCommand({ ...opts, name, command, catalog: catalogOf(self), ...asking() }, io));
+    });
+  const resources = mcp.command('resources').description("a server's resources and resource templates (without --url or --: every server of the catalog); read one");
+  contentFlags(resources.command('list', { isDefault: true }).description('list the resources and resource templates')).action(async (command: string[], opts, self: Command) => {
+    const { mcpResourcesCommand } = await import('./commands/mcp-content.js');
+    setCode(await mcpResourcesCommand({ ...opts, command, catalog: catalogOf(self), ...asking() }, io));
+  });
+  contentFlags(resources.command('read').description("a resource's content (text printed; binary with -o FILE)").argument('<uri>', "the resource's URI"))
+    .option('--server <name>', 'the catalog server to read from (default: the one that lists the URI, or whose template matches it)')
+    .option('-o, --output <file>', 'write the content to FILE (a new file, 0600; binary decoded)')
+    .action(async (uri: string, command: string[], opts, self: Command) => {
+      const { mcpResourceReadCommand } = await import('./commands/mcp-content.js');
+      setCode(await mcpResourceReadCommand({ ...opts, uri, command, catalog: catalogOf(self), ...asking() }, io));
+    });
+
   mcp
     .command('login')
     .description('sign in to an HTTP MCP server with OAuth: opens its sign-in page ($BROWSER, or the URL is printed) and keeps the tokens (0600, per authorization server)')

@@ -139,9 +139,14 @@ export class ServerContent {
     return repairs.length ? { ...read, notes: [...repairs, ...read.notes] } : read;
   }
 
-  /** Tells `listener` when a server says its prompts or resources changed; returns the unsubscribe. */
+  /**
+   * Tells `listener` when a server says its prompts or resources changed; returns the
+   * unsubscribe. Every server is started and watched from now on (a 2026-07-28 server tells only
+   * on a `subscriptions/listen` stream, which watching opens).
+   */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
+    this.servers?.watch();
     return () => this.listeners.delete(listener);
   }
 
@@ -154,12 +159,17 @@ export class ServerContent {
     return this.servers.connection(server, signal);
   }
 
-  /** The server that lists `uri`, or else the first whose template matches it. */
-  private async ownerOf(uri: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * The server that lists `uri`, or else the first whose template matches it, or else the only
+   * server that offers resources at all (it decides: a resource need not be listed to exist).
+   */
+  async ownerOf(uri: string, signal?: AbortSignal): Promise<string> {
     const { resources, templates } = await this.resources(signal);
     const owner = resources.find((r) => r.uri === uri)?.server ?? templates.find((t) => templateMatches(t.uriTemplate, uri))?.server;
-    if (!owner) throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `no MCP server of the catalog lists the resource ${JSON.stringify(uri)}`, { hint: 'name the server: SERVER:URI (toolman mcp resources lists them)' });
-    return owner;
+    if (owner) return owner;
+    const offering = (await Promise.all(this.listings().map(async ({ config }) => ((await this.connection(config.name, signal).catch(() => undefined))?.capabilities.resources !== undefined ? [config.name] : [])))).flat();
+    if (offering.length === 1) return offering[0]!;
+    throw new ToolmanError(ErrorCode.UNKNOWN_TOOL, `no MCP server of the catalog lists the resource ${JSON.stringify(uri)}`, { hint: offering.length ? `name its server (${offering.join(', ')}); toolman mcp resources lists what they offer` : 'the catalog\'s MCP servers offer no resources' });
   }
 
   private config(server: string) {

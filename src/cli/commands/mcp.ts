@@ -40,7 +40,7 @@ export interface McpToolsOptions extends McpServerOptions {
 const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'gemini'];
 
 /** The server as the core takes it, from the command's flags. */
-function serverOf(options: McpServerOptions): AdHocServer {
+export function serverOf(options: McpServerOptions): AdHocServer {
   const timeout = options.timeout === undefined ? undefined : Number(options.timeout);
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new ToolmanError(ErrorCode.USAGE, `--timeout ${JSON.stringify(options.timeout)} is not a number of milliseconds`);
   const server: AdHocServer = {
@@ -60,7 +60,7 @@ function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, options: { mcpInteraction?: McpInteraction | undefined; login?: boolean | undefined } = {}): Promise<T> {
+export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, options: { mcpInteraction?: McpInteraction | undefined; login?: boolean | undefined } = {}): Promise<T> {
   const { mcpInteraction } = options;
   // Only --login opens a browser; otherwise a server that needs a login says how to log in.
   const again = server.url !== undefined ? `run again with --login, or: toolman mcp login --url ${server.url}` : 'run again with --login';
