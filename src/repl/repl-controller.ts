@@ -12,6 +12,7 @@ import { loadMarkdown } from './markdown.js';
 import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
+import { ContentNames, resourceReferences, withAttachments } from './resource-attachments.js';
 import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
 import { count, displayText } from './terminal-text.js';
 
@@ -48,6 +49,8 @@ export class ReplController implements CommandHost {
   private exiting = false;
   private countVersion = 0;
   private readonly stopListening: (() => void)[] = [];
+  /** The MCP prompts and resources Tab offers. */
+  private readonly contentNames: ContentNames;
   readonly exited: Promise<number>;
   readonly cwd: string;
   pendingOverwrite: string | undefined;
@@ -71,6 +74,7 @@ export class ReplController implements CommandHost {
       yes: context.yes,
     });
     this.initialPrompts = [...conversation.recordedPrompts];
+    this.contentNames = new ContentNames(context.manager, (text) => this.dispatch({ type: 'hint', text }));
     this.questions = new ApprovalQuestions(
       {
         state: () => this.current,
@@ -215,6 +219,8 @@ export class ReplController implements CommandHost {
       profiles: () => profileNames(manager.catalog),
       providers: () => CHAT_PROVIDERS,
       mcpServers: () => [...manager.catalog.mcpServers.keys()],
+      prompts: () => this.contentNames.prompts(),
+      resources: () => this.contentNames.resources(),
       cwd: this.cwd,
       ...(process.env.HOME ? { home: process.env.HOME } : {}),
     });
@@ -278,7 +284,8 @@ export class ReplController implements CommandHost {
       this.dispatch({ type: 'turn_begin' });
       // Answers settle into the scrollback once, drawn as Markdown: the parser is there before the first one.
       await loadMarkdown();
-      const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
+      const message = await this.attach(text, controller.signal);
+      const summary = await this.context.conversation.run(message, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary });
@@ -294,6 +301,14 @@ export class ReplController implements CommandHost {
     });
     turn.done = done;
     return done;
+  }
+
+  /** The message with the resources its `@SERVER:URI` references name (read through the manager), or the text as typed. */
+  private async attach(text: string, signal: AbortSignal): Promise<string> {
+    const { manager } = this.context;
+    const references = resourceReferences(text, [...manager.catalog.mcpServers.keys()]);
+    if (!references.length) return text;
+    return withAttachments(text, references, await manager.mcpContent(), (note) => this.note('dim', note), signal);
   }
 
   /** Events come redacted from the conversation. */
@@ -345,6 +360,7 @@ export class ReplController implements CommandHost {
     if (this.exiting) return;
     this.exiting = true;
     for (const stop of this.stopListening.splice(0)) stop();
+    this.contentNames.close();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
     this.questions.close();
