@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import { fakeBrowser, startOAuthServers, type OAuthServers, type OAuthServersOptions } from '../helpers/oauth-server.js';
 import { catalogDir } from './helpers.js';
@@ -117,8 +117,12 @@ describe('signing in to an MCP server with OAuth', () => {
 
   it('uses a pre-registered client and its secret from the environment', async () => {
     const { open, oauth } = await setUp({ registration: 'pre' }, '    oauth: { client_id: pre-client, client_secret_env: WEB_SECRET }\n');
+    const warned = vi.spyOn(console, 'warn');
     const manager = await open({ login: true, env: { WEB_SECRET: 'pre-secret' } });
     expect(manager.catalog.tools).toHaveLength(2);
+    // The client is stamped with its issuer: the SDK has nothing to warn about (SEP-2352).
+    expect(warned.mock.calls.flat().join('\n')).not.toContain('SEP-2352');
+    warned.mockRestore();
     const token = oauth.requests.find((r) => r.path === '/token')!;
     expect(token.authorization ?? `client_secret=${token.body?.client_secret}`).toMatch(/^Basic |client_secret=pre-secret/);
   });

@@ -93,7 +93,10 @@ export class ToolmanOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
-    if (this.settings.clientId) return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) } as StoredOAuthClientInformation;
+    // A pre-registered client is the user's for this server, whichever authorization server it
+    // names: stamped with that issuer (SEP-2352), as the SDK would use it unstamped anyway, but
+    // with a console warning on every read.
+    if (this.settings.clientId) return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}), ...(ctx ? { issuer: ctx.issuer } : {}) } as StoredOAuthClientInformation;
     if (!ctx) return undefined;
     return this.store.read(ctx.issuer).client as StoredOAuthClientInformation | undefined;
   }
