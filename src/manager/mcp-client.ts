@@ -11,7 +11,7 @@ import type { LoginResult } from '../mcp/oauth/login.js';
  * call (the `--yes` policy; the REPL and suites bring their own `McpInteraction`), the browser,
  * and `toolman mcp login|logout`.
  */
-export { MAX_SAMPLING_TOKENS, singleConfirmation, yesInteraction, type ElicitAnswer, type ElicitRequest, type McpInteraction, type SampleAnswer, type SampleRequest } from '../mcp/mcp-interaction.js';
+export { describeDefaults, formDefaults, MAX_SAMPLING_TOKENS, singleConfirmation, yesInteraction, type ElicitAnswer, type ElicitRequest, type McpInteraction, type SampleAnswer, type SampleRequest } from '../mcp/mcp-interaction.js';
 export { openInBrowser, type BrowserOutcome } from '../mcp/oauth/browser.js';
 export type { LoginResult } from '../mcp/oauth/login.js';
 /**

@@ -320,7 +320,7 @@ export class McpConnection {
       if (auth) throw new McpCallError(`${auth.message}; ${auth.hint ?? ''}`.replace(/; $/, ''));
       if (this.lostReason) throw this.failure(`${this.lostReason} during the call`, error);
       // -32021 MissingRequiredClientCapability (2026-07-28 basic/index.mdx): said in toolman's words, with what would answer it.
-      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) during the call, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers only a yes/no question`);
+      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) during the call, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers a yes/no question, or a form whose every field has a default`);
       throw new McpCallError(this.secrets.redact(reasonOf(error)));
     }
   }
@@ -352,7 +352,7 @@ export class McpConnection {
       const auth = this.authFailure(error);
       if (auth) throw auth;
       if (this.lostReason) throw this.failure(`${this.lostReason} during ${method}`, error);
-      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) to answer ${method}, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers only a yes/no question`);
+      if (error instanceof ProtocolError && error.code === MISSING_CAPABILITY) throw new McpCallError(`the server needs to ask the user (${missingCapabilities(error.data)}) to answer ${method}, and this driver does not answer that: \`toolman chat\` asks the user; --yes answers a yes/no question, or a form whose every field has a default`);
       throw new McpCallError(this.secrets.redact(plainText(reasonOf(error))).slice(0, 1_000), error instanceof ProtocolError ? error.code : undefined);
     }
   }

@@ -7,7 +7,7 @@ import { plainText } from '../shared/plain-text.js';
  * server and is untrusted: text is cleaned of control sequences before a driver sees it.
  */
 export type ElicitRequest =
-  | { mode: 'form'; server: string; message: string; schema: FormSchema; confirmation?: string }
+  | { mode: 'form'; server: string; message: string; schema: FormSchema; confirmation?: string; defaults?: Record<string, string | number | boolean> }
   | { mode: 'url'; server: string; message: string; url: string; host: string };
 
 /** A form's fields as the spec restricts them: a flat object of primitives (`client/elicitation.mdx`). */
@@ -34,7 +34,7 @@ export type SampleAnswer = { model: string; text: string; stopReason?: string } 
  * the client declares exactly those capabilities (a server may not ask for the rest; MCP
  * 2026-07-28 `basic/patterns/mrtr.mdx`: "servers MUST NOT send input requests for capabilities
  * the client has not declared"). The REPL asks the user; `--yes` accepts a one-question yes/no
- * form; a test suite answers from its stubs.
+ * form, or a form whose every field has a default; a test suite answers from its stubs.
  */
 export interface McpInteraction {
   readonly supports: { form?: boolean; url?: boolean; sampling?: boolean };
@@ -62,13 +62,52 @@ export function singleConfirmation(schema: FormSchema): string | undefined {
   return schema.properties[names[0]!]?.type === 'boolean' ? names[0] : undefined;
 }
 
-/** The `--yes` policy: accepts a one-question yes/no form, declines every other request (and says so). */
+/**
+ * The form's values when every field has a default of its own type (an enum's default one of its
+ * values): what accepting the server's defaults sends, or undefined when a field needs a person.
+ * MCP 2026-07-28 `client/elicitation.mdx`: "Clients that support defaults SHOULD pre-populate form
+ * fields with these values". Nothing of the user's goes back: only what the server proposed.
+ */
+export function formDefaults(schema: FormSchema): Record<string, string | number | boolean> | undefined {
+  const names = Object.keys(schema.properties);
+  if (names.length === 0) return undefined;
+  const values: Record<string, string | number | boolean> = {};
+  for (const name of names) {
+    const field = schema.properties[name]!;
+    const value = field.default;
+    const fits =
+      (field.type === 'string' && typeof value === 'string' && (!Array.isArray(field.enum) || field.enum.includes(value))) ||
+      (field.type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
+      (field.type === 'integer' && Number.isSafeInteger(value)) ||
+      (field.type === 'boolean' && typeof value === 'boolean');
+    if (!fits) return undefined;
+    Object.defineProperty(values, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return values;
+}
+
+/** `name="John Doe", age=30`: a form's defaults as the user is shown them (cleaned, cut). */
+export function describeDefaults(values: Record<string, unknown>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${plainText(name)}=${plainText(JSON.stringify(value)).slice(0, 80)}`)
+    .join(', ')
+    .slice(0, 600);
+}
+
+/**
+ * The `--yes` policy: accepts a one-question yes/no form, and a form whose every field has a
+ * default (sending the server's own defaults, said on stderr); declines every other request (and says so).
+ */
 export function yesInteraction(note?: (text: string) => void): McpInteraction {
   return {
     supports: { form: true },
     async elicit(request) {
       if (request.mode === 'form' && request.confirmation) return { action: 'accept', content: { [request.confirmation]: true } };
-      note?.(`MCP server "${request.server}" asked "${request.message}": declined (--yes answers only a yes/no question; ask in \`toolman chat\`)`);
+      if (request.mode === 'form' && request.defaults) {
+        note?.(`MCP server "${request.server}" asked "${request.message}": accepted its defaults (--yes): ${describeDefaults(request.defaults)}`);
+        return { action: 'accept', content: { ...request.defaults } };
+      }
+      note?.(`MCP server "${request.server}" asked "${request.message}": declined (--yes answers a yes/no question, or a form whose every field has a default; ask in \`toolman chat\`)`);
       return { action: 'decline' };
     },
     ...(note ? { note } : {}),
@@ -143,7 +182,8 @@ export function elicitRequest(server: string, params: unknown): ElicitRequest | 
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
   const form: FormSchema = { properties, required };
   const confirmation = singleConfirmation(form);
-  return { mode: 'form', server, message, schema: form, ...(confirmation ? { confirmation } : {}) };
+  const defaults = confirmation ? undefined : formDefaults(form);
+  return { mode: 'form', server, message, schema: form, ...(confirmation ? { confirmation } : {}), ...(defaults ? { defaults } : {}) };
 }
 
 /** A `sampling/createMessage` request's params as text messages, maxTokens capped; undefined when it holds more than text. */

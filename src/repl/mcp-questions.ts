@@ -40,7 +40,12 @@ export class ReplMcpQuestions implements McpInteraction {
       const yes = await this.ask(host, `MCP server "${request.server}" asks`, {}, request.message, signal);
       return yes ? { action: 'accept', content: { [request.confirmation]: true } } : { action: 'decline' };
     }
-    host.note(`MCP server "${request.server}" asked "${request.message}" (a form of ${Object.keys(request.schema.properties).length} fields): declined; the REPL answers yes/no questions only`);
+    if (request.defaults) {
+      // The fields' values are the server's own defaults, shown like a call's arguments: yes sends them.
+      const yes = await this.ask(host, `MCP server "${request.server}" asks to accept its defaults`, request.defaults, request.message, signal);
+      return yes ? { action: 'accept', content: { ...request.defaults } } : { action: 'decline' };
+    }
+    host.note(`MCP server "${request.server}" asked "${request.message}" (a form of ${Object.keys(request.schema.properties).length} fields): declined; the REPL answers yes/no questions and forms whose every field has a default`);
     return { action: 'decline' };
   }
 

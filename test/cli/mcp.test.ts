@@ -188,7 +188,11 @@ describe('toolman mcp with a 2026-07-28 server (the v2 fixture)', () => {
     expect(yes.stdout).toContain('deleted n1');
     const form = await runBin(['mcp', 'call', 'make_account', '--yes', '--', ...MODERN]);
     expect(form.code).toBe(1);
-    expect(form.stderr).toContain('toolman: note: MCP server "server" asked "Account details": declined (--yes answers only a yes/no question; ask in `toolman chat`)');
+    expect(form.stderr).toContain('toolman: note: MCP server "server" asked "Account details": declined (--yes answers a yes/no question, or a form whose every field has a default; ask in `toolman chat`)');
+    const defaults = await runBin(['mcp', 'call', 'set_prefs', '--yes', '--', ...MODERN]);
+    expect(defaults.code, defaults.stderr).toBe(0);
+    expect(defaults.stdout).toContain('prefs: {"theme":"dark","size":12,"sounds":false}');
+    expect(defaults.stderr).toContain('accepted its defaults (--yes): theme="dark", size=12, sounds=false');
     const no = await runBin(['mcp', 'call', 'delete_note', '--args', '{"id":"n1"}', '--', ...MODERN]);
     expect(no.code).toBe(1);
     expect(no.stdout + no.stderr).toContain('the server needs to ask the user (elicitation) during the call, and this driver does not answer that');

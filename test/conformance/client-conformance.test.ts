@@ -40,7 +40,7 @@ const NAMED: Record<string, string[]> = {
     'auth/resource-mismatch',
     'auth/authorization-server-migration',
   ],
-  '2025-11-25': ['initialize', 'tools_call', 'auth/metadata-default', 'auth/pre-registration'],
+  '2025-11-25': ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'auth/metadata-default', 'auth/pre-registration'],
 };
 
 describe.skipIf(missing !== undefined && !required)(`toolman's MCP client against the MCP conformance suite${missing ? ` (skipped: ${missing})` : ''}`, () => {

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ToolManager } from '../../src/manager/tool-manager.js';
-import { yesInteraction, type ElicitRequest, type McpInteraction, type SampleRequest } from '../../src/manager/mcp-client.js';
+import { formDefaults, yesInteraction, type ElicitRequest, type McpInteraction, type SampleRequest } from '../../src/manager/mcp-client.js';
 import { catalogDir, MODERN, NODE, startModernHttp } from './helpers.js';
 
 // What a server asks during a call: MCP 2026-07-28's multi round-trip requests
@@ -49,8 +49,13 @@ describe.each(TRANSPORTS)('a server that asks during a call (%s)', (transport) =
     const account = await call(manager, 'make_account');
     expect(account.ok).toBe(false);
     expect(account.error).toContain('no account (decline)');
-    expect(notes).toEqual(['MCP server "m" asked "Account details": declined (--yes answers only a yes/no question; ask in `toolman chat`)']);
+    expect(notes).toEqual(['MCP server "m" asked "Account details": declined (--yes answers a yes/no question, or a form whose every field has a default; ask in `toolman chat`)']);
+    // A form whose every field has a default: --yes sends the server's own defaults, and says which.
+    const prefs = await call(manager, 'set_prefs');
+    expect(prefs.content).toBe('prefs: {"theme":"dark","size":12,"sounds":false}');
+    expect(notes[1]).toBe('MCP server "m" asked "Your preferences": accepted its defaults (--yes): theme="dark", size=12, sounds=false');
   });
+
 
   it('passes the form to the driver, cleaned, and sends its answer', async () => {
     const asked: ElicitRequest[] = [];
@@ -116,5 +121,17 @@ describe('a page to visit (URL mode)', () => {
     const visited = await call(manager, 'open_link');
     expect(visited.ok).toBe(false);
     expect(visited.error).toContain('the server needs to ask the user (elicitation) during the call, and this driver does not answer that');
+  });
+});
+
+describe('the --yes policy', () => {
+  it('finds a form\'s defaults only when every field has one of its own type', () => {
+    const form = (properties: Record<string, Record<string, unknown>>) => ({ properties, required: [] });
+    expect(formDefaults(form({ a: { type: 'string', default: 'x' }, b: { type: 'number', default: 1.5 }, c: { type: 'integer', default: 2 }, d: { type: 'boolean', default: true }, e: { type: 'string', enum: ['p', 'q'], default: 'q' } }))).toEqual({ a: 'x', b: 1.5, c: 2, d: true, e: 'q' });
+    expect(formDefaults(form({ a: { type: 'string', default: 'x' }, b: { type: 'string' } }))).toBeUndefined();
+    expect(formDefaults(form({ a: { type: 'integer', default: 1.5 } }))).toBeUndefined();
+    expect(formDefaults(form({ a: { type: 'string', enum: ['p'], default: 'z' } }))).toBeUndefined();
+    expect(formDefaults(form({ a: { type: 'number', default: '3' } }))).toBeUndefined();
+    expect(formDefaults(form({}))).toBeUndefined();
   });
 });

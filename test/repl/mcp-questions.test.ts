@@ -42,13 +42,24 @@ describe('the REPL asked by an MCP server', () => {
     }
   });
 
+  it('asks to accept a form whose every field has a default, showing the values, and sends them after a yes', async () => {
+    const { manager, conversation, asked, call } = await setUp(() => 'approve');
+    try {
+      expect((await call('set_prefs')).content).toBe('prefs: {"theme":"dark","size":12,"sounds":false}');
+      expect(asked.map((a) => [a.tool.name, a.reason, a.arguments])).toEqual([['MCP server "m" asks to accept its defaults', 'Your preferences', { theme: 'dark', size: 12, sounds: false }]]);
+    } finally {
+      conversation.close();
+      await manager.close();
+    }
+  });
+
   it('declines a form of several fields, with a note', async () => {
     const { manager, conversation, asked, notes, call } = await setUp(() => 'approve');
     try {
       const account = await call('make_account');
       expect(account.error).toContain('no account (decline)');
       expect(asked).toEqual([]);
-      expect(notes).toEqual(['MCP server "m" asked "Account details" (a form of 2 fields): declined; the REPL answers yes/no questions only']);
+      expect(notes).toEqual(['MCP server "m" asked "Account details" (a form of 2 fields): declined; the REPL answers yes/no questions and forms whose every field has a default']);
     } finally {
       conversation.close();
       await manager.close();
