@@ -46,7 +46,10 @@ const PACKAGE_HOMES: { pattern: RegExp; homes: string[] }[] = [
   { pattern: /^openai(\/|$)/, homes: ['providers/openai'] },
   { pattern: /^@anthropic-ai\/sdk(\/|$)/, homes: ['providers/anthropic'] },
   { pattern: /^@google\/genai(\/|$)/, homes: ['providers/gemini'] },
-  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: ['mcp', 'serve'] },
+  // The v1 SDK: no source file any more (tests keep it to check `serve` against 2025-era clients).
+  { pattern: /^@modelcontextprotocol\/sdk(\/|$)/, homes: [] },
+  // The v2 client: the client side only.
+  { pattern: /^@modelcontextprotocol\/client(\/|$)/, homes: ['mcp'] },
   // The SDK's v2 server side (`toolman serve`, both protocol eras) and the JWT checks of its resource server.
   { pattern: /^@modelcontextprotocol\/(server|node)(\/|$)/, homes: ['serve'] },
   { pattern: /^jose(\/|$)/, homes: ['serve'] },

@@ -17,6 +17,9 @@ export function createAjv(options: Options = {}): AjvInstance {
   // Patterns run on RE2, in linear time: a pattern can never make validation hang.
   const ajv = new Ajv2020({ strict: true, ownProperties: true, ...options, code: { regExp: ajvLinearRegExp, ...options.code } });
   addFormats(ajv);
+  // MCP 2026-07-28 marks a parameter to mirror into an `Mcp-Param-{Name}` header with `x-mcp-header`
+  // (server/tools.mdx): an annotation, with no effect on what validates, that strict mode must not refuse.
+  ajv.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
   const compile = ajv.compile.bind(ajv);
   ajv.compile = ((schema: object, meta?: boolean) => {
     const { count, path } = inPlaceSchemas(schema);

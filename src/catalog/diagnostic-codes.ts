@@ -101,8 +101,13 @@ export const DIAGNOSTIC_CODES = {
   // 08xx: MCP servers (found when their tools join the catalog: test/mcp/)
   TM0801: { severity: 'error', name: 'mcp-tool-name-collision', summary: 'An MCP server\'s tool has the name of another tool; it is left out.' },
   TM0802: { severity: 'warning', name: 'mcp-server-unavailable', summary: 'An MCP server could not be started or listed; its tools are missing.' },
-  TM0803: { severity: 'info', name: 'mcp-tools-stale', summary: 'An MCP server\'s tools come from a cached list older than a day.' },
+  TM0803: { severity: 'info', name: 'mcp-tools-stale', summary: 'An MCP server\'s tools come from a cached list past its freshness (the server\'s ttlMs; a day for a 2025-era server).' },
   TM0804: { severity: 'warning', name: 'mcp-tool-not-imported', summary: 'An MCP server\'s tool was skipped or its description cut.' },
+  // 083x: the MCP client (2026-07-28, OAuth): runtime ones in test/mcp/, the entry's in fixtures
+  TM0830: { severity: 'warning', name: 'mcp-invalid-param-header', summary: 'An HTTP MCP server\'s tool marks a parameter with an invalid `x-mcp-header`; it is left out.' },
+  TM0831: { severity: 'warning', name: 'mcp-login-needed', summary: 'An HTTP MCP server asks for authorization and toolman holds no usable token for it (`toolman mcp login NAME`).' },
+  TM0832: { severity: 'error', name: 'mcp-oauth-not-http', summary: '`oauth` on a stdio MCP server, which takes its credentials from its environment.' },
+  TM0833: { severity: 'warning', name: 'mcp-root-not-folder', summary: 'A root of an MCP server entry is not a folder.' },
   // 085x: toolman.lock (`validate --locked`: test/lock/)
   TM0850: { severity: 'error', name: 'lock-unreadable', summary: 'toolman.lock is missing, is not the JSON toolman writes, or holds an entry whose hash does not match its definition.' },
   TM0851: { severity: 'error', name: 'tool-changed', summary: 'An MCP tool\'s definition (title, description, schemas, annotations) differs from the one toolman.lock pins.' },

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { reportAliasConflicts } from './alias-conflicts.js';
@@ -17,6 +17,7 @@ import {
   type ReferenceSpec,
   type SummarizeSettings,
   type Handler,
+  type McpOAuthConfig,
   type McpServerConfig,
   type LintClient,
   type LintSetting,
@@ -305,8 +306,27 @@ class LoadState {
           exclude: strings(raw.exclude) ?? [],
           defaults: isRecord(raw.defaults) ? (raw.defaults as ToolDefaults) : {},
           timeoutMs: num(raw.timeout_ms),
+          ...(raw.protocol === 'auto' || raw.protocol === 'legacy' || raw.protocol === '2026-07-28' ? { protocol: raw.protocol } : {}),
+          ...(strings(raw.roots) ? { roots: strings(raw.roots)! } : {}),
+          ...(isRecord(raw.oauth) ? { oauth: oauthConfig(raw.oauth) } : {}),
           file,
           pointer,
+        });
+        // OAuth is HTTP's: a stdio server takes its credentials from its environment (MCP
+        // 2026-07-28, basic/authorization/index.mdx).
+        if (raw.oauth !== undefined && raw.url === undefined && raw.command !== undefined) {
+          reporter.report('TM0832', pointerOf(['mcp_servers', name, 'oauth']), '`oauth` applies to HTTP servers (`url`) only; a stdio server reads its credentials from `env`', { part: 'key', hint: 'remove `oauth`, or pass the credential to the server through `env`' });
+        }
+        // A root that is not a folder would be offered to the server anyway: said here, where it is written.
+        (strings(raw.roots) ?? []).forEach((root, i) => {
+          const path = isAbsolute(root) ? root : resolve(dirname(absolute), root);
+          let folder = false;
+          try {
+            folder = statSync(path).isDirectory();
+          } catch {
+            // missing: reported below
+          }
+          if (!folder) reporter.report('TM0833', pointerOf(['mcp_servers', name, 'roots', i]), `root ${JSON.stringify(root)} is not a folder (${path})`, { hint: 'roots are folders, relative to this catalog file' });
         });
       }
     }
@@ -489,6 +509,17 @@ export function buildTool(raw: Raw, defaults: ToolDefaults, source: ToolSource, 
     source,
   };
   return tool;
+}
+
+/** A server entry's `oauth:` as typed settings (the schema has checked the types). */
+function oauthConfig(raw: Record<string, unknown>): McpOAuthConfig {
+  const scopes = strings(raw.scopes);
+  return {
+    ...(str(raw.client_id) !== undefined ? { clientId: str(raw.client_id)! } : {}),
+    ...(str(raw.client_secret_env) !== undefined ? { clientSecretEnv: str(raw.client_secret_env)! } : {}),
+    ...(scopes ? { scopes } : {}),
+    ...(str(raw.client_metadata_url) !== undefined ? { clientMetadataUrl: str(raw.client_metadata_url)! } : {}),
+  };
 }
 
 /** `references:` as written: `resource_links`, or selectors (checked by validate: TM1406). */

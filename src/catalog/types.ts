@@ -267,8 +267,35 @@ export interface McpServerConfig {
   exclude: string[];
   defaults: ToolDefaults;
   timeoutMs?: number;
+  /**
+   * Which MCP revision to speak: `auto` (the default) asks with `server/discover` and falls back
+   * to `initialize` for a 2025 server; `legacy` skips the probe; `2026-07-28` refuses a server
+   * that does not speak it.
+   */
+  protocol?: McpProtocolChoice;
+  /**
+   * Folders offered to the server as MCP roots (resolved from the entry's file), when it asks.
+   * Absent: toolman declares no roots capability, and the server keeps its own configuration.
+   */
+  roots?: string[];
+  /** OAuth settings for an HTTP server that asks for authorization (all optional). */
+  oauth?: McpOAuthConfig;
   file: string;
   pointer: string;
+}
+
+export type McpProtocolChoice = 'auto' | 'legacy' | '2026-07-28';
+
+/** A server entry's `oauth:`: how toolman registers with the server's authorization server. */
+export interface McpOAuthConfig {
+  /** A client id registered with the authorization server beforehand. */
+  clientId?: string;
+  /** The environment variable holding that client's secret (a confidential client). */
+  clientSecretEnv?: string;
+  /** Scopes to ask for when the server's challenge names none. */
+  scopes?: string[];
+  /** An https URL where toolman's Client ID Metadata Document is published (CIMD). */
+  clientMetadataUrl?: string;
 }
 
 /** A remote agent over Agent2Agent. */

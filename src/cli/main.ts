@@ -8,6 +8,7 @@ import type { CliIO } from './io.js';
 import { toolmanVersion } from './version.js';
 import { ERROR_PREFIX } from './output/error-prefix.js';
 import { jsonDocument } from './output/json-document.js';
+import { routeLibraryConsole } from './library-console.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -377,14 +378,16 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     });
 
   // `toolman mcp`: MCP servers from the shell, named with --url or after --.
-  const mcp = program.command('mcp').description('talk to an MCP server from the shell: list its tools (with token costs and lint findings), call one');
+  const mcp = program.command('mcp').description('talk to an MCP server from the shell: list its tools (with token costs and lint findings), call one, sign in to one');
   const serverFlags = (command: Command) =>
     command
       .argument('[command...]', 'the server to start, after --: -- COMMAND ARGS...')
       .option('--url <url>', 'a streamable HTTP server instead of a command')
       .addOption(new Option('-e, --env <name>', 'pass this environment variable to the server (repeatable)').argParser(collect))
       .addOption(new Option('-H, --header <header>', 'with --url: "Name: value" header; write secrets as ${env:NAME} (repeatable)').argParser(collect))
-      .option('--timeout <ms>', 'how long the server gets to start (default 30000)');
+      .option('--timeout <ms>', 'how long the server gets to start (default 30000)')
+      .addOption(new Option('--protocol <revision>', 'the MCP revision: auto asks the server (default), legacy speaks 2025-11-25, 2026-07-28 refuses an older server').choices(['auto', 'legacy', '2026-07-28']))
+      .option('--login', 'sign in (through the browser) if the HTTP server asks for authorization, and keep the tokens');
   serverFlags(mcp.command('tools').description("a server's tools: token cost per provider and lint findings"))
     .option('--json', 'print one JSON document')
     .action(async (command: string[], opts) => {
@@ -405,6 +408,68 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       } finally {
         interrupt.dispose();
       }
+    });
+
+  // Prompts and resources: of one server (--url, or -- COMMAND), or of every server of the catalog.
+  const contentFlags = (command: Command) =>
+    serverFlags(command)
+      .option('-y, --yes', 'answer yes to a yes/no question the server asks on the way')
+      .option('--json', 'print one JSON document');
+  const asking = () => (process.stdin.isTTY ? { ask: terminalAskLazy } : {});
+  const terminalAskLazy = async (question: string) => (await import('./commands/call.js')).terminalAsk()(question);
+  const prompts = mcp.command('prompts').description("a server's prompts (without --url or --: every server of the catalog, named as their tools are); get one");
+  contentFlags(prompts.command('list', { isDefault: true }).description('list the prompts and their arguments')).action(async (command: string[], opts, self: Command) => {
+    const { mcpPromptsCommand } = await import('./commands/mcp-content.js');
+    setCode(await mcpPromptsCommand({ ...opts, command, catalog: catalogOf(self), ...asking() }, io));
+  });
+  contentFlags(prompts.command('get').description("a prompt's messages for the given arguments").argument('<name>', 'the prompt (as `mcp prompts` names it)'))
+    .addOption(new Option('-a, --arg <name=value>', 'an argument of the prompt (repeatable)').argParser(collect))
+    .option('--args <json>', 'the arguments as a JSON object of strings')
+    .action(async (name: string, command: string[], opts, self: Command) => {
+      const { mcpPromptGetCommand } = await import('./commands/mcp-content.js');
+      setCode(await mcpPromptGetCommand({ ...opts, name, command, catalog: catalogOf(self), ...asking() }, io));
+    });
+  const resources = mcp.command('resources').description("a server's resources and resource templates (without --url or --: every server of the catalog); read one");
+  contentFlags(resources.command('list', { isDefault: true }).description('list the resources and resource templates')).action(async (command: string[], opts, self: Command) => {
+    const { mcpResourcesCommand } = await import('./commands/mcp-content.js');
+    setCode(await mcpResourcesCommand({ ...opts, command, catalog: catalogOf(self), ...asking() }, io));
+  });
+  contentFlags(resources.command('read').description("a resource's content (text printed; binary with -o FILE)").argument('<uri>', "the resource's URI"))
+    .option('--server <name>', 'the catalog server to read from (default: the one that lists the URI, or whose template matches it)')
+    .option('-o, --output <file>', 'write the content to FILE (a new file, 0600; binary decoded)')
+    .action(async (uri: string, command: string[], opts, self: Command) => {
+      const { mcpResourceReadCommand } = await import('./commands/mcp-content.js');
+      setCode(await mcpResourceReadCommand({ ...opts, uri, command, catalog: catalogOf(self), ...asking() }, io));
+    });
+
+  mcp
+    .command('login')
+    .description('sign in to an HTTP MCP server with OAuth: opens its sign-in page ($BROWSER, or the URL is printed) and keeps the tokens (0600, per authorization server)')
+    .argument('[name]', "the server's entry in the catalog's mcp_servers")
+    .option('--url <url>', 'a server by its URL instead of a catalog entry')
+    .option('--client-id <id>', 'a client id registered with the authorization server beforehand')
+    .option('--client-secret-env <name>', "the environment variable holding that client's secret")
+    .addOption(new Option('--scope <scope>', 'a scope to ask for when the server names none (repeatable)').argParser(collect))
+    .option('--json', 'print one JSON document')
+    .action(async (name: string | undefined, opts, command: Command) => {
+      const { mcpLoginCommand } = await import('./commands/mcp-login.js');
+      const interrupt = interruption();
+      try {
+        setCode(await mcpLoginCommand({ ...opts, ...(name !== undefined ? { name } : {}), catalog: catalogOf(command), signal: interrupt.signal }, io));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+  mcp
+    .command('logout')
+    .description('forget the OAuth tokens toolman holds for a server (or for every server of an authorization server)')
+    .argument('[name]', "the server's entry in the catalog's mcp_servers")
+    .option('--url <url>', 'a server by its URL instead of a catalog entry')
+    .option('--issuer <url>', 'everything toolman holds for this authorization server, its registration too')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string | undefined, opts, command: Command) => {
+      const { mcpLogoutCommand } = await import('./commands/mcp-login.js');
+      setCode(await mcpLogoutCommand({ ...opts, ...(name !== undefined ? { name } : {}), catalog: catalogOf(command) }, io));
     });
 
   program
@@ -453,11 +518,14 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
   }
   // With --json, a failure is a JSON document on stdout too, so scripts always get one.
   const json = argv.includes('--json') || argv.some((a, i) => (a === '--format' || a === '-f') && argv[i + 1] === 'json') || argv.includes('--format=json');
+  const restoreConsole = routeLibraryConsole(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     return reportError(error, io, json, argv);
+  } finally {
+    restoreConsole();
   }
 }
 

@@ -9,7 +9,7 @@ import { reportMcpServers, reportMcpToolsChange } from './output/mcp-notes.js';
  * runs the command, and closes what the manager started whatever happens. Commands other than
  * `validate` refuse a catalog whose YAML or schema is broken.
  */
-export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid' | 'namedBy' | 'lock' | 'refreshMcp'> = {}): Promise<T> {
+export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid' | 'namedBy' | 'lock' | 'refreshMcp' | 'mcpInteraction' | 'mcpAuth'> = {}): Promise<T> {
   const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...options });
   // `validate` reports these as findings; every other command says them on stderr.
   if (options.requireValid !== false) reportMcpServers(io, manager);

@@ -4,7 +4,7 @@ import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { recordPrompt } from '../loop/recording.js';
 import type { TranscriptWriter } from '../loop/transcript.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
-import type { ChatMessage } from '../providers/model-client.js';
+import type { ChatMessage, ModelRequest } from '../providers/model-client.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { ToolSession } from '../session/tool-session.js';
@@ -342,6 +342,21 @@ export class Conversation {
     });
     this.unsubscribe.push(stop);
     return stop;
+  }
+
+  /**
+   * One completion with the conversation's own model and key and no tools, for an MCP server's
+   * sampling request the user allowed (MCP `client/sampling.mdx`: the client keeps control of the
+   * model, and "MUST respect the maxTokens parameter": the caller gives the capped value). It is
+   * not part of the conversation: its messages stay out of the history; the transcript notes it.
+   */
+  async sample(request: { server: string; system?: string; messages: readonly { role: 'user' | 'assistant'; text: string }[]; maxTokens: number }, signal: AbortSignal): Promise<{ model: string; text: string; stopReason: string }> {
+    const client = this.loop.client;
+    const messages: ChatMessage[] = request.messages.map((m) => (m.role === 'user' ? { role: 'user', text: m.text } : { role: 'assistant', text: m.text, toolCalls: [] }));
+    const tools: ModelRequest['tools'] = { provider: client.provider, payload: {}, systemPayload: {}, toolChoice: { type: 'auto' }, warnings: [], changes: {}, sent: {}, prompts: { system: [], user: [], reminders: [] } };
+    const reply = await client.send({ model: client.model, system: request.system ?? '', messages, tools, stream: false, maxTokens: request.maxTokens, capOutput: true }, { signal });
+    this.transcript?.note({ type: 'mcp_sampling', server: request.server, max_tokens: request.maxTokens, model: client.model });
+    return { model: client.model, text: this.host.secrets.redact(reply.text), stopReason: reply.stopReason };
   }
 
   /** Stops what the conversation started (its session's jobs, its listeners). */

@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
 import { loadValidator, validateArguments, validateOutput } from './argument-validator.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';

@@ -30,7 +30,9 @@ import { withLoading, type Loading } from '../select/with-loading.js';
 export type { SessionRequest };
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { CatalogHolder, McpServers, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { CatalogHolder, McpServers, McpServersOptions, McpServerState, McpServerStatus, McpToolsChange } from '../mcp/mcp-servers.js';
+import type { McpInteraction } from '../mcp/mcp-interaction.js';
+import type { ServerContent } from '../mcp/server-content.js';
 import type { LockMode, PinNote } from '../lock/pin-tools.js';
 import { catalogSecrets } from './catalog-secrets.js';
 import { findingsCacheFrom, parseCacheFrom, schemaCheckCacheFrom, tokenCountCacheFrom, ValidationCache } from './validation-cache.js';
@@ -79,6 +81,18 @@ export interface OpenOptions {
    * Without a lock file nothing is pinned; a lock that cannot be read refuses the catalog.
    */
   lock?: LockMode | 'off';
+  /**
+   * How this driver answers what MCP servers ask in the middle of a call (a form, a page to
+   * visit, a prompt for the user's model): the REPL asks the user, `--yes` accepts a one-question
+   * yes/no form. The servers are told exactly what it supports; without one they may ask nothing.
+   */
+  mcpInteraction?: McpInteraction;
+  /**
+   * OAuth for the HTTP servers: `login` is the browser step (only `mcp login` and `--login` give
+   * one; without it a server that needs a login is reported, TM0831, with `loginHint`), `oauth`
+   * the command line's client settings over the entries'.
+   */
+  mcpAuth?: Pick<McpServersOptions, 'login' | 'loginHint' | 'oauth'>;
 }
 
 /**
@@ -95,6 +109,7 @@ export class ToolManager {
   private registry: Promise<RunnerRegistry> | undefined;
   /** The catalog's MCP servers, when it has any. */
   private mcp: McpServers | undefined;
+  private content: Promise<ServerContent> | undefined;
   private mcpRunner = false;
   private readonly agentListeners = new Set<(event: AgentLoopEvent) => void>();
   /** The catalog as its files say it: findings are remembered only for that (not with MCP servers' tools, findings added, or another loading). */
@@ -180,7 +195,7 @@ export class ToolManager {
       // Each server is a program: a catalog the user did not choose starts none.
       this.log?.(`warning: the MCP servers of this catalog (${[...loaded.catalog.mcpServers.keys()].join(', ')}) are not started: ${this.namedBy} names the catalog, and you did not\n`);
     } else if (loaded.catalog.mcpServers.size > 0 && !(options.requireValid !== false && loadErrors)) {
-      await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1', options.lock ?? (env.TOOLMAN_ACCEPT_DRIFT === '1' ? 'accept-drift' : 'enforce'));
+      await this.loadMcpServers(options.refreshMcp ?? env.TOOLMAN_MCP_REFRESH === '1', options.lock ?? (env.TOOLMAN_ACCEPT_DRIFT === '1' ? 'accept-drift' : 'enforce'), options.mcpInteraction, options.mcpAuth);
     }
     const cache = options.requireValid === 'all' && !loadErrors ? ValidationCache.from(env) : undefined;
     const toolLists = this.mcp?.fingerprint();
@@ -212,7 +227,7 @@ export class ToolManager {
     }
   }
 
-  private async loadMcpServers(refresh: boolean, lock: LockMode | 'off'): Promise<void> {
+  private async loadMcpServers(refresh: boolean, lock: LockMode | 'off', interaction: McpInteraction | undefined, auth: OpenOptions['mcpAuth']): Promise<void> {
     const { McpServers } = await import('../mcp/mcp-servers.js');
     const admit = lock === 'off' ? undefined : await (await import('./tool-pins.js')).lockAdmission(this, lock, (note) => this.driftAccepted.push(note));
     // The manager holds the catalog as a value: the servers' tools and findings make a new one.
@@ -224,7 +239,7 @@ export class ToolManager {
       replaceTools: (tools) => void (this.current = { ...this.current, catalog: { ...this.current.catalog, tools } }),
       addFindings: (found) => void (this.current = { ...this.current, diagnostics: [...this.current.diagnostics, ...found] }),
     };
-    this.mcp = new McpServers(holder, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}) });
+    this.mcp = new McpServers(holder, { cwd: this.cwd, env: this.env, secrets: this.secrets, refresh, ...(admit ? { admit } : {}), ...(interaction ? { interaction } : {}), ...auth });
     await this.mcp.load();
     for (const { tool, reason } of this.mcp.refused) this.leftOut.push({ tool, reason });
     // Tools changed under a running chat: what was built over the old list is rebuilt on next use.
@@ -272,6 +287,15 @@ export class ToolManager {
   /** Each MCP server's state now: up, starting, not started, or failed with why and the end of its stderr (the REPL's /mcp). */
   mcpServerStates(): Promise<McpServerState[]> {
     return this.mcp ? this.mcp.inspect() : Promise.resolve([]);
+  }
+
+  /**
+   * The MCP servers' prompts and resources (issue 21 item 4): lists, a prompt by the name toolman
+   * gives it, a resource by server and URI, each cleaned and bounded (src/mcp/server-content.ts).
+   * Loaded with the first use; a catalog without MCP servers has none.
+   */
+  mcpContent(): Promise<ServerContent> {
+    return (this.content ??= import('../mcp/server-content.js').then(({ ServerContent }) => new ServerContent(this.mcp)));
   }
 
   /** Stops an MCP server and starts it again, then takes its tools anew (a change reaches `watchMcpServers` listeners). */

@@ -1,5 +1,6 @@
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
+import type { McpProtocolChoice } from '../catalog/types.js';
 import { McpConnection } from './mcp-connection.js';
 import { serverLaunch } from './server-launch.js';
 
@@ -13,6 +14,8 @@ export interface AdHocServer {
   /** `Name: value` headers for an HTTP server (their values are secrets). */
   headers?: readonly string[];
   timeoutMs?: number;
+  /** `--protocol`: auto (default), legacy or 2026-07-28. */
+  protocol?: McpProtocolChoice;
 }
 
 /** The name the one server of an ad-hoc catalog gets. */
@@ -41,7 +44,12 @@ export function checkAdHocServer(server: AdHocServer): void {
   for (const header of server.headers ?? []) {
     if (!/^[A-Za-z0-9-]+:/.test(header)) throw new ToolmanError(ErrorCode.USAGE, `--header ${JSON.stringify(header.slice(0, 40))} is not "Name: value"`);
   }
+  if (server.protocol !== undefined && !PROTOCOLS.includes(server.protocol)) {
+    throw new ToolmanError(ErrorCode.USAGE, `--protocol ${JSON.stringify(String(server.protocol).slice(0, 40))} is not one of ${PROTOCOLS.join(', ')}`, { hint: 'auto asks the server; legacy speaks 2025-11-25; 2026-07-28 refuses an older server' });
+  }
 }
+
+const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', 'legacy', '2026-07-28'];
 
 /**
  * A catalog holding just this server, as YAML (every value written as a JSON string, which YAML
@@ -70,6 +78,7 @@ export function adHocCatalogText(server: AdHocServer, cwd: string, include: read
     }
   }
   if (server.timeoutMs !== undefined) lines.push(`    timeout_ms: ${Math.max(1, Math.floor(server.timeoutMs))}`);
+  if (server.protocol !== undefined) lines.push(`    protocol: ${q(server.protocol)}`);
   if (include.length) lines.push(`    include: [${include.map(q).join(', ')}]`);
   return lines.join('\n') + '\n';
 }
@@ -88,12 +97,12 @@ export async function listAdHocTools(server: AdHocServer, cwd: string, env: Reco
   for (const name of server.env ?? []) envMap[name] = `\${env:${name}}`;
   const [command, ...args] = server.command ?? [];
   const launch = serverLaunch(
-    { name: AD_HOC_SERVER, ...(server.url !== undefined ? { url: server.url } : { command: command! }), args, env: envMap, cwd, headers, ...(server.timeoutMs !== undefined ? { timeoutMs: server.timeoutMs } : {}) },
+    { name: AD_HOC_SERVER, ...(server.url !== undefined ? { url: server.url } : { command: command! }), args, env: envMap, cwd, headers, ...(server.timeoutMs !== undefined ? { timeoutMs: server.timeoutMs } : {}), ...(server.protocol !== undefined ? { protocol: server.protocol } : {}) },
     cwd,
     env,
     secrets,
   );
-  const connection = await McpConnection.open(launch, secrets, signal);
+  const connection = await McpConnection.open(launch, { secrets, ...(signal ? { signal } : {}) });
   try {
     return await connection.listTools(signal);
   } finally {

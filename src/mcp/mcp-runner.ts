@@ -22,9 +22,12 @@ export function createMcpRunner(servers: McpServers): ToolRunner<'mcp'> {
         const connection = await servers.connection(handler.server, context.signal);
         // toolman.lock: a tool left out of its server's current list must not run from an older copy.
         if (servers.isRefused(handler.server, handler.tool)) throw new ToolFailure(`${context.tool.name} was not run: toolman.lock pins it, and its server changed it (or itself) since; the user must review the change (toolman lock --update) before it runs`);
+        const definition = servers.definition(handler.server, handler.tool);
         result = await connection.callTool(handler.tool, args, {
           signal: context.signal,
           timeoutMs: context.tool.timeoutMs,
+          ...(definition ? { definition } : {}),
+          relist: () => servers.relist(handler.server, handler.tool),
           onProgress: ({ progress, total, message }) =>
             limited.progress(plainText(typeof message === 'string' ? message : total !== undefined ? `${progress}/${total}` : String(progress)), {
               ...(typeof progress === 'number' && Number.isFinite(progress) ? { progress } : {}),

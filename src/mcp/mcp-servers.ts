@@ -5,11 +5,17 @@ import { dirname } from 'node:path';
 import { applyOverrides, type LoadedCatalog } from '../catalog/load-catalog.js';
 import type { McpServerConfig, Tool } from '../catalog/types.js';
 import { ErrorCode, isToolmanError, ToolmanError } from '../shared/errors.js';
+import { isRecord } from '../shared/is-record.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { McpConnection } from './mcp-connection.js';
+import type { EraVerdict, McpConnection } from './mcp-connection.js';
+import type { McpInteraction } from './mcp-interaction.js';
 import { describeLaunch, serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
-import { describeAge, STALE_AFTER_MS, ToolListCache } from './tool-list-cache.js';
+import type { RepairNote } from './tolerant-transport.js';
+import { LoginRequired, ToolmanOAuthProvider } from './oauth/oauth-provider.js';
+import { LoopbackCallback } from './oauth/loopback-callback.js';
+import { TokenStore } from './oauth/token-store.js';
+import { describeAge, freshFor, ToolListCache } from './tool-list-cache.js';
 import { isChange, toolsChange, type McpToolsChange } from './tools-change.js';
 
 export type { McpToolsChange } from './tools-change.js';
@@ -21,8 +27,19 @@ export interface McpServersOptions {
   secrets: SecretSet;
   /** Ask every server for its tools again, ignoring (and then updating) the cache. */
   refresh?: boolean;
-  /** Stale cache entries are shown from this age (default a day). */
+  /** Stale cache entries are shown from this age (default: the server's ttlMs, or a day for a 2025 server). */
   staleAfterMs?: number;
+  /** How the driver answers what servers ask during a call (elicitation, sampling); none: nothing is declared. */
+  interaction?: McpInteraction;
+  /**
+   * The browser step of an OAuth sign-in, for `mcp login` and `--login` only: `open` shows the
+   * authorization page. Without it a server that needs a login is reported (TM0831) with `loginHint`.
+   */
+  login?: { open: (url: string) => Promise<void>; signal?: AbortSignal };
+  /** How to tell the user to log in to a server (default `toolman mcp login NAME`). */
+  loginHint?: (server: string) => string;
+  /** OAuth settings from the command line (`--client-id`...), over the entry's `oauth:`. */
+  oauth?: { clientId?: string; clientSecretEnv?: string; scopes?: string[] };
   /** Which of a server's tools join the catalog (toolman.lock); default: all of them. */
   admit?: ToolAdmission;
 }
@@ -46,6 +63,8 @@ export interface McpServerStatus {
   ageMs?: number;
   stale?: boolean;
   error?: string;
+  /** What to do about the error (`toolman mcp login NAME` for a server that needs a login). */
+  hint?: string;
   tools: number;
 }
 
@@ -66,6 +85,10 @@ interface ServerState {
   refused?: Set<string>;
   /** Why the last start failed (a chat's `watch` starts servers and would otherwise forget it): `inspect()` says it. */
   lastFailure?: unknown;
+  /** The era the cache says the server speaks: a 2025 server starts without the probe. */
+  verdict?: EraVerdict;
+  /** The OAuth provider of an HTTP server (made once: its loopback callback lives as long as the servers). */
+  auth?: ToolmanOAuthProvider | null;
 }
 
 /**
@@ -105,6 +128,10 @@ export class McpServers {
   /** Changes found while loading, until a driver takes them. */
   private readonly seen: McpToolsChange[] = [];
   private closed = false;
+  private tokens: TokenStore | undefined;
+  private callback: Promise<LoopbackCallback> | undefined;
+  /** A chat watches: servers started later are asked to tell about tool changes too. */
+  private watching = false;
   /** Tools `admit` left out while loading, with why (the manager says them). */
   readonly refused: { tool: string; mcpName: string; reason: string }[] = [];
 
@@ -118,7 +145,6 @@ export class McpServers {
 
   /** Joins every server's tools to the catalog: cached lists where there are, the rest started in parallel. */
   async load(): Promise<void> {
-    const staleAfter = this.options.staleAfterMs ?? STALE_AFTER_MS;
     await Promise.all(
       [...this.servers.values()].map(async (state) => {
         try {
@@ -127,15 +153,20 @@ export class McpServers {
           this.unavailable(state, error);
           return;
         }
-        const stored = this.cache?.get(state.launch);
+        const stored = this.cache?.get(state.launch, this.loginOf(state.launch));
         const cached = this.options.refresh ? undefined : stored;
+        // A 2025 server's verdict is kept as long as its list is fresh: past that, it is probed again (it may have moved on).
+        if (stored?.verdict?.era === 'legacy' && !this.options.refresh && Date.now() - stored.listedAt <= freshFor(stored)) state.verdict = stored.verdict;
         if (cached) {
           const ageMs = Date.now() - cached.listedAt;
+          const freshness = this.options.staleAfterMs ?? freshFor(cached);
           // Redacted again: an entry written by an older toolman may hold what the server echoed.
           state.listed = this.options.secrets.redactValue(cached.tools);
-          state.status = { name: state.config.name, source: 'cache', ageMs, stale: ageMs > staleAfter, tools: 0 };
-          if (ageMs > staleAfter) {
-            this.report('TM0803', state.config, `tools from a cached list ${describeAge(ageMs)} old (the server was not started)`, 'run the command with --refresh to ask the server again');
+          if (cached.serverInfo) state.serverInfo = cached.serverInfo;
+          state.status = { name: state.config.name, source: 'cache', ageMs, stale: ageMs > freshness, tools: 0 };
+          if (ageMs > freshness) {
+            const why = cached.ttlMs === undefined ? 'older than a day' : `past the server's freshness hint (ttlMs ${cached.ttlMs})`;
+            this.report('TM0803', state.config, `tools from a cached list ${describeAge(ageMs)} old, ${why} (the server was not started)`, 'run the command with --refresh to ask the server again');
           }
           return;
         }
@@ -144,9 +175,10 @@ export class McpServers {
           state.listed = await connection.listTools();
           state.serverInfo = connection.serverInfo;
           if (connection.listCut) this.report('TM0804', state.config, `the tool list was cut: ${connection.listCut}`);
+          for (const note of connection.listRepairs) this.report(note.code, state.config, repairMessage(note), note.code === 'TM0830' ? 'the server\'s authors must fix the mark; its other tools are unaffected' : undefined);
           // Asked again (--refresh): what differs from the list the cache held is said before the cache forgets it.
           if (stored) state.previous = this.options.secrets.redactValue(stored.tools);
-          this.cache?.set(state.launch, state.listed);
+          this.remember(state, connection, state.listed);
           state.status = { name: state.config.name, source: 'live', tools: 0 };
         } catch (error) {
           this.unavailable(state, error);
@@ -226,7 +258,22 @@ export class McpServers {
 
   /** Starts every server now (a running chat), so tool-list changes arrive while it runs. */
   watch(): void {
-    for (const state of this.servers.values()) if (state.launch) this.connect(state).catch(() => undefined);
+    this.watching = true;
+    for (const state of this.servers.values()) if (state.launch) this.connect(state).then((c) => c.watchTools(), () => undefined);
+  }
+
+  /** The tool as its server listed it last (for `x-mcp-header` mirroring), by its MCP name. */
+  definition(server: string, tool: string): Record<string, unknown> | undefined {
+    const listed = this.servers.get(server)?.listed;
+    const found = listed?.find((entry) => isRecord(entry) && entry.name === tool);
+    return isRecord(found) ? found : undefined;
+  }
+
+  /** Lists a server's tools again (its headers no longer match what the server expects) and gives the tool's new definition. */
+  async relist(server: string, tool: string): Promise<Record<string, unknown> | undefined> {
+    const state = this.servers.get(server);
+    if (state) await this.refresh(state);
+    return this.definition(server, tool);
   }
 
   /** Tells `listener` when a server's tools change; returns the unsubscribe. */
@@ -241,13 +288,80 @@ export class McpServers {
     const connections = [...this.servers.values()].flatMap((s) => (s.connection ? [s.connection] : []));
     for (const state of this.servers.values()) state.connection = undefined;
     await Promise.allSettled(connections.map(async (c) => (await c).close()));
+    await this.callback?.then((callback) => callback.close(), () => undefined);
+  }
+
+  /**
+   * The OAuth provider of an HTTP server: with the browser step when this command may sign in
+   * (`mcp login`, `--login`), else only when toolman holds tokens for it (so they are sent and
+   * refreshed); a server without either gets none, and its 401 says to log in. A static
+   * `Authorization` header in the entry wins: that server is not signed in to.
+   */
+  private async authProvider(state: ServerState): Promise<ToolmanOAuthProvider | undefined> {
+    if (state.auth !== undefined) return state.auth ?? undefined;
+    const launch = state.launch;
+    state.auth = null;
+    if (launch?.kind !== 'http' || Object.keys(launch.headers).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    const store = this.tokenStore();
+    const resource = canonicalResource(launch.url);
+    if (!this.options.login && !store.find(resource)) return undefined;
+    const oauth = { ...launch.oauth, ...this.options.oauth };
+    const secretEnv = this.options.oauth?.clientSecretEnv ?? launch.oauth?.clientSecretEnv;
+    const clientSecret = secretEnv ? this.options.env[secretEnv] : undefined;
+    if (secretEnv && clientSecret === undefined) throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${state.config.name}": environment variable ${secretEnv} (its OAuth client secret) is not set`, { hint: `set ${secretEnv}` });
+    if (clientSecret) this.options.secrets.add(clientSecret);
+    const clientMetadataUrl = launch.oauth?.clientMetadataUrl ?? this.options.env.TOOLMAN_OAUTH_CLIENT_METADATA_URL;
+    const browser = this.options.login ? { callback: await (this.callback ??= LoopbackCallback.start()), open: this.options.login.open, ...(this.options.login.signal ? { signal: this.options.login.signal } : {}) } : undefined;
+    state.auth = new ToolmanOAuthProvider(
+      resource,
+      store,
+      { ...(oauth.clientId ? { clientId: oauth.clientId } : {}), ...(clientSecret ? { clientSecret } : {}), ...(oauth.scopes?.length ? { scopes: oauth.scopes } : {}), ...(clientMetadataUrl ? { clientMetadataUrl } : {}) },
+      { server: state.config.name, loginHint: this.loginHint(state.config.name) },
+      browser,
+    );
+    return state.auth;
+  }
+
+  private tokenStore(): TokenStore {
+    return (this.tokens ??= new TokenStore(this.options.env));
+  }
+
+  /** The login a private tool list is kept under: toolman's id of the current login to the server ('' for none). */
+  private loginOf(launch: ServerLaunch): string {
+    if (launch.kind !== 'http') return '';
+    try {
+      return this.tokenStore().find(canonicalResource(launch.url))?.entry.loginId ?? '';
+    } catch {
+      return ''; // a token file toolman cannot use is reported when the server is reached
+    }
+  }
+
+  private loginHint(server: string): string {
+    return this.options.loginHint?.(server) ?? `toolman mcp login ${server}`;
   }
 
   private connect(state: ServerState, signal?: AbortSignal): Promise<McpConnection> {
     if (this.closed) return Promise.reject(new Error('the MCP servers were closed'));
     if (!state.connection) {
       // The SDK loads with the first server started: cached lists never load it.
-      const started = import('./mcp-connection.js').then(({ McpConnection }) => McpConnection.open(state.launch!, this.options.secrets, signal));
+      const open = async (verdict: EraVerdict | undefined) => {
+        const { McpConnection } = await import('./mcp-connection.js');
+        const authProvider = await this.authProvider(state);
+        return McpConnection.open(state.launch!, {
+          secrets: this.options.secrets,
+          ...(signal ? { signal } : {}),
+          ...(verdict ? { verdict } : {}),
+          ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
+          ...(authProvider ? { authProvider } : {}),
+          loginHint: this.loginHint(state.config.name),
+        });
+      };
+      // A 2025 verdict that no longer holds (the server moved to 2026-07-28 only) is dropped, and the server probed.
+      const started = open(state.verdict).catch((error: unknown) => {
+        if (!state.verdict || signal?.aborted || error instanceof LoginRequired) throw error;
+        state.verdict = undefined;
+        return open(undefined);
+      });
       state.connection = started;
       started.then(
         (connection) => {
@@ -256,6 +370,7 @@ export class McpServers {
             return;
           }
           connection.onToolsChanged(() => void this.refresh(state));
+          if (this.watching) connection.watchTools();
           // A list taken from the cache is checked against the live one once the server runs.
           if (state.status.source === 'cache') void this.refresh(state);
         },
@@ -332,7 +447,7 @@ export class McpServers {
       } catch {
         return; // the next call reports the server's state
       }
-      this.cache?.set(state.launch!, listed);
+      this.remember(state, connection, listed);
       state.serverInfo = connection.serverInfo;
       state.status = { name: state.config.name, source: 'live', tools: state.status.tools };
       if (JSON.stringify(listed) === JSON.stringify(state.listed)) return;
@@ -395,6 +510,13 @@ export class McpServers {
     return kept;
   }
 
+  /** Keeps a live list in the cache, with what the server said of its era, freshness and name. */
+  private remember(state: ServerState, connection: McpConnection, listed: readonly unknown[]): void {
+    const hints = connection.listHints;
+    const serverInfo = connection.serverInfo;
+    this.cache?.set(state.launch!, { tools: [...listed], verdict: connection.verdict, ...(hints ? { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope } : {}), ...(serverInfo ? { serverInfo } : {}) }, this.loginOf(state.launch!));
+  }
+
   private describeSource(tool: Tool): string {
     const source = tool.source;
     if (source.kind === 'mcp') return `tool "${tool.name}" of MCP server "${source.server}"`;
@@ -407,11 +529,11 @@ export class McpServers {
 
   private unavailable(state: ServerState, error: unknown): void {
     const message = isToolmanError(error) || error instanceof Error ? error.message : String(error);
-    state.status = { name: state.config.name, source: 'unavailable', error: message, tools: 0 };
-    this.report('TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
+    state.status = { name: state.config.name, source: 'unavailable', error: message, ...(error instanceof LoginRequired && error.hint ? { hint: error.hint } : {}), tools: 0 };
+    this.report(error instanceof LoginRequired ? 'TM0831' : 'TM0802', state.config, this.options.secrets.redact(message.replace(/^MCP server "[^"]*" /, '')), isToolmanError(error) ? error.hint : undefined);
   }
 
-  private report(code: 'TM0801' | 'TM0802' | 'TM0803' | 'TM0804', config: McpServerConfig, message: string, hint?: string, tool?: string): void {
+  private report(code: 'TM0801' | 'TM0802' | 'TM0803' | 'TM0804' | 'TM0830' | 'TM0831', config: McpServerConfig, message: string, hint?: string, tool?: string): void {
     const file = this.loaded.sources.get(config.file);
     if (!file) return;
     const found: Diagnostic[] = [];
@@ -435,6 +557,18 @@ function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** A server's URL as the resource its tokens are for (RFC 8707: no fragment). */
+export function canonicalResource(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.href;
+}
+
+/** A repair of the tolerant transport as a finding's text: `tool "x": left out: ...`. */
+function repairMessage(note: RepairNote): string {
+  return note.tool !== undefined ? `tool ${JSON.stringify(note.tool)}: ${note.message}` : note.message;
 }
 
 function byName(tools: readonly Tool[]): Map<string, Tool> {

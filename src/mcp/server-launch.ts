@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { McpServerConfig } from '../catalog/types.js';
+import { pathToFileURL } from 'node:url';
+import type { McpOAuthConfig, McpProtocolChoice, McpServerConfig } from '../catalog/types.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { SecretSet } from '../shared/secrets.js';
 
@@ -7,9 +8,15 @@ import type { SecretSet } from '../shared/secrets.js';
 const BASE_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT', 'APPDATA'];
 
 /** How to reach one server, resolved: what the connection needs and what the tool-list cache is keyed by. */
-export type ServerLaunch =
+export type ServerLaunch = (
   | { kind: 'stdio'; name: string; command: string; args: string[]; cwd: string; env: Record<string, string>; timeoutMs: number }
-  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; timeoutMs: number };
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; timeoutMs: number; oauth?: McpOAuthConfig }
+) & {
+  /** The MCP revision to speak (the entry's `protocol`, default auto). */
+  protocol: McpProtocolChoice;
+  /** The roots offered when the server asks: `file://` URIs of the entry's `roots`, resolved. Absent: none declared. */
+  roots?: { uri: string; name: string }[];
+};
 
 /** How long a server gets to start and answer `initialize` and the first `tools/list`. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -20,8 +27,17 @@ export const DEFAULT_START_TIMEOUT_MS = 30_000;
  * `env` values, `headers` and `url`; every filled value is registered as a secret, so it is
  * redacted from whatever toolman prints or returns.
  */
-export function serverLaunch(config: Pick<McpServerConfig, 'name' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'timeoutMs'>, baseDir: string, env: Record<string, string | undefined>, secrets: SecretSet): ServerLaunch {
+export function serverLaunch(
+  config: Pick<McpServerConfig, 'name' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'timeoutMs' | 'protocol' | 'roots' | 'oauth'>,
+  baseDir: string,
+  env: Record<string, string | undefined>,
+  secrets: SecretSet,
+): ServerLaunch {
   const timeoutMs = config.timeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const shared = {
+    protocol: config.protocol ?? 'auto',
+    ...(config.roots ? { roots: config.roots.map((root) => ({ uri: pathToFileURL(isAbsolute(root) ? root : resolve(baseDir, root)).href, name: root })) } : {}),
+  } as const;
   const fill = (text: string, where: string) =>
     text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const value = env[name];
@@ -38,7 +54,7 @@ export function serverLaunch(config: Pick<McpServerConfig, 'name' | 'command' | 
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${config.name}": url is not an http(s) URL`, { hint: 'write the server\'s streamable HTTP endpoint, e.g. http://127.0.0.1:3001/mcp' });
     }
-    return { kind: 'http', name: config.name, url, headers, timeoutMs };
+    return { kind: 'http', name: config.name, url, headers, timeoutMs, ...shared, ...(config.oauth ? { oauth: config.oauth } : {}) };
   }
   if (config.command === undefined || config.command === '') {
     throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${config.name}" has neither command nor url`, { hint: 'give `command` (stdio) or `url` (streamable HTTP)' });
@@ -47,7 +63,7 @@ export function serverLaunch(config: Pick<McpServerConfig, 'name' | 'command' | 
   for (const name of BASE_ENV) if (env[name] !== undefined) childEnv[name] = env[name]!;
   for (const [name, value] of Object.entries(config.env)) childEnv[name] = fill(String(value), `env.${name}`);
   const cwd = config.cwd === undefined ? baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(baseDir, config.cwd);
-  return { kind: 'stdio', name: config.name, command: config.command, args: [...config.args], cwd, env: childEnv, timeoutMs };
+  return { kind: 'stdio', name: config.name, command: config.command, args: [...config.args], cwd, env: childEnv, timeoutMs, ...shared };
 }
 
 /**
@@ -55,7 +71,7 @@ export function serverLaunch(config: Pick<McpServerConfig, 'name' | 'command' | 
  * own environment, or URL and headers (a token can change which tools a server offers). The cache
  * only ever stores a hash of it, so the secrets among these values are never written.
  */
-export function launchKey(launch: ServerLaunch): Record<string, unknown> {
+export function launchKey(launch: Pick<Extract<ServerLaunch, { kind: 'http' }>, 'kind' | 'name' | 'url' | 'headers' | 'timeoutMs'> | Pick<Extract<ServerLaunch, { kind: 'stdio' }>, 'kind' | 'name' | 'command' | 'args' | 'cwd' | 'env' | 'timeoutMs'>): Record<string, unknown> {
   if (launch.kind === 'http') return { url: launch.url, headers: sorted(launch.headers) };
   const own = Object.fromEntries(Object.entries(launch.env).filter(([name]) => !(BASE_ENV as readonly string[]).includes(name)));
   return { command: launch.command, args: launch.args, cwd: launch.cwd, env: sorted(own) };

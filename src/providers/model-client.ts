@@ -45,6 +45,11 @@ export interface ModelRequest {
   tools: FormatResult;
   stream: boolean;
   maxTokens: number;
+  /**
+   * Send `maxTokens` as the API's output cap on every provider (an MCP sampling request must be
+   * held to it). Otherwise only Anthropic, whose API requires one, gets it.
+   */
+  capOutput?: boolean;
 }
 
 export interface ModelUsage {

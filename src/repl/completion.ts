@@ -10,6 +10,9 @@ export interface CompletionSources {
   profiles(): readonly string[];
   providers(): readonly string[];
   mcpServers(): readonly string[];
+  /** The MCP servers' prompts (for /prompt) and resources (for @SERVER:URI), as far as they are known. */
+  prompts?(): readonly { name: string; arguments: readonly string[] }[];
+  resources?(): readonly { server: string; uri: string }[];
   /** Base for relative paths. */
   cwd: string;
   home?: string;
@@ -39,6 +42,8 @@ const MAX_FOLDER_ENTRIES = 2000;
 export function completionAt(input: EditorState, sources: CompletionSources): Completion | undefined {
   const chars = Array.from(input.text);
   const before = chars.slice(0, input.cursor).join('');
+  const reference = resourceChoices(before, sources);
+  if (reference) return reference;
   if (!before.startsWith('/') || before.startsWith('//') || before.includes('\n')) return undefined;
   const match = /^\/(\S*)(\s+)?([\s\S]*)$/.exec(before)!;
   if (match[2] === undefined) {
@@ -69,9 +74,29 @@ function argumentChoices(spec: CommandSpec, position: number, first: string, sta
       return position === 1 && first === 'restart' ? make(start, word, sources.mcpServers(), true) : undefined;
     case 'file':
       return position === 0 ? fileChoices(start, word, sources) : undefined;
+    case 'prompt': {
+      const prompts = sources.prompts?.() ?? [];
+      if (position === 0) return make(start, word, prompts.map((p) => p.name), true);
+      // After the name: its arguments, as NAME= (the value is the user's).
+      const prompt = prompts.find((p) => p.name === first);
+      return prompt && !word.includes('=') ? make(start, word, prompt.arguments.map((a) => `${a}=`), false) : undefined;
+    }
     default:
       return undefined;
   }
+}
+
+/** `@` at the start of a word in a message: the catalog's servers (`@name:`), then that server's resource URIs. */
+function resourceChoices(before: string, sources: CompletionSources): Completion | undefined {
+  if (before.startsWith('/') && !before.startsWith('//')) return undefined;
+  const match = /(?:^|\s)(@[^\s@]*)$/.exec(before);
+  if (!match) return undefined;
+  const word = match[1]!;
+  const start = Array.from(before).length - Array.from(word).length;
+  const colon = word.indexOf(':');
+  if (colon < 0) return make(start, word, sources.mcpServers().map((name) => `@${name}:`), false);
+  const server = word.slice(1, colon);
+  return make(start, word, (sources.resources?.() ?? []).filter((r) => r.server === server).map((r) => `@${server}:${r.uri}`), true);
 }
 
 function make(start: number, word: string, names: readonly string[], closes: boolean): Completion | undefined {

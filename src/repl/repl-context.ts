@@ -1,5 +1,6 @@
 import type { Conversation } from '../conversation/conversation.js';
 import type { ToolManager } from '../manager/tool-manager.js';
+import type { ReplMcpQuestions } from './mcp-questions.js';
 
 /** What the REPL drives: the manager (catalog, search, budgets) and the conversation `toolman chat` opened through it. */
 export interface ReplContext {
@@ -7,6 +8,8 @@ export interface ReplContext {
   conversation: Conversation;
   /** --yes: approvals are given without asking. */
   yes: boolean;
+  /** Answers what MCP servers ask during calls; given to the catalog when it opened, bound while the REPL runs. */
+  mcpQuestions?: ReplMcpQuestions;
   /** Aborted when the process is told to stop (SIGTERM, SIGHUP; SIGINT outside raw mode): the REPL exits with 130. */
   signal?: AbortSignal;
 }

@@ -6,6 +6,7 @@ import type { LoopEvent, TurnSummary } from '../loop/loop-events.js';
 import { isToolmanError } from '../shared/errors.js';
 import type { McpToolsChange } from '../mcp/tools-change.js';
 import { CHAT_PROVIDERS, describeToolsChange, profileNames } from '../manager/facts.js';
+import { openInBrowser } from '../manager/mcp-client.js';
 import { ApprovalQuestions } from './approval-questions.js';
 import { TabCompletion } from './completion.js';
 import { edit, InputHistory, lineOf, EMPTY_LINE, moveLine, type KeyAction } from './line-editor.js';
@@ -13,6 +14,7 @@ import { loadMarkdown } from './markdown.js';
 import { MAX_PASTE_CHARS } from './terminal-keys.js';
 import type { ReplContext } from './repl-context.js';
 import { initialState, reduce, type NoteLevel, type OutputLine, type ReplAction, type ReplState } from './repl-state.js';
+import { ContentNames, resourceReferences, withAttachments } from './resource-attachments.js';
 import { parseInput, runCommand, sessionCounts, type CommandHost, type SwitchResult } from './slash-commands.js';
 import { count, displayText } from './terminal-text.js';
 
@@ -49,6 +51,8 @@ export class ReplController implements CommandHost {
   private exiting = false;
   private countVersion = 0;
   private readonly stopListening: (() => void)[] = [];
+  /** The MCP prompts and resources Tab offers. */
+  private readonly contentNames: ContentNames;
   readonly exited: Promise<number>;
   readonly cwd: string;
   pendingOverwrite: string | undefined;
@@ -72,6 +76,7 @@ export class ReplController implements CommandHost {
       yes: context.yes,
     });
     this.initialPrompts = [...conversation.recordedPrompts];
+    this.contentNames = new ContentNames(context.manager, (text) => this.dispatch({ type: 'hint', text }));
     this.questions = new ApprovalQuestions(
       {
         state: () => this.current,
@@ -82,6 +87,12 @@ export class ReplController implements CommandHost {
       options.approvalGuardMs,
     );
     if (!context.yes) conversation.useApprover(this.questions.approver);
+    context.mcpQuestions?.bind({
+      ask: (request, signal) => this.questions.approver(request, signal),
+      note: (text) => this.note('dim', text),
+      open: async (url) => void (await openInBrowser(url, context.manager.env, (href) => this.note('info', `open ${href} in your browser`))),
+      conversation,
+    });
     context.signal?.addEventListener('abort', () => this.exit(130), { once: true });
   }
 
@@ -212,6 +223,8 @@ export class ReplController implements CommandHost {
       profiles: () => profileNames(manager.catalog),
       providers: () => CHAT_PROVIDERS,
       mcpServers: () => [...manager.catalog.mcpServers.keys()],
+      prompts: () => this.contentNames.prompts(),
+      resources: () => this.contentNames.resources(),
       cwd: this.cwd,
       ...(process.env.HOME ? { home: process.env.HOME } : {}),
     });
@@ -275,7 +288,8 @@ export class ReplController implements CommandHost {
       this.dispatch({ type: 'turn_begin' });
       // Answers settle into the scrollback once, drawn as Markdown: the parser is there before the first one.
       await loadMarkdown();
-      const summary = await this.context.conversation.run(text, { signal: controller.signal, onEvent: this.onEvent });
+      const message = await this.attach(text, controller.signal);
+      const summary = await this.context.conversation.run(message, { signal: controller.signal, onEvent: this.onEvent });
       this.turnSummaries.push(summary);
       this.turn = undefined;
       this.dispatch({ type: 'turn_end', summary });
@@ -291,6 +305,14 @@ export class ReplController implements CommandHost {
     });
     turn.done = done;
     return done;
+  }
+
+  /** The message with the resources its `@SERVER:URI` references name (read through the manager), or the text as typed. */
+  private async attach(text: string, signal: AbortSignal): Promise<string> {
+    const { manager } = this.context;
+    const references = resourceReferences(text, [...manager.catalog.mcpServers.keys()]);
+    if (!references.length) return text;
+    return withAttachments(text, references, await manager.mcpContent(), (note) => this.note('dim', note), signal);
   }
 
   /** Events come redacted from the conversation. */
@@ -342,9 +364,11 @@ export class ReplController implements CommandHost {
     if (this.exiting) return;
     this.exiting = true;
     for (const stop of this.stopListening.splice(0)) stop();
+    this.contentNames.close();
     const turn = this.turn;
     if (turn) turn.controller.abort(new Error('exiting'));
     this.questions.close();
+    this.context.mcpQuestions?.bind(undefined);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.exitGraceMs ?? 3000).unref());
     void Promise.race([turn?.done ?? Promise.resolve(), grace]).then(() => {
       this.context.conversation.note({ type: 'exit', code });

@@ -11,6 +11,7 @@ import type { ModelSwitch } from '../conversation/conversation.js';
 import type { ProviderName } from '../providers/types.js';
 import type { ReplContext } from './repl-context.js';
 import { SESSION_COMMANDS } from './session-commands.js';
+import { CONTENT_COMMANDS } from './content-commands.js';
 import type { NoteLevel, OutputLine, ReplState } from './repl-state.js';
 import { clip, count } from './terminal-text.js';
 
@@ -23,7 +24,7 @@ export interface CommandSpec {
   /** Changes the conversation or its tools: not while a turn runs. */
   idleOnly?: boolean;
   /** What Tab completes in its arguments (completion.ts). */
-  completes?: 'tool' | 'tools' | 'profile' | 'file' | 'provider' | 'mcp';
+  completes?: 'tool' | 'tools' | 'profile' | 'file' | 'provider' | 'mcp' | 'prompt';
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -34,6 +35,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'provider', args: '[NAME [MODEL]]', summary: 'the providers; with NAME, go on with that provider (its default model, or MODEL)', completes: 'provider' },
   { name: 'context', summary: 'what the next request costs, by part: system, tools, deferred tools, history' },
   { name: 'mcp', args: '[restart NAME]', summary: "each MCP server's state (up, or failed and why), tools and their tokens; restart one", completes: 'mcp' },
+  { name: 'prompt', args: '[NAME [ARG=VALUE...]]', summary: "an MCP server's prompt as your next message; without NAME, the prompts there are", idleOnly: true, completes: 'prompt' },
+  { name: 'resources', summary: 'what MCP servers offer to attach: @SERVER:URI in a message attaches one' },
   { name: 'search', args: 'QUERY', summary: "what tool search finds among this session's tools" },
   { name: 'budget', summary: 'what the tool definitions offered now cost, against the budget' },
   { name: 'show', args: 'TOOL', summary: "a tool's description and parameters", completes: 'tool' },
@@ -48,7 +51,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const KEYS: readonly [string, string][] = [
   ['Enter', 'send the message or command'],
   ['Alt+Enter, \\ Enter', 'a new line without sending (Shift+Enter too where the terminal tells it apart; Ctrl-J); a paste keeps its lines'],
-  ['Tab', 'complete a command, a tool, a profile, a model or a file name; again for the next choice'],
+  ['Tab', 'complete a command, a tool, a profile, a model, a file name, a prompt or an @SERVER:URI resource; again for the next choice'],
   ['Up / Down', 'earlier messages and commands (in a text of several lines: the line above or below)'],
   ['Ctrl-O', 'show the last tool call in full (/expand N for another)'],
   ['y / n / a, Esc', 'answer an approval, one key press once its keys show: yes, no, always for this tool; Esc: no'],
@@ -113,6 +116,8 @@ export interface CommandHost {
   exit(code: number): void;
   /** The path a /save refused because it exists: saving to it again overwrites. */
   pendingOverwrite: string | undefined;
+  /** Sends `text` as the user's next message (`/prompt`), as if typed. */
+  send(text: string): Promise<void>;
 }
 
 /** Runs one command; failures are shown as errors (with the hint), never thrown. */
@@ -122,7 +127,7 @@ export async function runCommand(parsed: Extract<ParsedInput, { kind: 'command' 
     return;
   }
   try {
-    await (COMMAND_RUNNERS[parsed.name] ?? SESSION_COMMANDS[parsed.name]!)(parsed.args, host);
+    await (COMMAND_RUNNERS[parsed.name] ?? SESSION_COMMANDS[parsed.name] ?? CONTENT_COMMANDS[parsed.name]!)(parsed.args, host);
   } catch (error) {
     host.note('error', error instanceof Error ? error.message : String(error), isToolmanError(error) ? error.hint : undefined);
   }

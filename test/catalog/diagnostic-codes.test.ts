@@ -78,6 +78,8 @@ const CASES: { fixture: string; code: DiagnosticCode; severity: string; line: nu
   { fixture: 'TM0734-stateful-exclusive.yaml', code: 'TM0734', severity: 'warning', line: 7, column: 16 },
   { fixture: 'TM0735-plugin-spec.yaml', code: 'TM0735', severity: 'error', line: 6, column: 15 },
   { fixture: 'TM0736-stateful-result-rules.yaml', code: 'TM0736', severity: 'warning', line: 7, column: 5 },
+  { fixture: 'TM0832-mcp-oauth-not-http.yaml', code: 'TM0832', severity: 'error', line: 5, column: 5 },
+  { fixture: 'TM0833-mcp-root-not-folder.yaml', code: 'TM0833', severity: 'warning', line: 5, column: 16 },
   { fixture: 'TM0901-agent-unknown-profile.yaml', code: 'TM0901', severity: 'error', line: 5, column: 38 },
   { fixture: 'TM0903-agent-calls-itself.yaml', code: 'TM0903', severity: 'info', line: 5, column: 38 },
   { fixture: 'TM1001-confusable-tools.yaml', code: 'TM1001', severity: 'warning', line: 4, column: 18 },
@@ -121,10 +123,10 @@ describe('every diagnostic code has a fixture that triggers it', () => {
   });
 
   it('covers every code in the table, and every fixture is in the cases', () => {
-    // TM08xx need a running MCP server: test/mcp/mcp-diagnostics.test.ts triggers each; the
+    // TM080x and TM0830/TM0831 need a running MCP server: test/mcp/ triggers each; the
     // lock's (085x) have their fixtures under test/fixtures/lock/ (test/lock/lock-diagnostics.test.ts); the plugins'
     // (074x) need the plugin loaded: test/fixtures/plugins/, triggered by test/execute/plugins.test.ts.
-    const covered = new Set<string>([...CASES.map((c) => c.code), 'TM0740', 'TM0741', 'TM0742', 'TM0743', 'TM0744', 'TM0801', 'TM0802', 'TM0803', 'TM0804', 'TM0850', 'TM0851', 'TM0852', 'TM0853', 'TM0854', 'TM0855', 'TM0856', 'TM0857']);
+    const covered = new Set<string>([...CASES.map((c) => c.code), 'TM0740', 'TM0741', 'TM0742', 'TM0743', 'TM0744', 'TM0801', 'TM0802', 'TM0803', 'TM0804', 'TM0830', 'TM0831', 'TM0850', 'TM0851', 'TM0852', 'TM0853', 'TM0854', 'TM0855', 'TM0856', 'TM0857']);
     expect(Object.keys(DIAGNOSTIC_CODES).filter((code) => !covered.has(code as DiagnosticCode))).toEqual([]);
     const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
     expect(files.sort()).toEqual(CASES.map((c) => c.fixture).sort());

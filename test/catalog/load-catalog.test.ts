@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
@@ -34,6 +36,30 @@ describe('loadCatalog', () => {
     expect(helper.source).toEqual({ kind: 'agent', name: 'helper', file: layered, pointer: '/agents/helper' });
     expect(helper.parameters).toMatchObject({ required: ['task'] });
     expect(catalog.agents.get('helper')?.a2a?.url).toBe('http://127.0.0.1:4100');
+  });
+
+  it('reads a server entry\'s protocol, roots and oauth settings (MCP 2026-07-28)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-load-'));
+    writeFileSync(
+      join(dir, 'toolman.yaml'),
+      'toolman: 1\nmcp_servers:\n  remote:\n    url: https://mcp.example.com/mcp\n    protocol: "2026-07-28"\n    oauth: { client_id: abc, client_secret_env: ABC_SECRET, scopes: [read, write], client_metadata_url: "https://toolman.example/client.json" }\n  local:\n    command: server\n    protocol: legacy\n    roots: [.]\n',
+    );
+    const { catalog, diagnostics } = loadCatalog(['toolman.yaml'], { cwd: dir });
+    expect(diagnostics).toEqual([]);
+    expect(catalog.mcpServers.get('remote')).toMatchObject({ protocol: '2026-07-28', oauth: { clientId: 'abc', clientSecretEnv: 'ABC_SECRET', scopes: ['read', 'write'], clientMetadataUrl: 'https://toolman.example/client.json' } });
+    expect(catalog.mcpServers.get('remote')?.roots).toBeUndefined();
+    expect(catalog.mcpServers.get('local')).toMatchObject({ protocol: 'legacy', roots: ['.'] });
+    expect(catalog.mcpServers.get('local')?.oauth).toBeUndefined();
+  });
+
+  it('refuses a protocol it does not know and a client metadata URL that is not https with a path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-load-'));
+    writeFileSync(join(dir, 'toolman.yaml'), 'toolman: 1\nmcp_servers:\n  remote:\n    url: https://mcp.example.com/mcp\n    protocol: "2025-11-25"\n    oauth: { client_metadata_url: "http://toolman.example/" }\n');
+    const { diagnostics } = loadCatalog(['toolman.yaml'], { cwd: dir });
+    expect(diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['TM0103', 5],
+      ['TM0105', 6],
+    ]);
   });
 
   it('shows include paths relative to the working directory', () => {

@@ -157,3 +157,56 @@ describe('a catalog with MCP servers from the CLI', () => {
     await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 });
   });
 });
+
+describe('toolman mcp with a 2026-07-28 server (the v2 fixture)', () => {
+  const MODERN = [process.execPath, join(SERVERS, 'modern-server.mjs'), 'stdio', '--modern-only'];
+
+  it('lists and calls a server that speaks only 2026-07-28 (toolman on the v1 SDK failed: "Unsupported protocol version: 2025-11-25")', async () => {
+    const tools = await runBin(['mcp', 'tools', '--json', '--', ...MODERN]);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stderr).not.toMatch(/unsupported protocol version|protocol version is not supported/i);
+    expect((JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('echo');
+    const call = await runBin(['mcp', 'call', 'echo', '--args', '{"text":"hi"}', '--', ...MODERN]);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('echo: hi');
+  });
+
+  it('--protocol legacy against a 2026-07-28-only server fails clearly; --protocol 2026-07-28 against a 2025 server too', async () => {
+    const legacy = await runBin(['mcp', 'tools', '--protocol', 'legacy', '--', ...MODERN]);
+    expect(legacy.code).toBe(1);
+    expect(legacy.stderr).toContain('failed to start');
+    const pinned = await runBin(['mcp', 'tools', '--protocol', '2026-07-28', '--', ...scripted('plain')]);
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain('did not offer pinned protocol version 2026-07-28');
+    const bad = await runBin(['mcp', 'tools', '--protocol', '2024', '--', ...scripted('plain')]);
+    expect(bad.code).toBe(2);
+  });
+
+  it('answers a yes/no question during a call with --yes; without it (no terminal) the server is told nothing will be answered', async () => {
+    const yes = await runBin(['mcp', 'call', 'delete_note', '--args', '{"id":"n1"}', '--yes', '--', ...MODERN]);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stdout).toContain('deleted n1');
+    const form = await runBin(['mcp', 'call', 'make_account', '--yes', '--', ...MODERN]);
+    expect(form.code).toBe(1);
+    expect(form.stderr).toContain('toolman: note: MCP server "server" asked "Account details": declined (--yes answers a yes/no question, or a form whose every field has a default; ask in `toolman chat`)');
+    const defaults = await runBin(['mcp', 'call', 'set_prefs', '--yes', '--', ...MODERN]);
+    expect(defaults.code, defaults.stderr).toBe(0);
+    expect(defaults.stdout).toContain('prefs: {"theme":"dark","size":12,"sounds":false}');
+    expect(defaults.stderr).toContain('accepted its defaults (--yes): theme="dark", size=12, sounds=false');
+    const no = await runBin(['mcp', 'call', 'delete_note', '--args', '{"id":"n1"}', '--', ...MODERN]);
+    expect(no.code).toBe(1);
+    expect(no.stdout + no.stderr).toContain('the server needs to ask the user (elicitation) during the call, and this driver does not answer that');
+  });
+
+  it('keeps the good tools of a list that breaks the 2026-07-28 schema, naming each left out (TM0804)', async () => {
+    const run = await runBin(['mcp', 'tools', '--json', '--', ...scripted('modern-hostile')]);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout) as { tools: { name: string }[]; findings: { code: string; message: string }[] };
+    expect(doc.tools.map((t) => t.name)).toEqual(['ok_tool', 'bad_icons', 'bad_header', 'odd_blocks']);
+    expect(doc.findings.filter((f) => f.code === 'TM0804').map((f) => f.message)).toEqual([
+      'mcp server "server": tool "no_type": left out: its inputSchema is not an object schema (type: object)',
+      'mcp server "server": tool "string_hint": left out: its annotations are malformed (hints must be true or false)',
+      'mcp server "server": tool "#5": left out: it has no name',
+    ]);
+  });
+});

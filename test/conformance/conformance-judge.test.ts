@@ -77,13 +77,19 @@ describe('readResults', () => {
       writeFileSync(join(out, folder, 'checks.json'), JSON.stringify(checks));
     };
     write('server-tools-list-2026-11-24T09-00-00-000Z', [check('tools-list', 'SUCCESS')]);
-    write('client-auth/metadata-default-2026-11-24T09-00-01-000Z', [check('m', 'FAILURE', 'no')]);
     write('server-caching-2026-11-24T09-00-02-000Z', [check('c', 'FAILURE', 'stale')]);
     write('notes', [check('n', 'FAILURE')]);
     const server = readResults(out, 'server');
     expect([...server.keys()].sort()).toEqual(['caching', 'tools-list']);
     expect(server.get('caching')!.failed.map((c) => c.id)).toEqual(['c']);
-    expect([...readResults(out, 'client').keys()]).toEqual(['auth/metadata-default']);
+    // A client leg's folders have no side prefix; nested names (auth/...) are folders in folders.
+    const client = join(dir, 'client-leg');
+    mkdirSync(join(client, 'auth', 'metadata-default-2026-11-24T09-00-01-000Z'), { recursive: true });
+    writeFileSync(join(client, 'auth', 'metadata-default-2026-11-24T09-00-01-000Z', 'checks.json'), JSON.stringify([check('m', 'FAILURE', 'no')]));
+    mkdirSync(join(client, 'tools_call-2026-11-24T09-00-03-000Z'));
+    writeFileSync(join(client, 'tools_call-2026-11-24T09-00-03-000Z', 'checks.json'), JSON.stringify([check('t', 'SUCCESS')]));
+    expect([...readResults(client, 'client').keys()].sort()).toEqual(['auth/metadata-default', 'tools_call']);
+    expect(readResults(client, 'client').get('auth/metadata-default')!.failed.map((c) => c.id)).toEqual(['m']);
     expect(readResults(join(dir, 'missing'), 'server').size).toBe(0);
   });
 });

@@ -113,11 +113,15 @@ export async function runLeg(toolchain: ConformanceToolchain, leg: Leg): Promise
   return { code, durationMs: performance.now() - started, scenarios: readResults(outDir, leg.side), stdout, stderr, outDir };
 }
 
-/** `server-<scenario>-<ISO time>/checks.json` (or `client-…`) → each scenario's checks. */
+/**
+ * `server-<scenario>-<ISO time>/checks.json` for a server leg, `<scenario>-<ISO time>/checks.json`
+ * for a client leg (the suite prefixes server folders only: 0.2.0-alpha.12, dist/index.js, the
+ * result-folder naming) → each scenario's checks.
+ */
 export function readResults(outDir: string, side: 'server' | 'client'): Map<string, ScenarioResult> {
   const results = new Map<string, ScenarioResult>();
   if (!existsSync(outDir)) return results;
-  const folder = new RegExp(`^${side}-(.+)-\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z$`);
+  const folder = new RegExp(`^${side === 'server' ? 'server-' : ''}(.+)-\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z$`);
   for (const entry of readdirSync(outDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || entry.name !== 'checks.json') continue;
     const parent = entry.parentPath ?? (entry as unknown as { path: string }).path;

@@ -14,11 +14,11 @@ afterEach(async () => {
 });
 
 function launch(command: string, args: string[], extra: { timeoutMs?: number; env?: Record<string, string> } = {}) {
-  return serverLaunch({ name: 'test', command, args, env: extra.env ?? {}, headers: {}, ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}) }, tmpdir(), process.env, new SecretSet());
+  return serverLaunch({ name: 'test', command, args, env: extra.env ?? {}, headers: {}, ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}) }, tmpdir(), process.env, { secrets: new SecretSet() });
 }
 
 async function connect(command: string, args: string[], extra: { timeoutMs?: number; env?: Record<string, string> } = {}) {
-  const connection = await McpConnection.open(launch(command, args, extra), new SecretSet());
+  const connection = await McpConnection.open(launch(command, args, extra), { secrets: new SecretSet() });
   open.push(connection);
   return connection;
 }
@@ -59,7 +59,7 @@ describe('a connection to one MCP server', () => {
   });
 
   it('reports a server that exits at start with its exit status and stderr', async () => {
-    const error = await McpConnection.open(launch(NODE, [join(SERVERS, 'exits-at-start.mjs')]), new SecretSet()).catch((e: Error) => e);
+    const error = await McpConnection.open(launch(NODE, [join(SERVERS, 'exits-at-start.mjs')]), { secrets: new SecretSet() }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/MCP server "test" .* failed to start/);
     expect((error as Error).message).toContain('exited with code 3');
@@ -69,7 +69,7 @@ describe('a connection to one MCP server', () => {
   it('gives up on a server that hangs at start, and stops it', async () => {
     const pidFile = join(tmpdir(), `toolman-hang-${process.pid}-${Date.now()}`);
     const started = Date.now();
-    const error = await McpConnection.open(launch(NODE, [join(SERVERS, 'hangs-at-start.mjs')], { timeoutMs: 700, env: { PID_FILE: pidFile } }), new SecretSet()).catch((e: Error) => e);
+    const error = await McpConnection.open(launch(NODE, [join(SERVERS, 'hangs-at-start.mjs')], { timeoutMs: 700, env: { PID_FILE: pidFile } }), { secrets: new SecretSet() }).catch((e: Error) => e);
     expect((error as Error).message).toContain('did not start within 700 ms');
     expect(Date.now() - started).toBeLessThan(5_000);
     const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -78,7 +78,7 @@ describe('a connection to one MCP server', () => {
   });
 
   it('reports a program that does not exist', async () => {
-    const error = await McpConnection.open(launch('/nonexistent/mcp-server', []), new SecretSet()).catch((e: Error) => e);
+    const error = await McpConnection.open(launch('/nonexistent/mcp-server', []), { secrets: new SecretSet() }).catch((e: Error) => e);
     expect((error as Error).message).toContain('program not found: /nonexistent/mcp-server');
     // It wrote nothing to stderr: no empty "its stderr ends with:".
     expect((error as Error).message).not.toContain('stderr');

@@ -33,7 +33,7 @@ describe('what Tab completes', () => {
 
   it('commands after "/", and what each command takes', () => {
     expect(at('/sh')).toMatchObject({ candidates: ['/show'], common: '/show' });
-    expect(at('/pro')).toMatchObject({ candidates: ['/profile', '/provider'], common: '/pro' });
+    expect(at('/pro')).toMatchObject({ candidates: ['/profile', '/prompt', '/provider'], common: '/pro' });
     expect(at('/show get_')).toMatchObject({ start: 6, word: 'get_', candidates: ['get_time', 'get_weather'], common: 'get_' });
     expect(at('/force get_time del')).toMatchObject({ candidates: ['delete_event'] });
     expect(at('/force get_time,del')).toMatchObject({ candidates: ['delete_event'] });
@@ -99,15 +99,18 @@ describe('Tab in the REPL', () => {
     await h.write('/p');
     await h.write(TAB);
     expect(h.controller.state.input.text).toBe('/pro');
-    await h.waitFor('/profile  /provider');
+    await h.waitFor('/profile  /prompt  /provider');
     await h.write(TAB);
     expect(h.controller.state.input.text).toBe('/profile');
+    await h.write(TAB);
+    expect(h.controller.state.input.text).toBe('/prompt');
     await h.write(TAB);
     expect(h.controller.state.input.text).toBe('/provider');
     await h.write(SHIFT_TAB);
+    await h.write(SHIFT_TAB);
     expect(h.controller.state.input.text).toBe('/profile');
     await h.write(' we');
-    expect(h.frame()).not.toContain('/profile  /provider');
+    expect(h.frame()).not.toContain('/profile  /prompt  /provider');
     await h.write(TAB);
     expect(h.controller.state.input.text).toBe('/profile weather ');
   });

@@ -13,6 +13,7 @@ import { ReplApp } from '../../src/repl/repl-app.js';
 import type { ReplContext } from '../../src/repl/repl-context.js';
 import { ReplController } from '../../src/repl/repl-controller.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { ReplMcpQuestions } from '../../src/repl/mcp-questions.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   approvalGuardMs?: number;
   /** A conversation read back from a transcript (`chat --resume`). */
   resume?: TranscriptHistory;
+  /** What MCP servers ask during a request is asked in the REPL, as `toolman chat` sets it up. */
+  mcpQuestions?: boolean;
 }
 
 export interface Harness {
@@ -127,7 +130,8 @@ export async function openContext(server: ModelServer, options: HarnessOptions =
   const provider = options.provider ?? 'openai';
   // The key and the base URL come from the environment, as they do for `toolman chat`.
   const env = { OPENAI_API_KEY: 'sk-repl-harness-key-0001', ANTHROPIC_API_KEY: 'sk-ant-repl-harness-key-0001', OPENAI_BASE_URL: `${server.url}/v1`, ANTHROPIC_BASE_URL: server.url, ...options.env };
-  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all', env });
+  const mcpQuestions = options.mcpQuestions ? new ReplMcpQuestions() : undefined;
+  const manager = await ToolManager.open({ catalogs: [options.catalog ?? REPL_CATALOG], cwd: ROOT, requireValid: 'all', env, ...(mcpQuestions ? { mcpInteraction: mcpQuestions } : {}) });
   const conversation = await manager.conversation({
     provider,
     model: options.model ?? 'test-model',
@@ -140,7 +144,7 @@ export async function openContext(server: ModelServer, options: HarnessOptions =
   });
   conversation.notices.push(...(options.notices ?? []));
   conversation.recordedPrompts.push(...(options.initialPrompts ?? []));
-  return { manager, conversation, yes: options.yes ?? false, ...(options.signal ? { signal: options.signal } : {}) };
+  return { manager, conversation, yes: options.yes ?? false, ...(mcpQuestions ? { mcpQuestions } : {}), ...(options.signal ? { signal: options.signal } : {}) };
 }
 
 /** Ink into a fake terminal `columns` wide (ink-testing-library's is 100). */

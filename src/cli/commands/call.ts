@@ -7,6 +7,7 @@ import type { ToolManager } from '../../manager/tool-manager.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { cliInteraction } from '../mcp-interaction.js';
 import { plainText } from '../output/terminal-text.js';
 import { jsonDocument } from '../output/json-document.js';
 import { ERROR_PREFIX } from '../output/error-prefix.js';
@@ -90,7 +91,8 @@ function exampleCall(manager: ToolManager, catalogs: readonly string[] | undefin
  * on the terminal; `--yes` approves; without a terminal and without `--yes` they are declined.
  */
 export async function callCommand(options: CallOptions, io: CliIO): Promise<ExitCode> {
-  return withManager(io, options.catalog, (manager) => callWith(manager, options, io), { requireValid: 'all' });
+  const mcpInteraction = cliInteraction(io, options);
+  return withManager(io, options.catalog, (manager) => callWith(manager, options, io), { requireValid: 'all', ...(mcpInteraction ? { mcpInteraction } : {}) });
 }
 
 /** The calls of `call` on a manager already open (`mcp call` opens its own, on the server it started). */

@@ -10,6 +10,8 @@ import { readRegularFile } from '../../shared/read-file.js';
 import { chooseCatalogs } from '../../manager/choose-catalogs.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { cliInteraction } from '../mcp-interaction.js';
+import { ReplMcpQuestions } from '../../repl/mcp-questions.js';
 import { exitFor, oneShotTurn, promptsFor, summaryDocument } from './chat-one-shot.js';
 import { jsonDocument } from '../output/json-document.js';
 
@@ -73,6 +75,10 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
   // A recording's profile is used unless --profile says otherwise: said, so nothing is chosen silently.
   if (recording?.header.profile && options.profile === undefined) io.stderr.write(`replay: profile ${recording.header.profile} (from the recording; --profile chooses another)\n`);
   if (choice.notice) io.stderr.write(`${choice.notice}\n`);
+  const oneShot = options.prompt !== undefined || !options.interactive || options.json || options.events;
+  // What MCP servers ask during a call: the REPL asks the user (bound once it runs); one shot, --yes answers a yes/no question.
+  const mcpQuestions = oneShot ? undefined : new ReplMcpQuestions();
+  const mcpInteraction = mcpQuestions ?? cliInteraction(io, { ...(options.yes ? { yes: true } : {}) });
   return withManager(
     io,
     choice.catalogs,
@@ -83,7 +89,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
       try {
         if (!oneShot) {
           const { runRepl } = await import('../../repl/run-repl.js');
-          return await runRepl({ manager, conversation, yes: options.yes ?? false, ...(options.signal ? { signal: options.signal } : {}) }, io);
+          return await runRepl({ manager, conversation, yes: options.yes ?? false, ...(mcpQuestions ? { mcpQuestions } : {}), ...(options.signal ? { signal: options.signal } : {}) }, io);
         }
         if (resumed) io.stderr.write(`resuming ${resumed.file}: ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'} (${resumed.messages.length} messages) with ${conversation.provider} ${conversation.model}\n`);
         const prompts = await promptsFor(options, given, conversation.recordedPrompts);
@@ -110,7 +116,7 @@ export async function chatCommand(options: ChatOptions, io: CliIO): Promise<Exit
         if (transcript && !options.json) io.stderr.write(`transcript: ${transcript}\n`);
       }
     },
-    { requireValid: 'all', ...(choice.namedBy ? { namedBy: choice.namedBy } : {}) },
+    { requireValid: 'all', ...(choice.namedBy ? { namedBy: choice.namedBy } : {}), ...(mcpInteraction ? { mcpInteraction } : {}) },
   );
 }
 

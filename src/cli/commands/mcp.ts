@@ -16,6 +16,9 @@ import { plainText } from '../output/terminal-text.js';
 import { jsonDocument } from '../output/json-document.js';
 import { createTable } from '../output/table.js';
 import { callWith, type CallOptions } from './call.js';
+import { cliInteraction } from '../mcp-interaction.js';
+import { browserFor } from './mcp-login.js';
+import type { McpInteraction } from '../../manager/mcp-client.js';
 
 export interface McpServerOptions {
   /** The server's program and arguments (after `--`). */
@@ -24,6 +27,10 @@ export interface McpServerOptions {
   env?: string[];
   header?: string[];
   timeout?: string;
+  /** --protocol: auto, legacy or 2026-07-28. */
+  protocol?: string;
+  /** --login: sign in through the browser when the HTTP server asks for it. */
+  login?: boolean;
 }
 
 export interface McpToolsOptions extends McpServerOptions {
@@ -33,7 +40,7 @@ export interface McpToolsOptions extends McpServerOptions {
 const PROVIDERS: ProviderName[] = ['openai', 'anthropic', 'gemini'];
 
 /** The server as the core takes it, from the command's flags. */
-function serverOf(options: McpServerOptions): AdHocServer {
+export function serverOf(options: McpServerOptions): AdHocServer {
   const timeout = options.timeout === undefined ? undefined : Number(options.timeout);
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new ToolmanError(ErrorCode.USAGE, `--timeout ${JSON.stringify(options.timeout)} is not a number of milliseconds`);
   const server: AdHocServer = {
@@ -42,6 +49,7 @@ function serverOf(options: McpServerOptions): AdHocServer {
     ...(options.env?.length ? { env: options.env } : {}),
     ...(options.header?.length ? { headers: options.header } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    ...(options.protocol !== undefined ? { protocol: options.protocol as AdHocServer['protocol'] } : {}),
   };
   checkAdHocServer(server);
   return server;
@@ -52,7 +60,11 @@ function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>): Promise<T> {
+export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, options: { mcpInteraction?: McpInteraction | undefined; login?: boolean | undefined } = {}): Promise<T> {
+  const { mcpInteraction } = options;
+  // Only --login opens a browser; otherwise a server that needs a login says how to log in.
+  const again = server.url !== undefined ? `run again with --login, or: toolman mcp login --url ${server.url}` : 'run again with --login';
+  const mcpAuth = { ...(options.login ? { login: { open: browserFor(io) } } : {}), loginHint: () => again };
   const dir = mkdtempSync(join(tmpdir(), 'toolman-mcp-'));
   const file = join(dir, 'server.yaml');
   writePrivateFile(file, adHocCatalogText(server, io.cwd), { label: 'the server\'s catalog', mode: 'new' });
@@ -63,10 +75,13 @@ async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: Tool
       [file],
       async (manager) => {
         const status = manager.mcpServers()[0];
-        if (status?.source === 'unavailable') throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'));
+        if (status?.source === 'unavailable') {
+          const finding = manager.loaded.diagnostics.find((d) => d.code === 'TM0831' || d.code === 'TM0802');
+          throw new ToolmanError(ErrorCode.MCP_SERVER, manager.secrets.redact(status.error ?? 'the MCP server is unavailable'), finding?.hint ? { hint: finding.hint } : {});
+        }
         return run(manager);
       },
-      { requireValid: false },
+      { requireValid: false, mcpAuth, ...(mcpInteraction ? { mcpInteraction } : {}) },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -95,6 +110,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
       title: tool.title ?? null,
       effect: tool.effect,
       tags: tool.tags,
+      parameters: tool.parameters,
       tokens: costs.get(tool.name) ?? {},
       // Errors first, then tool poisoning (TM12xx), then the rest: the table shows the first.
       findings: [...(findings.get(tool.name) ?? [])].sort((a, b) => rank(a) - rank(b)).map((d) => ({ code: d.code, severity: d.severity, message: stripSubject(d.message) })),
@@ -116,7 +132,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
     io.stdout.write(`${rows.length} tool${rows.length === 1 ? '' : 's'}; definitions cost ${PROVIDERS.map((p) => `${p} ${totals[p]}`).join(', ')} tokens\n`);
     for (const d of general) io.stdout.write(`${d.severity === 'error' ? c.red(d.severity) : c.yellow(d.severity)} ${d.code} ${plainText(d.message)}\n`);
     return EXIT.OK;
-  });
+  }, { login: options.login });
 }
 
 function rank(d: Diagnostic): number {
@@ -140,7 +156,7 @@ export interface McpCallOptions extends McpServerOptions, Omit<CallOptions, 'cat
 export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promise<ExitCode> {
   const server = serverOf(options);
   if (options.tool.trim() === '') throw new ToolmanError(ErrorCode.USAGE, 'name the tool to call');
-  const { command: _c, url: _u, env: _e, header: _h, timeout: _t, tool: _tool, ...call } = options;
+  const { command: _c, url: _u, env: _e, header: _h, timeout: _t, protocol: _p, login: _l, tool: _tool, ...call } = options;
   // One start of the server: its tools are listed, the one asked for checked and called on the same connection.
   return withServer(io, server, async (manager) => {
     const findings = await manager.validate();
@@ -164,5 +180,5 @@ export async function mcpCallCommand(options: McpCallOptions, io: CliIO): Promis
       });
     }
     return callWith(manager, { ...call, tool: tool.name }, io);
-  });
+  }, { mcpInteraction: cliInteraction(io, options), login: options.login });
 }

@@ -159,9 +159,12 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
       const signal = options.signal ?? new AbortController().signal;
       const own = http || options.stdio ? undefined : processStdio();
       const streams = http ? undefined : (options.stdio ?? own);
+      // The catalog's MCP servers' prompts and resources, passed through (names prefixed as their tools').
+      const gateway = manager.catalog.mcpServers.size > 0 ? await (await import('../../serve/gateway.js')).CatalogGateway.open(manager, log) : undefined;
       try {
         const { serveMcp } = await import('../../serve/serve-mcp.js');
         const running = await serveMcp(manager, {
+          ...(gateway ? { promptsAndResources: gateway } : {}),
           ...(options.profile ? { profile: options.profile } : {}),
           ...(options.searchMode ? { searchMode: options.searchMode } : {}),
           yes: options.yes ?? false,
@@ -183,6 +186,7 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
         log(reason === 'input_closed' ? 'the client closed the connection; stopped' : 'stopped');
         return reason === 'input_closed' ? EXIT.OK : EXIT.INTERRUPTED;
       } finally {
+        gateway?.close();
         own?.restore();
       }
     },

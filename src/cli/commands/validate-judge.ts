@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ModelConnection } from '../../conversation/conversation-options.js';
-import { readRecording } from '../../manager/documents.js';
+import { readRecording } from '../../manager/recordings.js';
 import { judgeCatalog, parseJudgeSpec, type JudgeSpec } from '../../manager/judge.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';

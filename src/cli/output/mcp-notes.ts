@@ -18,7 +18,7 @@ export function reportMcpServers(io: CliIO, manager: ToolManager): void {
   }
   for (const status of statuses) {
     if (status.source === 'unavailable') {
-      io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(status.error ?? `MCP server "${status.name}" is unavailable`))}\n  ${c.dim('its tools are missing; the rest of the catalog works')}\n`);
+      io.stderr.write(`${c.yellow('toolman: warning:')} ${plainText(manager.secrets.redact(status.error ?? `MCP server "${status.name}" is unavailable`))}\n  ${c.dim(status.hint ? `its tools are missing until then: ${plainText(status.hint)}` : 'its tools are missing; the rest of the catalog works')}\n`);
     } else if (status.stale && status.ageMs !== undefined) {
       io.stderr.write(`${c.dim(`toolman: MCP server "${status.name}": tools from a cached list ${describeAge(status.ageMs)} old; --refresh asks the server again`)}\n`);
     }

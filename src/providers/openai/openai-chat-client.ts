@@ -36,7 +36,9 @@ export class OpenAiChatClient implements ModelClient {
       } else for (const result of message.results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.isError ? `Error: ${result.content}` : result.content });
     }
     const stream = request.stream && !(this.streamToolsRefused && hasTools(request));
-    return { model: request.model, messages, ...this.toolsFor(request), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) };
+    // The output cap: OpenAI's current name, and the older one Gemini's OpenAI-compatible endpoint documents.
+    const cap = request.capOutput ? { [this.provider === 'gemini' ? 'max_tokens' : 'max_completion_tokens']: request.maxTokens } : {};
+    return { model: request.model, messages, ...cap, ...this.toolsFor(request), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) };
   }
 
   /** The tools and tool choice, as the formatter made them for this provider. */

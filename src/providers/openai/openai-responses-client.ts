@@ -34,7 +34,7 @@ export class OpenAiResponsesClient implements ModelClient {
         for (const call of message.toolCalls) input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments });
       } else for (const result of message.results) input.push({ type: 'function_call_output', call_id: result.id, output: result.isError ? `Error: ${result.content}` : result.content } satisfies ResponseInputItem);
     }
-    return { model: request.model, ...systemPayloadFor('openai-responses', request.system), input, ...request.tools.payload, ...(request.stream ? { stream: true } : {}) };
+    return { model: request.model, ...systemPayloadFor('openai-responses', request.system), input, ...(request.capOutput ? { max_output_tokens: request.maxTokens } : {}), ...request.tools.payload, ...(request.stream ? { stream: true } : {}) };
   }
 
   async send(request: ModelRequest, hooks: ModelCallHooks): Promise<ModelReply> {
