@@ -9,8 +9,9 @@ import { reportMcpServers, reportMcpToolsChange } from './output/mcp-notes.js';
  * runs the command, and closes what the manager started whatever happens. Commands other than
  * `validate` refuse a catalog whose YAML or schema is broken.
  */
-export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid' | 'namedBy' | 'lock' | 'refreshMcp' | 'mcpInteraction' | 'mcpAuth'> = {}): Promise<T> {
-  const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...options });
+export async function withManager<T>(io: CliIO, catalogs: readonly string[] | undefined, run: (manager: ToolManager) => Promise<T>, options: Pick<OpenOptions, 'requireValid' | 'namedBy' | 'lock' | 'refreshMcp' | 'mcpInteraction' | 'mcpAuth'> & { mcpExitGraceMs?: number } = {}): Promise<T> {
+  const { mcpExitGraceMs, ...openOptions } = options;
+  const manager = await ToolManager.open({ catalogs: catalogPaths(io.cwd, catalogs), cwd: io.cwd, env: io.env, log: (text) => io.stderr.write(text), ...openOptions });
   // `validate` reports these as findings; every other command says them on stderr.
   if (options.requireValid !== false) reportMcpServers(io, manager);
   // A server whose tools changed (a "rug pull") is said the first time toolman sees it, by every command.
@@ -22,6 +23,6 @@ export async function withManager<T>(io: CliIO, catalogs: readonly string[] | un
     throw redactError(error, manager.secrets);
   } finally {
     stopSaying();
-    await manager.close();
+    await manager.close(mcpExitGraceMs !== undefined ? { mcpExitGraceMs } : {});
   }
 }

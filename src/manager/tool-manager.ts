@@ -513,13 +513,14 @@ export class ToolManager {
   }
 
   /** Stops everything the manager started. */
-  async close(): Promise<void> {
+  /** Stops sessions, runners and MCP servers. `mcpExitGraceMs`: how long a stdio server may take to exit by itself (default 300 ms). */
+  async close(options: { mcpExitGraceMs?: number } = {}): Promise<void> {
     for (const session of [...this.sessions]) session.close();
     this.sessions.clear();
     const registry = this.registry;
     this.registry = undefined;
     this.mcpRunner = false;
     if (registry) await (await registry).close();
-    await this.mcp?.close();
+    await this.mcp?.close(options.mcpExitGraceMs !== undefined ? { exitGraceMs: options.mcpExitGraceMs } : {});
   }
 }

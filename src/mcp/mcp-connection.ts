@@ -397,8 +397,9 @@ export class McpConnection {
     })();
   }
 
-  /** Ends the session and stops the server (and what it started); safe to call twice. */
-  async close(): Promise<void> {
+  /** Ends the session and stops the server (and what it started); safe to call twice. `exitGraceMs`: how long a stdio server may take to exit by itself. */
+  async close(options: { exitGraceMs?: number } = {}): Promise<void> {
+    if (this.inner instanceof StdioProcessTransport && options.exitGraceMs !== undefined) this.inner.exitGraceMs = options.exitGraceMs;
     if (this.closing) return;
     this.closing = true;
     this.listeners.clear();

@@ -282,12 +282,12 @@ export class McpServers {
     return () => this.listeners.delete(listener);
   }
 
-  async close(): Promise<void> {
+  async close(options: { exitGraceMs?: number } = {}): Promise<void> {
     this.closed = true;
     this.listeners.clear();
     const connections = [...this.servers.values()].flatMap((s) => (s.connection ? [s.connection] : []));
     for (const state of this.servers.values()) state.connection = undefined;
-    await Promise.allSettled(connections.map(async (c) => (await c).close()));
+    await Promise.allSettled(connections.map(async (c) => (await c).close(options)));
     await this.callback?.then((callback) => callback.close(), () => undefined);
   }
 

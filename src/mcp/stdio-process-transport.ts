@@ -7,7 +7,7 @@ const STDERR_TAIL_BYTES = 4096;
 /** The largest single message a server may send before it is treated as broken (the SDK's buffer cap). */
 const MAX_MESSAGE_BYTES = 16 << 20;
 /** How long a closing server gets to exit after its stdin closes, before its tree is killed. */
-const EXIT_GRACE_MS = 300;
+export const EXIT_GRACE_MS = 300;
 /** How long to wait for an exited server's pipes to close, so its last stderr lines are kept. */
 const PIPE_GRACE_MS = 100;
 
@@ -62,6 +62,13 @@ export class StdioProcessTransport implements Transport {
    * it, so a daemon it detached into a session of its own is still found and stopped.
    */
   readonly marker: string;
+
+  /**
+   * How long `close` lets the server exit by itself after its stdin closes. A command that only
+   * listed (`mcp tools`) sets it short: the server has nothing of the user's to save, and the
+   * user should not wait for a slow exit after the listing is printed.
+   */
+  exitGraceMs = EXIT_GRACE_MS;
 
   constructor(private readonly options: StdioProcessOptions) {
     const [name, value] = runMarker();
@@ -172,7 +179,7 @@ export class StdioProcessTransport implements Transport {
     const child = this.child;
     if (child && !this.exitInfo) {
       child.stdin?.end();
-      const timer = new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, this.exitGraceMs).unref());
       await Promise.race([this.exited, timer]);
     }
     this.kill();

@@ -60,7 +60,7 @@ export function serverOf(options: McpServerOptions): AdHocServer {
  * cached: the user asked this server, now). A server that cannot be started is a failure (exit 1)
  * with its stderr tail.
  */
-export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, options: { mcpInteraction?: McpInteraction | undefined; login?: boolean | undefined } = {}): Promise<T> {
+export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manager: ToolManager) => Promise<T>, options: { mcpInteraction?: McpInteraction | undefined; login?: boolean | undefined; exitGraceMs?: number } = {}): Promise<T> {
   const { mcpInteraction } = options;
   // Only --login opens a browser; otherwise a server that needs a login says how to log in.
   const again = server.url !== undefined ? `run again with --login, or: toolman mcp login --url ${server.url}` : 'run again with --login';
@@ -81,7 +81,7 @@ export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manage
         }
         return run(manager);
       },
-      { requireValid: false, mcpAuth, ...(mcpInteraction ? { mcpInteraction } : {}) },
+      { requireValid: false, mcpAuth, ...(mcpInteraction ? { mcpInteraction } : {}), ...(options.exitGraceMs !== undefined ? { mcpExitGraceMs: options.exitGraceMs } : {}) },
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -89,6 +89,13 @@ export async function withServer<T>(io: CliIO, server: AdHocServer, run: (manage
 }
 
 /** `toolman mcp tools [--url U | -- COMMAND ARGS...]`: a server's tools with their token cost per provider and lint findings. */
+/**
+ * How long a server that was only listed may take to exit before it is stopped (issue 24: no
+ * idle wait beyond 50 ms after the listing). A listing changed nothing the server must save;
+ * a call (`mcp call`) keeps the usual grace, since the server may still be writing its effect.
+ */
+const LISTING_EXIT_GRACE = { exitGraceMs: 50 };
+
 export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Promise<ExitCode> {
   const server = serverOf(options);
   return withServer(io, server, async (manager) => {
@@ -132,7 +139,7 @@ export async function mcpToolsCommand(options: McpToolsOptions, io: CliIO): Prom
     io.stdout.write(`${rows.length} tool${rows.length === 1 ? '' : 's'}; definitions cost ${PROVIDERS.map((p) => `${p} ${totals[p]}`).join(', ')} tokens\n`);
     for (const d of general) io.stdout.write(`${d.severity === 'error' ? c.red(d.severity) : c.yellow(d.severity)} ${d.code} ${plainText(d.message)}\n`);
     return EXIT.OK;
-  }, { login: options.login });
+  }, { login: options.login, ...LISTING_EXIT_GRACE });
 }
 
 function rank(d: Diagnostic): number {
