@@ -18,18 +18,7 @@ const { O_APPEND, O_CREAT, O_EXCL, O_TRUNC, O_WRONLY } = constants;
  * 0600 and the folders it makes 0700; a file it empties becomes 0600 too.
  */
 export function prepareOutputFile(file: string, label: string, mode: 'new' | 'replace' | 'append', scope: WriteScope = {}): void {
-  const fail = (why: string, hint?: string): never => {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `${label} ${file}: ${why}`, hint ? { hint } : {});
-  };
-  const link = symlinkOnPath(file, scope);
-  if (link) fail(`${link}; toolman does not write through symbolic links`, 'name a path without links, or resolve the link yourself (realpath) if you mean its target');
-  try {
-    makePrivateFolders(dirname(file));
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-  const existing = lstatOrUndefined(file);
-  if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
+  const { fail, existing } = checkTarget(file, label, true, scope);
   if (existing && mode === 'new') fail('the file exists; toolman does not overwrite it', 'name a new file, or delete this one first');
   const flags = O_WRONLY | O_CREAT | NO_FOLLOW | (mode === 'new' ? O_EXCL : mode === 'replace' ? O_TRUNC : O_APPEND);
   let fd: number;
@@ -54,13 +43,7 @@ export function prepareOutputFile(file: string, label: string, mode: 'new' | 're
  * toolman will refuse is refused before the runs are paid for. Throws a ToolmanError naming `label`.
  */
 export function checkOutputPath(file: string, label: string, mode: 'new' | 'replace' | 'append', scope: WriteScope = {}): void {
-  const fail = (why: string, hint?: string): never => {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `${label} ${file}: ${why}`, hint ? { hint } : {});
-  };
-  const link = symlinkOnPath(file, scope);
-  if (link) fail(`${link}; toolman does not write through symbolic links`, 'name a path without links, or resolve the link yourself (realpath) if you mean its target');
-  const existing = lstatOrUndefined(file);
-  if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
+  const { fail, existing } = checkTarget(file, label, false, scope);
   if (existing && !existing.isFile()) fail('it is not a regular file (a device, a pipe or a socket)', 'name a file');
   if (existing && mode === 'new') fail('the file exists; toolman does not overwrite it', 'name a new file, or delete this one first');
   for (let folder = dirname(file); ; folder = dirname(folder)) {
@@ -96,18 +79,7 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
  * Throws a ToolmanError naming `label`.
  */
 export function writePrivateFile(file: string, data: string | Uint8Array, options: { label: string; mode: 'new' | 'replace'; scope?: WriteScope }): void {
-  const fail = (why: string, hint?: string): never => {
-    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `${options.label} ${file}: ${why}`, hint ? { hint } : {});
-  };
-  const link = symlinkOnPath(file, options.scope);
-  if (link) fail(`${link}; toolman does not write through symbolic links`, 'name a path without links, or resolve the link yourself (realpath) if you mean its target');
-  try {
-    makePrivateFolders(dirname(file));
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-  const existing = lstatOrUndefined(file);
-  if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
+  const { fail, existing } = checkTarget(file, options.label, true, options.scope);
   if (existing && options.mode === 'new') fail('the file exists; toolman does not overwrite it', 'name a new file, or delete this one first');
   // Renamed over, a device, a pipe or a socket would be replaced by a plain file: never.
   if (existing && !existing.isFile() && !existing.isSymbolicLink()) fail('it is not a regular file (a device, a pipe or a socket); toolman writes whole files only', 'name a regular file');
@@ -124,6 +96,29 @@ export function writePrivateFile(file: string, data: string | Uint8Array, option
     rmSync(aside, { force: true });
     fail(`cannot write it (${describeFsError(error)})`);
   }
+}
+
+/**
+ * What every writer checks first, naming `label` in the error it throws: no symbolic link on the
+ * way, the file's folders made private (when `makeFolders`), and no folder where the file goes.
+ * Returns the thrower (for the caller's own checks) and what is at the path now.
+ */
+function checkTarget(file: string, label: string, makeFolders: boolean, scope: WriteScope = {}): { fail: (why: string, hint?: string) => never; existing: ReturnType<typeof lstatOrUndefined> } {
+  const fail = (why: string, hint?: string): never => {
+    throw new ToolmanError(ErrorCode.FILE_UNREADABLE, `${label} ${file}: ${why}`, hint ? { hint } : {});
+  };
+  const link = symlinkOnPath(file, scope);
+  if (link) fail(`${link}; toolman does not write through symbolic links`, 'name a path without links, or resolve the link yourself (realpath) if you mean its target');
+  if (makeFolders) {
+    try {
+      makePrivateFolders(dirname(file));
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+    }
+  }
+  const existing = lstatOrUndefined(file);
+  if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
+  return { fail, existing };
 }
 
 function lstatOrUndefined(path: string) {
