@@ -15,7 +15,6 @@ import { setStructuredContent, StructuredResult } from './structured-result.js';
 import { serialise } from './serialise.js';
 import { estimateTokens, truncateResult } from './truncate.js';
 import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, Summariser, ToolResponse, TurnResult } from './types.js';
-import { visibleText } from '../shared/plain-text.js';
 
 /**
  * Which tools a turn may reach: a session implements it (selection, tools found by search,
@@ -198,7 +197,7 @@ export class Executor {
     // 4. Known and available?
     if (!tool) {
       const suggestions = this.options.scope.suggestions(record.tool);
-      return finish(fail('unknown_tool', `there is no tool named "${visibleText(record.tool)}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
+      return finish(fail('unknown_tool', `there is no tool named "${record.tool}"` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '')));
     }
     const unavailable = this.options.scope.unavailable(tool, record.via);
     if (unavailable) return finish(fail('not_available', unavailable));

@@ -21,6 +21,7 @@ import { discoverTools, jobToolsFor, MAX_SEARCH_RESULTS, toolSearchTool } from '
 import type { JobUpdate } from '../execute/stateful-job.js';
 import { jobAnswer, jobStep, jobToolRead } from './job-answers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
+import { visibleText } from '../shared/plain-text.js';
 
 export type SearchMode = 'tool_search' | 'discover';
 
@@ -153,7 +154,9 @@ export class ToolSession {
     const args = parseArguments(call.arguments);
     const record = (tool: string, value: unknown, rest: Partial<CallRecord> = {}): CallRecord => {
       const resolved = this.resolve(tool);
-      return { id: call.id, name: call.name, tool: resolved?.name ?? tool, arguments: value, via: 'direct', meta: resolved?.source.kind === 'meta', ...rest };
+      // A name no tool has is shown as evidence: its hidden characters as visible escapes, so a
+      // look-alike (`whoami` + an escape sequence) never reads as the real tool anywhere it is shown.
+      return { id: call.id, name: call.name, tool: resolved?.name ?? visibleText(tool), arguments: value, via: 'direct', meta: resolved?.source.kind === 'meta', ...rest };
     };
     const tool = (provider ? this.providerNames(provider).get(call.name) : undefined) ?? this.resolve(call.name);
     // Too deep to decode (or to compare) safely: refused, for this call alone.
@@ -171,7 +174,7 @@ export class ToolSession {
     const tool = this.reachable(wrapper.name);
     const asked = typeof wrapper.name === 'string' ? wrapper.name : 'invoke_tool';
     const base = { id: call.id, name: call.name, via: 'invoke_tool' as const, meta: false };
-    if (!tool) return { ...base, tool: asked, arguments: {}, refused: { kind: 'unknown_tool', message: this.unreachable(wrapper.name) } };
+    if (!tool) return { ...base, tool: visibleText(asked), arguments: {}, refused: { kind: 'unknown_tool', message: this.unreachable(wrapper.name) } };
     if (!isRecord(wrapper.arguments)) return { ...base, tool: tool.name, arguments: {}, refused: { kind: 'invalid_arguments', message: `arguments must be an object matching ${tool.name}'s schema (see get_tool_schema)` } };
     return { ...base, tool: tool.name, arguments: wrapper.arguments };
   }
@@ -373,7 +376,7 @@ export class ToolSession {
   private unreachable(name: unknown): string {
     const wanted = typeof name === 'string' ? name : '';
     const suggestions = nearest(wanted, [...this.deferredByName.keys(), ...this.selection.active.map((t) => t.name)]);
-    return `no tool named "${wanted}" is available` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '; use discover_tools to list them');
+    return `no tool named "${visibleText(wanted)}" is available` + (suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '; use discover_tools to list them');
   }
 }
 

@@ -15,7 +15,6 @@ import { addTurnUsage, emptyUsage, runCost, turnUsage, type RunUsage } from './r
 import { decisionAt } from './sequential-test.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
-import { visibleText } from '../shared/plain-text.js';
 
 /** One run of one case with one provider: what happened and whether it passed. */
 export interface RunResult {
@@ -319,7 +318,7 @@ function redactResult(result: RunResult, manager: ToolManager): RunResult {
 function observe(call: TurnCall, turn: number, aliases: readonly string[]): ObservedCall {
   const refused = call.error_kind !== null && REFUSED_KINDS.has(call.error_kind);
   return {
-    turn, round: call.round, name: visibleText(call.tool), ...(aliases.length > 0 ? { aliases } : {}), arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
+    turn, round: call.round, name: call.tool, ...(aliases.length > 0 ? { aliases } : {}), arguments: call.arguments, ok: call.ok, error: call.error, meta: call.meta,
     malformed: refused || call.refused !== undefined,
     refused: refused || call.refused !== undefined || (call.error_kind !== null && NOT_RUN_KINDS.has(call.error_kind)),
     approval: call.approval,

@@ -47,10 +47,13 @@ describe('toolman chat, one turn', () => {
   it('a hostile answer reaches no terminal: cleaned when piped, escaped in --json and --events (raw through a pipe before)', async () => {
     const hostile = 'hello \u001b[2J\u001b]0;title\u0007 \u202eevil\u202c \u{e0041}done';
     const attack = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]|\udb40/;
-    server.script([{ text: hostile }]);
+    server.script([{ toolCalls: [{ name: 'get_weather\u001b]0;PWN\u0007', arguments: { city: 'Oslo' } }] }, { text: hostile }]);
     const text = await runBin([...catalog, 'chat', '--prompt', 'hi', '--no-transcript'], { env: openai() });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toBe('hello  evil done\n');
+    // A look-alike of a real tool is named with its hidden characters shown, never as get_weather.
+    expect(text.stderr).toContain('→ get_weather\\u001b]0;PWN\\u0007(');
+    expect(text.stderr).not.toMatch(/→ get_weather\(/);
     for (const flag of ['--json', '--events']) {
       server.script([{ text: hostile }]);
       const run = await runBin([...catalog, 'chat', '--prompt', 'hi', flag, '--no-transcript'], { env: openai() });
