@@ -1,7 +1,7 @@
 import type { LocalAgentConfig } from '../catalog/types.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
 import type { Approver } from '../execute/types.js';
-import type { LoopEvent } from '../loop/loop-events.js';
+import type { LoopEvent, SideUsage, TurnSummary } from '../loop/loop-events.js';
 import { CHAT_PROVIDERS } from '../providers/model-clients.js';
 import type { ProviderName } from '../providers/types.js';
 import { isToolmanError } from '../shared/errors.js';
@@ -51,6 +51,8 @@ export async function runLocalAgent(name: string, config: LocalAgentConfig, task
       if (line) context.progress(progressLine(line));
     };
     const summary = await conversation.run(task, { signal: context.signal, onEvent });
+    // The nested loop's tokens are the parent turn's cost too, whatever its ending.
+    context.countUsage?.(nestedUsage(conversation.provider, conversation.model, summary));
     const answer = untrustedText(summary.answer, MAX_ANSWER_CHARS).trim();
     switch (summary.stop) {
       case 'done':
@@ -78,6 +80,20 @@ export async function runLocalAgent(name: string, config: LocalAgentConfig, task
  */
 function askParent(agent: string, parentCallId: string, approve: Approver): Approver {
   return (request, signal) => approve({ ...request, callId: `${parentCallId}/${request.callId}`, reason: `${request.reason}; asked by the sub-agent ${agent}` }, signal);
+}
+
+/**
+ * A nested turn's tokens as the parent's side usage: its own requests under its provider and
+ * model (one per round; rounds whose API reported nothing are `unreported`), then its own side
+ * calls as they were.
+ */
+export function nestedUsage(provider: string, model: string, summary: TurnSummary): SideUsage[] {
+  const { usage } = summary;
+  const side = (key: 'input' | 'output' | 'cached') => usage.side.reduce((n, s) => n + s[key], 0);
+  const own = { input: usage.input - side('input'), output: usage.output - side('output'), cached: usage.cached - side('cached') };
+  const reported = own.input + own.output > 0;
+  const list: SideUsage[] = summary.rounds > 0 ? [{ provider, model, calls: summary.rounds, ...own, unreported: reported ? 0 : summary.rounds }] : [];
+  return [...list, ...usage.side];
 }
 
 /** What the parent sees of the nested loop while it runs: its calls, their failures, their progress, retries. */

@@ -166,7 +166,7 @@ interface Powers {
 function sessionOpener(host: ConversationHost, options: ConversationOptions, provider: ProviderName, model: string, format: FormatOptions, powers: Powers) {
   return (profile: string | undefined, force: readonly string[] = options.force ?? []): Promise<ToolSession> =>
     // Counted job ids: the conversation's model is their only reader, and a replay must give the recorded ones.
-    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, jobIds: 'counted', ...(powers.summarise ? { summarise: powers.summarise } : {}), ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
+    host.session({ ...(profile ? { profile } : {}), force, provider, model, format, jobIds: 'counted', ...(powers.summarise ? { summarise: powers.summarise } : {}), countUsage: (usage) => powers.side.add(usage), ...(options.wrapRunners ? { wrapRunners: options.wrapRunners } : {}) });
 }
 
 function newLoop(options: ConversationOptions, client: ModelClient, session: ToolSession, format: FormatOptions, powers: Powers): ChatLoop {

@@ -79,10 +79,27 @@ export class SideModels {
     return list;
   }
 
-  private count(provider: string, model: string, usage: ModelUsage | undefined): void {
+  /** Counts model calls made elsewhere for this conversation (a local sub-agent's loop) with the side calls. */
+  add(usage: readonly SideUsage[]): void {
+    for (const u of usage) {
+      const entry = this.entry(u.provider, u.model);
+      entry.calls += u.calls;
+      entry.input += u.input;
+      entry.output += u.output;
+      entry.cached += u.cached;
+      entry.unreported += u.unreported;
+    }
+  }
+
+  private entry(provider: string, model: string): SideUsage {
     const key = `${provider}\u0000${model}`;
     let entry = this.used.get(key);
     if (!entry) this.used.set(key, (entry = { provider, model, calls: 0, input: 0, output: 0, cached: 0, unreported: 0 }));
+    return entry;
+  }
+
+  private count(provider: string, model: string, usage: ModelUsage | undefined): void {
+    const entry = this.entry(provider, model);
     entry.calls++;
     if (!usage || usage.input + usage.output === 0) entry.unreported++;
     else {

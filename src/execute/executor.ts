@@ -14,7 +14,7 @@ import { cutStrategy, shortenResult } from './shorten-result.js';
 import { setStructuredContent, StructuredResult } from './structured-result.js';
 import { serialise } from './serialise.js';
 import { estimateTokens, truncateResult } from './truncate.js';
-import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, Summariser, ToolResponse, TurnResult } from './types.js';
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEvent, CallRecord, ErrorKind, SideUsage, Summariser, ToolResponse, TurnResult } from './types.js';
 
 /**
  * Which tools a turn may reach: a session implements it (selection, tools found by search,
@@ -44,6 +44,8 @@ export interface ExecutorOptions {
   approve?: Approver;
   /** Summarises results over their limit for `truncation: summarize`; without one they are cut with `smart`. */
   summarise?: Summariser;
+  /** Where tools' own model calls are counted (RunContext.countUsage): the conversation's turn usage. */
+  countUsage?: (usage: readonly SideUsage[]) => void;
   /** The catalog's `evaluations:`: a tool's result checks run on each of its results. */
   evaluations?: ReadonlyMap<string, EvaluationDefinition>;
   onEvent?: (event: CallEvent) => void;
@@ -282,6 +284,7 @@ export class Executor {
       env: this.options.env,
       secrets: this.secrets,
       ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
+      ...(this.options.countUsage ? { countUsage: this.options.countUsage } : {}),
     };
   }
 

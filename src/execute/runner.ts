@@ -1,6 +1,6 @@
 import type { Handler, HandlerKind, Tool } from '../catalog/types.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { Approver } from './types.js';
+import type { Approver, SideUsage } from './types.js';
 
 /** What a runner gets besides the handler and the arguments. */
 export interface RunContext {
@@ -22,6 +22,11 @@ export interface RunContext {
    * Absent when nobody can ask: such calls are declined.
    */
   approve?: Approver;
+  /**
+   * Counts model calls the tool made on the conversation's behalf (a local sub-agent's loop) into
+   * the turn's usage, as side usage. Absent where no conversation owns the call (`call`, `serve`).
+   */
+  countUsage?: (usage: readonly SideUsage[]) => void;
 }
 
 /**

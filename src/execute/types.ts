@@ -111,6 +111,23 @@ export interface SummaryRequest {
  */
 export type Summariser = (request: SummaryRequest, signal: AbortSignal) => Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
 
+/**
+ * The tokens of the model calls a turn made beside the conversation's own (a long result's
+ * summary, a rubric's grade, a local sub-agent's loop), for one provider and model: what that
+ * model's price applies to.
+ */
+export interface SideUsage {
+  provider: string;
+  model: string;
+  /** Calls answered (one that failed before its answer reported nothing to count). */
+  calls: number;
+  input: number;
+  output: number;
+  cached: number;
+  /** Calls whose answer carried no usage (a server that reports none): their tokens are in no count. */
+  unreported: number;
+}
+
 export type ErrorKind =
   | 'unknown_tool'
   | 'not_available'

@@ -1,10 +1,10 @@
-import type { CallEvent, CallRecord, ErrorKind, EvaluationVerdict, ToolResponse } from '../execute/types.js';
+import type { CallEvent, CallRecord, ErrorKind, EvaluationVerdict, SideUsage, ToolResponse } from '../execute/types.js';
 import type { ModelUsage } from '../providers/model-client.js';
 import type { ProviderName } from '../providers/types.js';
 import type { ToolChoice } from '../select/tool-choice.js';
 import type { TurnReference } from './turn-references.js';
 
-export type { TurnReference };
+export type { SideUsage, TurnReference };
 
 /** Why a turn ended. */
 export type StopReason = 'done' | 'max_rounds' | 'took_control' | 'repeats' | 'error' | 'cancelled';
@@ -50,22 +50,6 @@ export interface TurnCall extends CallRecord {
   content: string;
   error: string | null;
   approval: 'approved' | 'declined' | null;
-}
-
-/**
- * The tokens of the model calls a turn made beside the conversation's own (a long result's
- * summary, a rubric's grade), for one provider and model: what that model's price applies to.
- */
-export interface SideUsage {
-  provider: string;
-  model: string;
-  /** Calls answered (one that failed before its answer reported nothing to count). */
-  calls: number;
-  input: number;
-  output: number;
-  cached: number;
-  /** Calls whose answer carried no usage (a server that reports none): their tokens are in no count. */
-  unreported: number;
 }
 
 /** The tokens of the conversation's own requests in a turn, as its API reported them (`usage` events add up to it). */

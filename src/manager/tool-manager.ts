@@ -451,6 +451,7 @@ export class ToolManager {
       secrets: this.secrets,
       ...(request.approve ? { approve: request.approve } : {}),
       ...(summarise ? { summarise } : {}),
+      ...(request.countUsage ? { countUsage: request.countUsage } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
       ...(request.jobIds ? { jobIds: request.jobIds } : {}),
       onClose: () => this.sessions.delete(session),

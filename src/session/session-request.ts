@@ -1,6 +1,6 @@
 import type { JobIds } from '../execute/job-store.js';
 import type { RunnerRegistry } from '../execute/runner.js';
-import type { Approver, CallEvent, Summariser } from '../execute/types.js';
+import type { Approver, CallEvent, SideUsage, Summariser } from '../execute/types.js';
 import type { FormatOptions, ProviderName } from '../providers/types.js';
 import type { SearchMode } from './tool-session.js';
 
@@ -18,6 +18,8 @@ export interface SessionRequest {
   approve?: Approver;
   /** Summarises results over their limit (`truncation: summarize`); default: the manager's, when the catalog has budget.summarize. */
   summarise?: Summariser;
+  /** Counts tools' own model calls (a local sub-agent's) into the owning conversation's turns. */
+  countUsage?: (usage: readonly SideUsage[]) => void;
   onEvent?: (event: CallEvent) => void;
   /** How its jobs are named (execute/job-store.ts): `counted` only where no other party sees the ids; default `random`. */
   jobIds?: JobIds;

@@ -5,7 +5,7 @@ import { Executor, type Outcome, type TurnOptions } from '../execute/executor.js
 import { JobStore, type JobIds } from '../execute/job-store.js';
 import { RunnerRegistry, ToolFailure, type ToolRunner } from '../execute/runner.js';
 import { defaultRunners } from '../execute/runners/default-runners.js';
-import type { Approver, CallEvent, CallRecord, Summariser, ToolCall, TurnResult } from '../execute/types.js';
+import type { Approver, CallEvent, CallRecord, SideUsage, Summariser, ToolCall, TurnResult } from '../execute/types.js';
 import { decodeArguments, providerToolName } from '../providers/decode-arguments.js';
 import { formatTools } from '../providers/format-tools.js';
 import type { FormatOptions, FormatResult, ProviderName } from '../providers/types.js';
@@ -42,6 +42,8 @@ export interface SessionServices {
   approve?: Approver;
   /** Summarises results over their limit (`truncation: summarize`): the conversation's small model, or the manager's. */
   summarise?: Summariser;
+  /** Counts tools' own model calls (a local sub-agent's) into the owning conversation's turns. */
+  countUsage?: (usage: readonly SideUsage[]) => void;
   onEvent?: (event: CallEvent) => void;
   jobIds?: JobIds;
   /** Called once when the session closes (the manager forgets it then). */
@@ -124,6 +126,7 @@ export class ToolSession {
       jobs: this.jobs,
       ...(services.approve ? { approve: services.approve } : {}),
       ...(services.summarise ? { summarise: services.summarise } : {}),
+      ...(services.countUsage ? { countUsage: services.countUsage } : {}),
       ...(catalog.evaluations.size ? { evaluations: catalog.evaluations } : {}),
       ...(services.onEvent ? { onEvent: services.onEvent } : {}),
     });

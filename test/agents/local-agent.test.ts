@@ -128,6 +128,25 @@ describe('local agents', () => {
     expect(response.error).not.toContain(KEY);
   });
 
+  it("counts the nested loop's tokens into the parent turn's usage, under the agent's model", async () => {
+    server.script([
+      { toolCalls: [{ name: 'helper', arguments: { task: 'How cold is Oslo?' } }], usage: { input: 100, output: 10 } },
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 40, output: 5, cached: 8 } },
+      { text: 'It is 3 °C in Oslo.', usage: { input: 50, output: 7 } },
+      { text: 'Oslo: 3 °C.', usage: { input: 120, output: 4 } },
+    ]);
+    const conversation = await manager.conversation({ model: 'parent-model' });
+    try {
+      const summary = await conversation.run('Weather in Oslo?');
+      expect(summary.answer).toBe('Oslo: 3 °C.');
+      // Its own two requests (100 + 120 in), the helper's two (40 + 50) as side usage on its model.
+      expect(summary.usage).toMatchObject({ input: 310, output: 26, cached: 8 });
+      expect(summary.usage.side).toEqual([{ provider: 'openai', model: 'test-model', calls: 2, input: 90, output: 12, cached: 8, unreported: 0 }]);
+    } finally {
+      conversation.close();
+    }
+  });
+
   it('takes control in a parent loop: its report is the answer, its calls are the parent\'s progress', async () => {
     server.script([
       { toolCalls: [{ name: 'researcher', arguments: { task: 'Weather report for Oslo' } }] },
