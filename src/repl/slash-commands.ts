@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { writePrivateFile } from '../shared/output-file.js';
+import { checkOutputPath, writePrivateFile } from '../shared/output-file.js';
 import { dirname, resolve } from 'node:path';
 import type { JsonSchema, Tool } from '../catalog/types.js';
 import type { TurnSummary } from '../loop/loop-events.js';
@@ -277,7 +277,7 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   save: (args, host) => {
     if (!args) return host.note('error', 'save where? /save FILE');
     const file = resolve(host.cwd, args);
-    const problem = saveProblem(file);
+    const problem = saveProblem(file, host.cwd);
     if (problem) return host.note('error', `cannot save to ${args}: ${problem}`, file === args ? undefined : `the path: ${file}`);
     const exists = existsSync(file);
     if (exists && host.pendingOverwrite !== file) {
@@ -308,8 +308,12 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
   },
 };
 
-/** Why `file` cannot be written, seen before trying: a folder, or a folder that is missing. */
-function saveProblem(file: string): string | undefined {
+/**
+ * Why `file` cannot be written, seen before trying (and before an overwrite is announced): a
+ * folder, a folder that is missing, or what the private writer refuses (a link on the way, a
+ * device or a pipe).
+ */
+function saveProblem(file: string, cwd: string): string | undefined {
   try {
     if (statSync(file).isDirectory()) return 'it is a folder; give a file name, like /save chat.json';
   } catch {
@@ -320,6 +324,13 @@ function saveProblem(file: string): string | undefined {
     if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
   } catch {
     return `there is no folder ${folder}`;
+  }
+  try {
+    checkOutputPath(file, '/save', 'replace', { cwd });
+  } catch (error) {
+    // The writer's own words name the file already: only the reason is kept.
+    if (isToolmanError(error)) return error.message.replace(`/save ${file}: `, '');
+    throw error;
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 // First: ink must load as on a terminal even when CI is set (see the module).
 import './ink-as-terminal.js';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chalk from 'chalk';
@@ -351,6 +351,14 @@ describe('slash commands', () => {
     await h.send('/save other.json');
     await h.waitFor('✓ overwrote other.json');
     expect(JSON.parse(readFileSync(join(dir, 'other.json'), 'utf8')).turns).toHaveLength(1);
+    // A link is refused at once, not first announced as a file that a second /save overwrites.
+    writeFileSync(join(dir, 'target.json'), 'keep me too');
+    symlinkSync(join(dir, 'target.json'), join(dir, 'link.json'));
+    await h.send('/save link.json');
+    await h.waitFor('cannot save to link.json');
+    expect(h.frame()).toMatch(/symbolic link/);
+    expect(h.frame()).not.toContain('link.json exists');
+    expect(readFileSync(join(dir, 'target.json'), 'utf8')).toBe('keep me too');
   });
 
   it('/reset forgets the conversation', async () => {
@@ -709,10 +717,10 @@ describe('/save problems', () => {
   it.skipIf(!existsSync('/dev/full'))('a write that fails says why', async () => {
     const h = await repl();
     await h.send('/save /dev/full');
-    await h.waitFor('/dev/full exists');
-    await h.send('/save /dev/full');
-    // Written aside and renamed, a device would be replaced by a plain file: refused, and it stays a device.
+    // Written aside and renamed, a device would be replaced by a plain file: refused at once (not
+    // first announced as a file a second /save overwrites), and it stays a device.
     await h.waitFor('error: cannot save to /dev/full: it is not a regular file');
+    expect(h.frame()).not.toContain('/dev/full exists');
     expect(statSync('/dev/full').isCharacterDevice()).toBe(true);
   });
 
