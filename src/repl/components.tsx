@@ -1,7 +1,8 @@
 import { Box, Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { type EditorState } from './line-editor.js';
-import { MarkdownText } from './markdown-view.js';
+import { wrapPlain } from './markdown-lines.js';
+import { MarkdownText, useWidth, WidthProvider } from './markdown-view.js';
 import { panelElapsed, panelMarkers, panelOutcome } from './panel-view.js';
 import { statusParts, type ApprovalView, type Item, type OutputLine, type Panel, type StatusView } from './repl-state.js';
 import { compactJson, displayText, duration, oneLine, prettyResult } from './terminal-text.js';
@@ -30,6 +31,22 @@ export function T(props: { color?: Color; bold?: boolean; dim?: boolean; inverse
   );
 }
 
+/**
+ * A whole text (not a part of another), wrapped here to the width this part of the screen has
+ * (markdown-lines.ts wrapPlain: why not Ink's own wrap). Where that width is more than the real
+ * one, Ink still wraps what is left: nothing is cut.
+ */
+function W(props: { color?: Color; bold?: boolean; dim?: boolean; children: string }) {
+  const width = useWidth();
+  const { children, ...style } = props;
+  return <T {...style}>{wrapPlain(children, width).join('\n')}</T>;
+}
+
+/** Children laid out `by` columns in from the enclosing width (a prompt, a label column). */
+function Inset({ by, children }: { by: number; children: ReactNode }) {
+  return <WidthProvider value={Math.max(1, useWidth() - by)}>{children}</WidthProvider>;
+}
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export function spinnerFrame(frame: number): string {
@@ -41,10 +58,14 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
     case 'user':
       return (
         <Box marginTop={1}>
-          <T color="cyan" bold>
-            {'> '}
-          </T>
-          <T bold>{displayText(item.text)}</T>
+          <Box flexShrink={0}>
+            <T color="cyan" bold>
+              {'> '}
+            </T>
+          </Box>
+          <Inset by={2}>
+            <W bold>{displayText(item.text)}</W>
+          </Inset>
         </Box>
       );
     case 'assistant':
@@ -61,8 +82,8 @@ export function ItemView({ item, frame, now }: { item: Item; frame: number; now:
       const style = NOTE_STYLES[item.level];
       return (
         <Box flexDirection="column">
-          <T {...style}>{`${style.prefix}${displayText(item.text)}`}</T>
-          {item.hint ? <T dim>{`  hint: ${displayText(item.hint)}`}</T> : null}
+          <W {...style}>{`${style.prefix}${displayText(item.text)}`}</W>
+          {item.hint ? <W dim>{`  hint: ${displayText(item.hint)}`}</W> : null}
         </Box>
       );
     }
@@ -96,13 +117,16 @@ const NOTE_STYLES: Record<Extract<Item, { kind: 'note' }>['level'], { prefix: st
 function OutputRow({ line }: { line: OutputLine }) {
   const color = useContext(ColorContext);
   if (line.label !== undefined) {
+    const labelWidth = line.labelWidth ?? displayText(line.label).length + 2;
     return (
       <Box>
-        <Box width={line.labelWidth ?? displayText(line.label).length + 2} flexShrink={0}>
+        <Box width={labelWidth} flexShrink={0}>
           <T>{displayText(line.label)}</T>
         </Box>
         <Box flexShrink={1}>
-          <OutputRow line={{ text: line.text, ...(line.style ? { style: line.style } : {}) }} />
+          <Inset by={labelWidth}>
+            <OutputRow line={{ text: line.text, ...(line.style ? { style: line.style } : {}) }} />
+          </Inset>
         </Box>
       </Box>
     );
@@ -121,17 +145,17 @@ function OutputRow({ line }: { line: OutputLine }) {
   const text = displayText(line.text) || ' ';
   switch (line.style) {
     case 'dim':
-      return <T dim>{text}</T>;
+      return <W dim>{text}</W>;
     case 'bold':
-      return <T bold>{text}</T>;
+      return <W bold>{text}</W>;
     case 'warning':
-      return <T color="yellow">{text}</T>;
+      return <W color="yellow">{text}</W>;
     case 'success':
-      return <T color="green">{text}</T>;
+      return <W color="green">{text}</W>;
     case 'accent':
-      return <T color="cyan">{text}</T>;
+      return <W color="cyan">{text}</W>;
     default:
-      return <T>{text}</T>;
+      return <W>{text}</W>;
   }
 }
 

@@ -96,6 +96,69 @@ export function wrap(spans: readonly Span[], width: number): MarkdownLine[] {
   return lines;
 }
 
+/**
+ * Plain text (a message, a note, a help entry) as lines of at most `width` columns, each source
+ * line wrapped on its own at spaces: its indentation and inner spacing kept, the spaces where a
+ * line breaks dropped, a word longer than a line cut. Ink wraps a text that is too wide itself,
+ * but keeps the space it broke at as the next line's first column (wrap-ansi with trim off), so
+ * every continuation line started one column to the right.
+ */
+export function wrapPlain(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const source of text.split('\n')) {
+    if (stringWidth(source) <= width) {
+      lines.push(source);
+      continue;
+    }
+    let line = '';
+    let used = 0;
+    let space = '';
+    let started = false;
+    const newLine = () => {
+      lines.push(line);
+      line = '';
+      used = 0;
+      space = '';
+    };
+    for (const part of source.split(/(\s+)/)) {
+      if (part === '') continue;
+      if (/^\s+$/.test(part)) {
+        // The source line's own indentation stays while it leaves room for a word.
+        if (!started && stringWidth(part) < width) {
+          line = part;
+          used = stringWidth(part);
+        } else if (used > 0) space = part;
+        continue;
+      }
+      started = true;
+      let word = part;
+      const gap = stringWidth(space);
+      if (used > 0 && used + gap + stringWidth(word) > width) newLine();
+      else {
+        line += space;
+        used += gap;
+        space = '';
+      }
+      while (stringWidth(word) > width - used) {
+        const [head, rest] = cutAt(word, width - used, used === 0);
+        if (head === '') {
+          newLine();
+          continue;
+        }
+        line += head;
+        newLine();
+        word = rest;
+      }
+      if (word) {
+        line += word;
+        used += stringWidth(word);
+      }
+    }
+    if (line || !lines.length) lines.push(line);
+  }
+  return lines;
+}
+
 /** Plain text as lines, each source line wrapped on its own. */
 export function textLines(text: string, width: number, style?: SpanStyle): MarkdownLine[] {
   return text.split('\n').flatMap((line) => hardWrap(line, width).map((part): MarkdownLine => [style ? { text: part, style } : { text: part }]));

@@ -7,6 +7,11 @@ import { displayText } from './terminal-text.js';
 const WidthContext = createContext(80);
 export const WidthProvider = WidthContext.Provider;
 
+/** The columns the current part of the screen has (the terminal's, less what encloses it where that is known). */
+export function useWidth(): number {
+  return useContext(WidthContext);
+}
+
 /**
  * A model's answer as Markdown laid out for the terminal (markdown.ts); as plain text until
  * marked has loaded, or for an answer too long to lay out. The layout is kept while only the

@@ -182,7 +182,8 @@ const COMMAND_RUNNERS: Record<string, Runner> = {
     const meta = session.metaTools();
     const names = [...active, ...deferred, ...meta].map((t) => t.name);
     const width = Math.min(28, Math.max(...names.map((n) => n.length), 4));
-    const row = (tool: Tool, tags: string[]) => ({ text: `  ${tool.name.padEnd(width)}  ${[...tags, toolSummary(tool) ?? ''].filter(Boolean).join(' · ')}` });
+    // Two columns, as /help: a long summary wraps under itself, not under the name.
+    const row = (tool: Tool, tags: string[]): OutputLine => ({ label: `  ${tool.name}`, labelWidth: width + 4, text: [...tags, toolSummary(tool) ?? ''].filter(Boolean).join(' · ') });
     const tagsOf = (tool: Tool) => [
       ...(tool.effect === 'destructive' ? ['destructive'] : []),
       ...(tool.takesControl ? ['takes control'] : []),

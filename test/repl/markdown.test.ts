@@ -6,6 +6,7 @@ import chalk from 'chalk';
 import stringWidth from 'string-width';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fitColumns, lineText, loadMarkdown, markdownLines, sections, type MarkdownLine } from '../../src/repl/markdown.js';
+import { wrapPlain } from '../../src/repl/markdown-lines.js';
 import { runBin } from '../helpers/cli.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
@@ -203,5 +204,23 @@ describe('off a terminal, and loading', () => {
       const statics = [...text.matchAll(/(?:^|[;}\n])\s*import\s*(?:[^'"()]*?from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
       expect(statics.some((s) => s.includes(marked)), `${file} imports marked statically`).toBe(false);
     }
+  });
+});
+
+describe('wrapPlain: plain text in the width it has', () => {
+  it('breaks at spaces and drops them: no line starts with the space it broke at', () => {
+    const lines = wrapPlain(`delete ${'it '.repeat(40)}`, 78);
+    expect(lines.every((l) => stringWidth(l) <= 78 && !l.startsWith(' '))).toBe(true);
+    expect(lines.join(' ').replace(/\s+$/, '')).toBe(`delete ${'it '.repeat(40)}`.trim());
+  });
+
+  it("keeps a line's indentation and inner spacing, and its blank lines; cuts a word longer than a line", () => {
+    expect(wrapPlain('  indented   spaced words that go on and on', 20)).toEqual(['  indented   spaced', 'words that go on and', 'on']);
+    expect(wrapPlain(`a\n\nb ${'x'.repeat(25)}`, 10)).toEqual(['a', '', 'b', 'xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
+  });
+
+  it('counts wide characters as two columns', () => {
+    const lines = wrapPlain('日本語 日本語 日本語', 8);
+    expect(lines).toEqual(['日本語', '日本語', '日本語']);
   });
 });

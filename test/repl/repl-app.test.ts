@@ -497,6 +497,13 @@ describe('the terminal', () => {
     // Markdown joins the tab-indented line to its paragraph (a lazy continuation); no tab reaches the terminal.
     expect(flat(h)).toContain('indented with a tab');
     expect(h.frames().join('')).not.toContain('\t');
+    // A wrapped line starts where its text does: not one column further (the space it broke at),
+    // and not back under a label (a /tools name, a /help command).
+    const last = h.frames().at(-1)!;
+    expect(last).toMatch(/\n> delete( it)+\n {2}it it/);
+    const helpIndents = new Set(last.split('\n').filter((l) => /^ {20,}\S/.test(l)).map((l) => l.length - l.trimStart().length));
+    expect([...helpIndents]).toHaveLength(1);
+    expect(last).toMatch(/\n {2}deep_research +takes control · Research a question in depth and answer the\n {17}user directly/);
   });
 });
 
