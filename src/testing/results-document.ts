@@ -156,6 +156,9 @@ export function readResultsFile(path: string, cwd: string): ParsedResults {
       if (!place) return problems.push({ pointer: at, message: `a run of "${run.case}" #${run.repeat} with ${run.provider}, which the plan does not have` });
       const shard = doc.plan.shard;
       if (shard && place.unit % shard.count !== shard.index - 1) problems.push({ pointer: at, message: `a run of "${run.case}" #${run.repeat} [${run.provider}] belongs to shard ${(place.unit % shard.count) + 1}, not ${shard.index}` });
+      // A verdict is its failures: a run that passed lists none, one that failed (or could not run) says why.
+      if (run.passed !== (run.failures.length === 0)) problems.push({ pointer: `${at}/passed`, message: run.passed ? `true, but the run lists ${run.failures.length} failure${run.failures.length === 1 ? '' : 's'}` : 'false, but the run lists no failure' });
+      else if (run.error !== null && run.failures[0]?.message !== run.error) problems.push({ pointer: `${at}/error`, message: 'a run that could not run lists its reason first among its failures, and this one does not' });
       const key = `${run.case}\u0000${run.provider}\u0000${run.repeat}`;
       if (seen.has(key)) problems.push({ pointer: at, message: `"${run.case}" #${run.repeat} [${run.provider}] twice` });
       seen.add(key);

@@ -124,6 +124,13 @@ describe('a results file is untrusted input: bounded, checked, located', () => {
     expect(() => readResultsFile(write('edited.json', JSON.stringify({ toolman_results: 1, plan: { ...plan, min_pass_rate: 1 }, suites: [{ suite: 's', runs: [] }] })), dir)).toThrow(/fingerprint: does not match the plan/);
     expect(() => readResultsFile(write('stranger.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [run('zz', 'openai:m', 1, true)] }] })), dir)).toThrow(/a run of "zz" #1 with openai:m, which the plan does not have/);
     expect(() => readResultsFile(write('repeat.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [runs[0], runs[0]] }] })), dir)).toThrow(/"a" #1 \[openai:m\] twice/);
+    // A verdict is its failures: flipped by hand, or a not-run run without its reason, it is refused.
+    const flipped = { ...run('a', 'openai:m', 1, true), passed: false };
+    expect(() => readResultsFile(write('flipped.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [flipped] }] })), dir)).toThrow(/runs\/0\/passed: false, but the run lists no failure/);
+    const whitewashed = { ...run('a', 'openai:m', 1, false), passed: true };
+    expect(() => readResultsFile(write('whitewashed.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [whitewashed] }] })), dir)).toThrow(/passed: true, but the run lists 1 failure/);
+    const reasonless = { ...run('a', 'openai:m', 1, false), error: 'no recording' };
+    expect(() => readResultsFile(write('reasonless.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [reasonless] }] })), dir)).toThrow(/runs\/0\/error: a run that could not run/);
     expect(() => readResultsFile(write('past.json', JSON.stringify({ toolman_results: 1, plan, suites: [{ suite: 's', runs: [run('a', 'openai:m', 4, true)] }] })), dir)).toThrow(/which the plan does not have/);
   });
 
