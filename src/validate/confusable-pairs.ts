@@ -1,4 +1,4 @@
-import { actionRelation, mentions, multiplicity, partOfOther, plural, profileOf, sameWord, type ActionRelation, type Profile, type ToolText } from './confusable-profile.js';
+import { actionRelation, mentions, multiplicity, oppositeDirection, partOfOther, plural, profileOf, sameWord, type ActionRelation, type Profile, type ToolText } from './confusable-profile.js';
 import { GENERIC_PARAMETERS, WEAK_WORDS } from './tool-words.js';
 import { wordRelations, type WordRelations } from './word-relations.js';
 
@@ -97,6 +97,8 @@ export interface PairEvidence {
   partOf: string | undefined;
   entity: string | undefined;
   countConflict: boolean;
+  /** The same two things in the other order (`pdf to docx` vs `docx to pdf`). */
+  direction: string | undefined;
   /** One action, one head noun, and no name word of either the other lacks. */
   namesAgree: boolean;
   /** Rare words both texts use, as written, rarest first (at most 8). */
@@ -247,8 +249,14 @@ function selectionFactor(tools: number, s: ConfusableSettings): number {
 /** What the two names say: the same action or another, objects each lacks, one item against many. */
 function nameEvidence(a: Profile, b: Profile, entities: Set<string>, relations: WordRelations | undefined, measured: Pick<PairEvidence, 'cosine' | 'containment' | 'text' | 'parameters' | 'tools'>, sharedTerms: () => string[]): PairEvidence {
   const relation = actionRelation(a, b, relations);
-  const onlyA = a.objects.filter((w) => !mentions(b, w, relations));
-  const onlyB = b.objects.filter((w) => !mentions(a, w, relations));
+  // A namespace both share is context (`releases_api.` before each); two namespaces that differ
+  // are part of what each acts on (`walmart.vegan_products` / `safeway.vegan_products`). One
+  // name's namespace against none is one server's context the other's names leave out.
+  const sharedNamespace = !a.namespace.length || !b.namespace.length || a.namespace.map((w) => w.canon).join(' ') === b.namespace.map((w) => w.canon).join(' ');
+  const objectsA = sharedNamespace ? a.objects : withNamespace(a);
+  const objectsB = sharedNamespace ? b.objects : withNamespace(b);
+  const onlyA = objectsA.filter((w) => !mentions(b, w, relations));
+  const onlyB = objectsB.filter((w) => !mentions(a, w, relations));
   const partOf = partOfOther(a, b, relations) ?? partOfOther(b, a, relations);
   // Another thing the selection's tools act on (`comment` in `add_issue_comment_reaction`).
   const entity = [...onlyA, ...onlyB].find((w) => entities.has(w.canon));
@@ -269,12 +277,20 @@ function nameEvidence(a: Profile, b: Profile, entities: Set<string>, relations: 
     partOf,
     entity: entity?.raw,
     countConflict,
+    direction: oppositeDirection(a, b),
     namesAgree,
     // Read only for the pairs reported.
     get sharedWords() {
       return sharedTerms().slice(0, 8);
     },
   };
+}
+
+/** A name's objects with its namespace's words first (those the objects do not repeat). */
+function withNamespace(p: Profile): Profile['objects'] {
+  if (!p.namespace.length) return p.objects;
+  const own = new Set(p.objects.map((w) => w.canon));
+  return [...p.namespace.filter((w) => !own.has(w.canon)), ...p.objects];
 }
 
 /** Text similarity, with names that agree, mixed with parameter overlap. */
@@ -292,6 +308,10 @@ export function scorePair(e: PairEvidence, settings: Partial<ConfusableSettings>
   if (e.relation === 'conflict') {
     score *= s.actionConflict;
     reasons.push(`${e.actionWords[0]} vs ${e.actionWords[1]}`);
+  }
+  if (e.direction) {
+    score *= s.actionConflict;
+    reasons.push(e.direction);
   }
   if (e.onlyA.length && e.onlyB.length) {
     // Each names something the other never mentions (`code` / `secret` scanning alerts).
