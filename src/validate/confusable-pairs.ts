@@ -1,5 +1,5 @@
 import { actionRelation, mentions, multiplicity, oppositeDirection, partOfOther, plural, profileOf, sameWord, type ActionRelation, type Profile, type ToolText } from './confusable-profile.js';
-import { GENERIC_PARAMETERS, WEAK_WORDS } from './tool-words.js';
+import { GENERIC_PARAMETERS, PERIOD_QUALIFIERS, WEAK_WORDS } from './tool-words.js';
 import { wordRelations, type WordRelations } from './word-relations.js';
 
 export type { ToolText } from './confusable-profile.js';
@@ -99,6 +99,8 @@ export interface PairEvidence {
   countConflict: boolean;
   /** The same two things in the other order (`pdf to docx` vs `docx to pdf`). */
   direction: string | undefined;
+  /** A period one name is restricted to that the other tool never mentions (`hourly`, `historical`). */
+  period: string | undefined;
   /** One action, one head noun, and no name word of either the other lacks. */
   namesAgree: boolean;
   /** Rare words both texts use, as written, rarest first (at most 8). */
@@ -278,6 +280,7 @@ function nameEvidence(a: Profile, b: Profile, entities: Set<string>, relations: 
     entity: entity?.raw,
     countConflict,
     direction: oppositeDirection(a, b),
+    period: [...onlyA, ...onlyB].find((w) => PERIOD_QUALIFIERS.has(w.raw))?.raw,
     namesAgree,
     // Read only for the pairs reported.
     get sharedWords() {
@@ -317,9 +320,10 @@ export function scorePair(e: PairEvidence, settings: Partial<ConfusableSettings>
     // Each names something the other never mentions (`code` / `secret` scanning alerts).
     score *= s.objectConflict;
     reasons.push(`${e.onlyA[0]} vs ${e.onlyB[0]}`);
-  } else if (e.partOf || e.entity) {
+  } else if (e.partOf || e.entity || e.period) {
+    // Something one acts on that belongs to the other's, another of the selection's things, or a period only one is for.
     score *= s.objectConflict;
-    reasons.push(e.partOf ?? e.entity!);
+    reasons.push(e.partOf ?? e.entity ?? e.period!);
   } else if (e.onlyA.length || e.onlyB.length) {
     // Only one name has a qualifier the other's text lacks (`read_text_file` / `read_file`).
     score *= s.oneSidedObject;
