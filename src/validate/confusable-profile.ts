@@ -43,8 +43,10 @@ export interface Profile {
   spelled: Map<string, string>;
   /** The text's words as stems only (`tag` stays `tag` here; in `terms` it is a verb kind). */
   stems: Set<string>;
-  /** Initials of each run of two to four consecutive words of the text (`yoy` for "year over year", `pr` for "pull request"). */
-  initials: Set<string>;
+  /** The text's words in order, as split (read only for abbreviations, see initialsOf). */
+  words: string[];
+  /** Initials of each run of two to four consecutive words of the text, worked out when first asked (initialsOf). */
+  initials?: Set<string>;
   parameters: Set<string>;
 }
 
@@ -138,14 +140,6 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   if (identifiers.size) description = description.replace(IDENTIFIER, (word) => (word !== tool.name && identifiers.has(word) ? ' ' : word));
   const text = `${allWords.join(' ')} ${description}`;
   const words = splitWords(text);
-  const initials = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
-    let run = '';
-    for (let k = i; k < words.length && k < i + 4; k++) {
-      run += words[k]![0];
-      if (k > i) initials.add(run);
-    }
-  }
   for (const word of words) {
     const forms = formsOf(word);
     if (!forms) continue;
@@ -156,7 +150,7 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   }
   const properties = (tool.parameters.properties as Record<string, unknown> | undefined) ?? {};
   const parameters = new Set(Object.keys(properties).map(parameterName));
-  return { name: tool.name, action, actionWord, objects, head, namespace: namespaceObjects, direction, terms, spelled, stems, initials, parameters };
+  return { name: tool.name, action, actionWord, objects, head, namespace: namespaceObjects, direction, terms, spelled, stems, words, parameters };
 }
 
 /** `convert_pdf_to_docx`: the words either side of the name's `to` (or `2`), as stems. */
@@ -228,11 +222,23 @@ export function mentions(profile: Profile, nameWord: NameWord, relations?: WordR
   // Words of one meaning in the lexicon (`multiple` = `batch`, `latest` = `current`) are one term; verb kinds are not nouns of one meaning.
   if (profile.stems.has(nameWord.canon) || ((!nameWord.term.startsWith('@') || nameWord.term === '@many') && profile.terms.has(nameWord.term))) return true;
   // An abbreviation of words the other text spells out (`yoy` and "year over year", `pr` and "pull request").
-  if (nameWord.raw.length >= 2 && nameWord.raw.length <= 4 && profile.initials.has(nameWord.raw)) return true;
+  if (nameWord.raw.length >= 2 && nameWord.raw.length <= 4 && /^[a-z]+$/.test(nameWord.raw) && initialsOf(profile).has(nameWord.raw)) return true;
   const word = nameWord.canon;
   if (word.length >= 3) for (const term of profile.stems) if (term.length > word.length && term.includes(word)) return true;
   if (relations) for (const kin of relations.kin(nameWord.raw)) if (profile.stems.has(kin)) return true;
   return false;
+}
+
+/** The initials of each run of two to four consecutive words of a profile's text (`yoy` for "year over year", `pr` for "pull request"). */
+function initialsOf(profile: Profile): Set<string> {
+  if (profile.initials) return profile.initials;
+  const { words } = profile;
+  const initials = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    let run = words[i]![0]!;
+    for (let k = i + 1; k < words.length && k < i + 4; k++) initials.add((run += words[k]![0]));
+  }
+  return (profile.initials = initials);
 }
 
 /** Whether two name words mean one thing: one canonical word, or one frequent sense of both in the thesaurus. */
