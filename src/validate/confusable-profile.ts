@@ -43,10 +43,8 @@ export interface Profile {
   spelled: Map<string, string>;
   /** The text's words as stems only (`tag` stays `tag` here; in `terms` it is a verb kind). */
   stems: Set<string>;
-  /** The text's words in order, as split (read only for abbreviations, see initialsOf). */
+  /** The text's words in order, as split (read only for abbreviations: spellsOut). */
   words: string[];
-  /** Initials of each run of two to four consecutive words of the text, worked out when first asked (initialsOf). */
-  initials?: Set<string>;
   parameters: Set<string>;
 }
 
@@ -222,23 +220,22 @@ export function mentions(profile: Profile, nameWord: NameWord, relations?: WordR
   // Words of one meaning in the lexicon (`multiple` = `batch`, `latest` = `current`) are one term; verb kinds are not nouns of one meaning.
   if (profile.stems.has(nameWord.canon) || ((!nameWord.term.startsWith('@') || nameWord.term === '@many') && profile.terms.has(nameWord.term))) return true;
   // An abbreviation of words the other text spells out (`yoy` and "year over year", `pr` and "pull request").
-  if (nameWord.raw.length >= 2 && nameWord.raw.length <= 4 && /^[a-z]+$/.test(nameWord.raw) && initialsOf(profile).has(nameWord.raw)) return true;
+  if (nameWord.raw.length >= 2 && nameWord.raw.length <= 4 && spellsOut(profile.words, nameWord.raw)) return true;
   const word = nameWord.canon;
   if (word.length >= 3) for (const term of profile.stems) if (term.length > word.length && term.includes(word)) return true;
   if (relations) for (const kin of relations.kin(nameWord.raw)) if (profile.stems.has(kin)) return true;
   return false;
 }
 
-/** The initials of each run of two to four consecutive words of a profile's text (`yoy` for "year over year", `pr` for "pull request"). */
-function initialsOf(profile: Profile): Set<string> {
-  if (profile.initials) return profile.initials;
-  const { words } = profile;
-  const initials = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
-    let run = words[i]![0]!;
-    for (let k = i + 1; k < words.length && k < i + 4; k++) initials.add((run += words[k]![0]));
+/** Whether consecutive words of a text have `letters` as their initials (`year over year` for `yoy`): one pass, nothing kept. */
+function spellsOut(words: readonly string[], letters: string): boolean {
+  const n = letters.length;
+  for (let i = 0; i + n <= words.length; i++) {
+    let k = 0;
+    while (k < n && words[i + k]!.charCodeAt(0) === letters.charCodeAt(k)) k++;
+    if (k === n) return true;
   }
-  return (profile.initials = initials);
+  return false;
 }
 
 /** Whether two name words mean one thing: one canonical word, or one frequent sense of both in the thesaurus. */
