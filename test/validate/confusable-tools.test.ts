@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confusableEvidence, confusablePairs, type ToolText } from '../../src/validate/confusable-pairs.js';
 import { validateCatalog } from '../../src/validate/validate-catalog.js';
 import { holdout3Pairs, labelledPairs, metrics, scoreLabelledSet, sourceTools } from '../helpers/confusable-labelled-set.js';
-import { CATALOGS, ROOT } from '../helpers/paths.js';
+import { CATALOGS, FIXTURES, ROOT } from '../helpers/paths.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'toolman-confusable-'));
 const names = (pairs: { a: string; b: string }[]) => pairs.map((p) => [p.a, p.b].sort().join(' ~ '));
@@ -260,7 +260,19 @@ describe('the labelled set loader', () => {
     expect(() => holdout3Pairs('text', find)).toThrow(/mapping/);
   });
 
-  it('leaves holdout3 out unless asked for', () => {
+  it('leaves holdout3 out unless asked for, and reads holdout3.yaml beside the set when asked', () => {
     expect(labelledPairs().some((p) => p.split === 'holdout3')).toBe(false);
+    const fixtures = mkdtempSync(join(tmpdir(), 'toolman-holdout3-'));
+    mkdirSync(join(fixtures, 'confusable'));
+    copyFileSync(join(FIXTURES, 'confusable', 'labelled-set.yaml'), join(fixtures, 'confusable', 'labelled-set.yaml'));
+    writeFileSync(join(fixtures, 'confusable', 'holdout3.yaml'), 'holdout3_real_pairs:\n  - { source: mcp/server-memory.json, a: create_entities, b: delete_entities, label: distinct }\n');
+    const before = process.env.TOOLMAN_FIXTURES;
+    process.env.TOOLMAN_FIXTURES = fixtures;
+    try {
+      expect(labelledPairs({ holdout3: true }).filter((p) => p.split === 'holdout3').map((p) => p.id)).toEqual(['create_entities ~ delete_entities']);
+    } finally {
+      if (before === undefined) delete process.env.TOOLMAN_FIXTURES;
+      else process.env.TOOLMAN_FIXTURES = before;
+    }
   });
 });
