@@ -29,12 +29,22 @@ export interface Profile {
   objects: NameWord[];
   /** The head noun: the last object word before a preposition (`directory` in `list_directory_with_sizes`). */
   head: NameWord | undefined;
+  /**
+   * The namespace's words (`walmart` in `walmart.vegan_products`), when the name has one and its
+   * words are not already among the objects: context when two tools share it, part of what a tool
+   * acts on when they do not (confusable-pairs.ts).
+   */
+  namespace: NameWord[];
+  /** What a name goes from and to (`pdf`, `docx` in `convert_pdf_to_docx`), when it says. */
+  direction: [string, string] | undefined;
   /** Canonical tokens of the name, title, summary and description, and how often each occurs. */
   terms: Map<string, number>;
   /** The same words as written, for evidence. */
   spelled: Map<string, string>;
   /** The text's words as stems only (`tag` stays `tag` here; in `terms` it is a verb kind). */
   stems: Set<string>;
+  /** The text's words in order, as split (read only for abbreviations: spellsOut). */
+  words: string[];
   parameters: Set<string>;
 }
 
@@ -101,7 +111,8 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   if (at >= 0) actionWord = nameWords[at];
   // A namespace is what the tool acts on when the rest of the name names nothing (`area_rectangle.calculate`).
   const rest = nameWords.filter((word, i) => i !== at && !GENERIC_NAME_WORDS.has(word));
-  if (!rest.length && namespace > 0) nameWords.unshift(...allWords.slice(0, namespace).filter((w) => !/^[0-9]+$/.test(w)));
+  const namespaceOnly = !rest.length && namespace > 0;
+  if (namespaceOnly) nameWords.unshift(...allWords.slice(0, namespace).filter((w) => !/^[0-9]+$/.test(w)));
   if (at >= 0 && !rest.length && namespace > 0) at = nameWords.indexOf(actionWord!);
   nameWords.forEach((word, i) => {
     if (i === at) return;
@@ -113,6 +124,12 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
     objects.push(object);
     if (!qualifying) head = object;
   });
+  const namespaceNames = namespaceOnly ? [] : allWords.slice(0, namespace).filter((w) => !/^[0-9]+$/.test(w) && !GENERIC_NAME_WORDS.has(w) && !PREPOSITIONS.has(w));
+  const namespaceObjects = namespaceNames.map((word) => {
+    const c = canonical(word);
+    return { canon: c.startsWith('@') && c !== '@many' ? stem(word) : c, term: c, raw: word };
+  });
+  const direction = directionOf(nameWords);
   const terms = new Map<string, number>();
   const spelled = new Map<string, string>();
   const stems = new Set<string>();
@@ -120,7 +137,8 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   let description = `${tool.title ?? ''} ${tool.summary ?? ''} ${tool.description ?? ''}`;
   if (identifiers.size) description = description.replace(IDENTIFIER, (word) => (word !== tool.name && identifiers.has(word) ? ' ' : word));
   const text = `${allWords.join(' ')} ${description}`;
-  for (const word of splitWords(text)) {
+  const words = splitWords(text);
+  for (const word of words) {
     const forms = formsOf(word);
     if (!forms) continue;
     const c = forms.canon;
@@ -130,7 +148,25 @@ export function profileOf(tool: ToolText, identifiers: ReadonlySet<string>): Pro
   }
   const properties = (tool.parameters.properties as Record<string, unknown> | undefined) ?? {};
   const parameters = new Set(Object.keys(properties).map(parameterName));
-  return { name: tool.name, action, actionWord, objects, head, terms, spelled, stems, parameters };
+  return { name: tool.name, action, actionWord, objects, head, namespace: namespaceObjects, direction, terms, spelled, stems, words, parameters };
+}
+
+/** `convert_pdf_to_docx`: the words either side of the name's `to` (or `2`), as stems. */
+function directionOf(nameWords: readonly string[]): [string, string] | undefined {
+  const at = nameWords.findIndex((w, i) => i > 0 && i < nameWords.length - 1 && (w === 'to' || w === '2' || w === 'into'));
+  if (at < 0) return undefined;
+  const [from, to] = [nameWords[at - 1]!, nameWords[at + 1]!];
+  return from === to ? undefined : [canonical(from), canonical(to)];
+}
+
+/**
+ * The same two things in the opposite direction: `convert_pdf_to_docx` / `convert_docx_to_pdf`,
+ * `usd_to_eur` / `eur_to_usd`. Words of one function in the other order are another function.
+ */
+export function oppositeDirection(a: Profile, b: Profile): string | undefined {
+  if (!a.direction || !b.direction) return undefined;
+  const [[x, y], [p, q]] = [a.direction, b.direction];
+  return x === q && y === p ? `${x} to ${y} vs ${p} to ${q}` : undefined;
 }
 
 /**
@@ -183,9 +219,22 @@ export function mentions(profile: Profile, nameWord: NameWord, relations?: WordR
   // Verb kinds join words that are different nouns (`label` and `tag`): compare name words by stem.
   // Words of one meaning in the lexicon (`multiple` = `batch`, `latest` = `current`) are one term; verb kinds are not nouns of one meaning.
   if (profile.stems.has(nameWord.canon) || ((!nameWord.term.startsWith('@') || nameWord.term === '@many') && profile.terms.has(nameWord.term))) return true;
+  // An abbreviation of words the other text spells out (`yoy` and "year over year", `pr` and "pull request").
+  if (nameWord.raw.length >= 2 && nameWord.raw.length <= 4 && spellsOut(profile.words, nameWord.raw)) return true;
   const word = nameWord.canon;
   if (word.length >= 3) for (const term of profile.stems) if (term.length > word.length && term.includes(word)) return true;
   if (relations) for (const kin of relations.kin(nameWord.raw)) if (profile.stems.has(kin)) return true;
+  return false;
+}
+
+/** Whether consecutive words of a text have `letters` as their initials (`year over year` for `yoy`): one pass, nothing kept. */
+function spellsOut(words: readonly string[], letters: string): boolean {
+  const n = letters.length;
+  for (let i = 0; i + n <= words.length; i++) {
+    let k = 0;
+    while (k < n && words[i + k]!.charCodeAt(0) === letters.charCodeAt(k)) k++;
+    if (k === n) return true;
+  }
   return false;
 }
 

@@ -131,6 +131,12 @@ const SAME_NOUNS: Record<string, string[]> = {
   list: ['array', 'arrays'],
   text: ['string', 'strings'],
 };
+/**
+ * Words that restrict a function to one period or to the past: `get_daily_forecast` and
+ * `get_hourly_forecast`, `get_exchange_rate` and `get_historical_exchange_rate` are different
+ * tools. A general lexicon of time qualifiers, not a list made for particular tools.
+ */
+export const PERIOD_QUALIFIERS = new Set(['hourly', 'daily', 'nightly', 'weekly', 'biweekly', 'monthly', 'quarterly', 'yearly', 'annual', 'annually', 'historical', 'historic', 'intraday', 'minutely']);
 /** Words in names that name no object: a difference in them does not make two tools different. */
 export const GENERIC_NAME_WORDS = new Set(['info', 'information', 'detail', 'details', 'data', 'by', 'with', 'for', 'from', 'all', 'of', 'to', 'the', 'a', 'an', 'in', 'on', 'and', 'or', 'v', 'api', 'tool', 'content', 'contents', 'my', 'me', 'it', 'one', 'item', 'items']);
 /** Words after which a name qualifies its object (`list_directory_with_sizes`): the head noun comes before. */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { CONFUSABLE_SETTINGS, confusableEvidence, scorePair, type ConfusableSettings, type PairEvidence, type ToolText } from '../../src/validate/confusable-pairs.js';
@@ -12,7 +12,9 @@ import { realData } from './real-data.js';
  * tools: calibration"). Used by test/validate/confusable-tools.test.ts and by
  * scripts/evaluate-confusion.mjs (which prints it and searches settings on the development parts).
  */
-export type Split = 'tune' | 'dev' | 'dev2' | 'holdout' | 'holdout2';
+export type Split = 'tune' | 'dev' | 'dev2' | 'holdout' | 'holdout2' | 'holdout3';
+/** The parts the rule was developed on: every part of labelled-set.yaml (holdout2 too, since 2026-11-24). */
+export const DEVELOPMENT_SPLITS: readonly Split[] = ['tune', 'dev', 'dev2', 'holdout', 'holdout2'];
 export type Size = 'small' | 'medium' | 'large';
 export interface LabelledPair {
   id: string;
@@ -82,7 +84,16 @@ export function sourceTools(file: string): ToolText[] {
 
 const MCP_FILES = ['mcp/github-mcp-server.toolsnaps.json', 'mcp/playwright-mcp.default.json', 'mcp/server-filesystem.json', 'mcp/server-memory.json', 'mcp/server-everything.json'];
 
-export function labelledPairs(): LabelledPair[] {
+/**
+ * Where the held-out part written after every part of labelled-set.yaml became development data
+ * is (`holdout3.yaml`, the same four kinds of sections as holdout2's), when it is there.
+ */
+export function holdout3File(): string {
+  return join(process.env.TOOLMAN_FIXTURES ?? FIXTURES, 'confusable', 'holdout3.yaml');
+}
+
+/** The labelled set's pairs: labelled-set.yaml's, and holdout3.yaml's when `holdout3` is asked for and the file is there. */
+export function labelledPairs(options: { holdout3?: boolean } = {}): LabelledPair[] {
   // A script runs this bundled elsewhere: it says where the fixtures are.
   const file = load(readFileSync(join(process.env.TOOLMAN_FIXTURES ?? FIXTURES, 'confusable', 'labelled-set.yaml'), 'utf8')) as SetFile;
   const find = (source: string, name: string) => {
@@ -111,6 +122,28 @@ export function labelledPairs(): LabelledPair[] {
   for (const p of file.holdout2_real_pairs) pairs.push({ id: `${p.a} ~ ${p.b}`, split: 'holdout2', label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
   for (const p of file.holdout2_written_distinct) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
   for (const p of file.holdout2_written_pairs) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split: 'holdout2', label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  if (options.holdout3 && existsSync(holdout3File())) pairs.push(...holdout3Pairs(load(readFileSync(holdout3File(), 'utf8')), find));
+  return pairs;
+}
+
+type Sections = Partial<Record<'paraphrases' | 'real_pairs' | 'written_distinct' | 'written_pairs', unknown[]>>;
+
+/**
+ * holdout3.yaml's pairs, all in split `holdout3`. Its sections are holdout2's four kinds, named
+ * `holdout3_paraphrases` (or `holdout2_paraphrases`, or plain `paraphrases`), `..._real_pairs`,
+ * `..._written_distinct`, `..._written_pairs`; a `split:` written on an entry is ignored.
+ */
+export function holdout3Pairs(raw: unknown, find: (source: string, name: string) => ToolText): LabelledPair[] {
+  if (!raw || typeof raw !== 'object') throw new Error('holdout3.yaml: expected a mapping of sections');
+  const doc = raw as Record<string, unknown[] | undefined>;
+  const section = (kind: keyof Sections) => doc[`holdout3_${kind}`] ?? doc[`holdout2_${kind}`] ?? doc[kind] ?? [];
+  const split: Split = 'holdout3';
+  const pairs: LabelledPair[] = [];
+  for (const p of section('paraphrases') as SetFile['holdout2_paraphrases']) pairs.push({ id: `${p.of} ~ ${p.tool.name}`, split, label: 'paraphrase', a: find(p.source, p.of), b: written(p.tool), pool: poolOf(p.source) });
+  for (const p of section('real_pairs') as SetFile['holdout2_real_pairs']) pairs.push({ id: `${p.a} ~ ${p.b}`, split, label: p.label, a: find(p.source, p.a), b: find(p.source, p.b), pool: poolOf(p.source) });
+  for (const p of section('written_distinct') as SetFile['holdout2_written_distinct']) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split, label: 'distinct', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  for (const p of section('written_pairs') as SetFile['holdout2_written_pairs']) pairs.push({ id: `${p.a.name} ~ ${p.b.name}`, split, label: 'paraphrase', a: written(p.a), b: written(p.b), pool: poolOf(p.context) });
+  if (!pairs.length) throw new Error('holdout3.yaml: no pairs (expected sections like holdout3_paraphrases, holdout3_real_pairs, holdout3_written_distinct, holdout3_written_pairs)');
   return pairs;
 }
 

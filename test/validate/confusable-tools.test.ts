@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { confusablePairs, type ToolText } from '../../src/validate/confusable-pairs.js';
+import { confusableEvidence, confusablePairs, type ToolText } from '../../src/validate/confusable-pairs.js';
 import { validateCatalog } from '../../src/validate/validate-catalog.js';
-import { labelledPairs, metrics, scoreLabelledSet, sourceTools } from '../helpers/confusable-labelled-set.js';
-import { CATALOGS, ROOT } from '../helpers/paths.js';
+import { holdout3Pairs, labelledPairs, metrics, scoreLabelledSet, sourceTools } from '../helpers/confusable-labelled-set.js';
+import { CATALOGS, FIXTURES, ROOT } from '../helpers/paths.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'toolman-confusable-'));
 const names = (pairs: { a: string; b: string }[]) => pairs.map((p) => [p.a, p.b].sort().join(' ~ '));
@@ -88,6 +88,57 @@ describe('TM1001: what the names say', () => {
     expect(names(pairs)).not.toContain('area_rectangle.calculate ~ rectangle.calculate_perimeter');
   });
 
+  it('two namespaces that differ are what each acts on: the same function of two shops is two tools (main flagged them)', () => {
+    const tools = [
+      tool('corner_market.organic_snacks', 'List the organic snacks a store sells, with their prices.', ['store_location', 'max_price']),
+      tool('farm_outlet.organic_snacks', 'List the organic snacks a store sells, with their prices.', ['store_location', 'max_price']),
+      tool('corner_market.opening_hours', 'Get the opening hours of a store.', ['store_location']),
+    ];
+    expect(confusablePairs(tools)).toEqual([]);
+    // A namespace both share stays context, and one alone (another server's name for it) too.
+    const pairs = names(
+      confusablePairs([
+        tool('shop_api.organic_snacks', 'List the organic snacks a store sells, with their prices.', ['store_location', 'max_price']),
+        tool('shop_api.list_organic_snacks', 'List the organic snacks sold by a store, and their prices.', ['store_location', 'max_price']),
+        tool('organic_snacks', 'List the organic snacks a store sells, with their prices.', ['store_location', 'max_price']),
+      ]),
+    );
+    expect(pairs.sort()).toEqual(['organic_snacks ~ shop_api.list_organic_snacks', 'organic_snacks ~ shop_api.organic_snacks', 'shop_api.list_organic_snacks ~ shop_api.organic_snacks']);
+  });
+
+  it('the same two things in the other direction are two tools (csv to json, json to csv; main flagged them)', () => {
+    const tools = [
+      tool('convert_csv_to_json', 'Convert a CSV file into a JSON document, one object per row.', ['input_path', 'output_path']),
+      tool('convert_json_to_csv', 'Convert a JSON document into a CSV file, one row per object.', ['input_path', 'output_path']),
+      tool('list_conversions', 'List the conversions run today.', []),
+    ];
+    const [pair] = confusablePairs(tools, { threshold: 0 }).filter((p) => names([p])[0] === 'convert_csv_to_json ~ convert_json_to_csv');
+    expect(pair!.distinct_by).toContain('csv to json vs json to csv');
+    expect(confusablePairs(tools)).toEqual([]);
+  });
+
+  it('a period only one name is for tells two tools apart (main flagged them)', () => {
+    const tools = [
+      tool('get_sales_total', 'Get the total sales of a store for a month, in its currency.', ['store_id', 'month']),
+      tool('get_quarterly_sales_total', 'Get the total sales of a store for a month of a quarter, in its currency.', ['store_id', 'month']),
+      tool('get_store_address', 'Get the address of a store.', ['store_id']),
+    ];
+    const [pair] = confusablePairs(tools, { threshold: 0 }).filter((p) => p.a.includes('sales') && p.b.includes('sales'));
+    expect(pair!.distinct_by).toBe('quarterly');
+    expect(confusablePairs(tools)).toEqual([]);
+  });
+
+  it('a name word that abbreviates words the other text spells out is no difference (roi: return on investment)', () => {
+    const tools = [
+      tool('calculate_roi', 'Calculate the return on investment of a project from its gain and its cost, as a percentage.', ['gain', 'cost']),
+      tool('compute_return_on_investment', 'Compute what a project returns on what was invested in it, as a percentage of its cost.', ['cost', 'gain']),
+      tool('get_project_budget', 'Get the budget of a project.', ['project_id']),
+    ];
+    const evidence = confusableEvidence(tools).find((e) => [e.a, e.b].sort().join() === 'calculate_roi,compute_return_on_investment')!;
+    expect(evidence.a === 'calculate_roi' ? evidence.onlyA : evidence.onlyB).toEqual([]);
+    expect(names(confusablePairs(tools))).toEqual(['calculate_roi ~ compute_return_on_investment']);
+  });
+
   it('words of one meaning in the thesaurus (WordNet) are one word: average and mean', () => {
     const tools = [
       tool('average_rainfall', 'Get the average rainfall of a region over a number of months.', ['region', 'months']),
@@ -157,8 +208,8 @@ describe('[real data] TM1001 on its labelled set', () => {
   const pairs = labelledPairs();
   const bySize = (outcomes: ReturnType<typeof scoreLabelledSet>) => (['small', 'medium', 'large'] as const).map((size) => metrics(outcomes.filter((o) => o.size === size)));
 
-  it('the development parts (tune, dev, dev2, holdout): 84% of paraphrase pairs found, at most 1 in 12 related-but-distinct pairs flagged at each size', () => {
-    const outcomes = scoreLabelledSet(pairs.filter((p) => p.split !== 'holdout2'));
+  it('the older development parts (tune, dev, dev2, holdout): 84% of paraphrase pairs found, at most 1 in 12 related-but-distinct pairs flagged at each size', () => {
+    const outcomes = scoreLabelledSet(pairs.filter((p) => ['tune', 'dev', 'dev2', 'holdout'].includes(p.split)));
     const m = metrics(outcomes);
     expect(m.paraphrases).toBe(372);
     expect(m.distinct).toBe(546);
@@ -166,13 +217,62 @@ describe('[real data] TM1001 on its labelled set', () => {
     for (const size of bySize(outcomes)) expect(size.falseFlagRate).toBeLessThanOrEqual(1 / 12);
   }, 120_000);
 
-  // Scored once, with the rule of commit 7247d4f, after it was final; never tuned on (docs/testing.md).
-  // The issue's target (90% found, at most 1 in 12 flagged) is missed here; these figures only guard against getting worse.
-  it('the held-out part (holdout2): 57% of paraphrase pairs found, 29 of 201 related-but-distinct pairs flagged', () => {
+  // Held out until 2026-11-24 (scored once with the rule of commit 7247d4f: 57.2% found, 29 of 201
+  // flagged), then development data: the namespace, direction and period rules answer what went
+  // wrong there, so its false flags fell to 13 (docs/testing.md). Not held out any more; the
+  // issue's 90% is missed here, and these figures only guard against getting worse.
+  it('holdout2, now development data: 57% of paraphrase pairs found, 13 of 201 related-but-distinct pairs flagged', () => {
     const m = metrics(scoreLabelledSet(pairs.filter((p) => p.split === 'holdout2')));
     expect(m.paraphrases).toBe(180);
     expect(m.distinct).toBe(201);
     expect(m.recall).toBeGreaterThanOrEqual(0.57);
-    expect(m.falseFlags).toBeLessThanOrEqual(29);
-  }, 120_000);
+    expect(m.falseFlags).toBeLessThanOrEqual(13);
+}, 120_000);
+});
+
+describe('the labelled set loader', () => {
+  const find = (source: string, name: string) => {
+    const found = sourceTools(source).find((t) => t.name === name);
+    if (!found) throw new Error(`no ${name}`);
+    return found;
+  };
+
+  it("reads a held-out part written like holdout2's sections into split holdout3, whatever the entries' split says", () => {
+    const doc = {
+      holdout3_paraphrases: [{ source: 'mcp/server-filesystem.json', of: 'read_text_file', tool: { name: 'file_text', description: 'Return the text of a file.', params: ['path'] } }],
+      holdout3_real_pairs: [{ source: 'mcp/server-memory.json', a: 'create_entities', b: 'delete_entities', label: 'distinct' }],
+      holdout3_written_distinct: [{ context: 'mcp/server-filesystem.json', a: { name: 'zip_folder', description: 'Zip a folder.', params: ['path'] }, b: { name: 'unzip_archive', description: 'Unzip an archive.', params: ['path'] } }],
+      holdout3_written_pairs: [{ split: 'tune', context: 'mcp/server-filesystem.json', a: { name: 'count_lines', description: 'Count the lines of a file.', params: ['path'] }, b: { name: 'line_count', description: 'Number of lines in a file.', params: ['file'] } }],
+    };
+    const pairs = holdout3Pairs(doc, find);
+    expect(pairs.map((p) => [p.id, p.split, p.label])).toEqual([
+      ['read_text_file ~ file_text', 'holdout3', 'paraphrase'],
+      ['create_entities ~ delete_entities', 'holdout3', 'distinct'],
+      ['zip_folder ~ unzip_archive', 'holdout3', 'distinct'],
+      ['count_lines ~ line_count', 'holdout3', 'paraphrase'],
+    ]);
+    // Sections named as in labelled-set.yaml's holdout2 are read too.
+    expect(holdout3Pairs({ holdout2_real_pairs: doc.holdout3_real_pairs }, find)).toHaveLength(1);
+  });
+
+  it('a held-out file with no pairs, or not a mapping, is an error, not an empty part', () => {
+    expect(() => holdout3Pairs({ something: [] }, find)).toThrow(/no pairs/);
+    expect(() => holdout3Pairs('text', find)).toThrow(/mapping/);
+  });
+
+  it('leaves holdout3 out unless asked for, and reads holdout3.yaml beside the set when asked', () => {
+    expect(labelledPairs().some((p) => p.split === 'holdout3')).toBe(false);
+    const fixtures = mkdtempSync(join(tmpdir(), 'toolman-holdout3-'));
+    mkdirSync(join(fixtures, 'confusable'));
+    copyFileSync(join(FIXTURES, 'confusable', 'labelled-set.yaml'), join(fixtures, 'confusable', 'labelled-set.yaml'));
+    writeFileSync(join(fixtures, 'confusable', 'holdout3.yaml'), 'holdout3_real_pairs:\n  - { source: mcp/server-memory.json, a: create_entities, b: delete_entities, label: distinct }\n');
+    const before = process.env.TOOLMAN_FIXTURES;
+    process.env.TOOLMAN_FIXTURES = fixtures;
+    try {
+      expect(labelledPairs({ holdout3: true }).filter((p) => p.split === 'holdout3').map((p) => p.id)).toEqual(['create_entities ~ delete_entities']);
+    } finally {
+      if (before === undefined) delete process.env.TOOLMAN_FIXTURES;
+      else process.env.TOOLMAN_FIXTURES = before;
+    }
+  });
 });
