@@ -227,7 +227,18 @@ describe('[real data] TM1001 on its labelled set', () => {
     expect(m.distinct).toBe(201);
     expect(m.recall).toBeGreaterThanOrEqual(0.57);
     expect(m.falseFlags).toBeLessThanOrEqual(13);
-}, 120_000);
+  }, 120_000);
+
+  // Written by a labeller who never saw the rule, committed before it was scored, scored once on
+  // 2026-11-24 with this rule (b5c10db): 50.6% found, 37 of 393 flagged. The targets are
+  // missed here (docs/testing.md); these figures guard against getting worse, and it is spent.
+  it('holdout3, scored once: 50% of paraphrase pairs found, 37 of 393 related-but-distinct pairs flagged', () => {
+    const m = metrics(scoreLabelledSet(labelledPairs({ holdout3: true }).filter((p) => p.split === 'holdout3')));
+    expect(m.paraphrases).toBe(393);
+    expect(m.distinct).toBe(393);
+    expect(m.recall).toBeGreaterThanOrEqual(0.506);
+    expect(m.falseFlags).toBeLessThanOrEqual(37);
+  }, 120_000);
 });
 
 describe('the labelled set loader', () => {
