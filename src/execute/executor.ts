@@ -50,8 +50,14 @@ export interface ExecutorOptions {
 }
 
 export interface TurnOptions {
-  /** Cancels this turn: its running tools, and approvals still waiting. */
-  signal?: AbortSignal;
+  /**
+   * Cancels this turn: its running tools, and approvals still waiting. A driver with more than one
+   * reason to stop (`serve`: the request's cancellation and the server shutting down) passes them
+   * all; the turn listens to each, which costs far less than joining them per call with
+   * `AbortSignal.any` (a new signal held by weak references, about 9 µs of CPU and garbage on
+   * Node 20: the largest part of what serve added to a call, issue 24).
+   */
+  signal?: AbortSignal | readonly AbortSignal[];
   approve?: Approver;
   onEvent?: (event: CallEvent) => void;
 }
@@ -80,6 +86,7 @@ type Emit = ((event: CallEvent) => void) | undefined;
 export class Executor {
   private readonly lock = new Mutex();
   private readonly scratch = new Map<string, Map<string, unknown>>();
+  private readonly baseDirs = new WeakMap<Tool, string>();
   private readonly secrets: SecretSet;
   private readonly jobs: JobStore<Outcome>;
   /** Tools the user approved with "always" for the rest of the session. */
@@ -93,16 +100,23 @@ export class Executor {
 
   /** Runs one turn's calls, each decoded once into a record by the session (ToolSession.decode). */
   runTurn(calls: readonly CallRecord[], turn: TurnOptions = {}): Promise<TurnResult> {
-    const outer = turn.signal;
-    if (!outer) return this.runCalls(calls, turn, NEVER);
+    const outers = turn.signal === undefined ? [] : Array.isArray(turn.signal) ? (turn.signal as readonly AbortSignal[]) : [turn.signal as AbortSignal];
+    if (outers.length === 0) return this.runCalls(calls, turn, NEVER);
     // One signal for the turn's calls, linked once to the driver's: a turn may run many calls,
-    // each listening to it, and listeners on the driver's signal must not pile up across turns.
+    // each listening to it, and listeners on the driver's signals must not pile up across turns.
     const turnAbort = new AbortController();
-    setMaxListeners(0, turnAbort.signal);
-    const onAbort = () => turnAbort.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else outer.addEventListener('abort', onAbort, { once: true });
-    return this.runCalls(calls, turn, turnAbort.signal).finally(() => outer.removeEventListener('abort', onAbort));
+    // Each call listens once (twice while it waits for approval): a turn of many calls would trip
+    // Node's leak warning. Raising the limit costs a few µs, so only turns that need it pay.
+    if (calls.length > 3) setMaxListeners(0, turnAbort.signal);
+    const links = outers.map((outer) => {
+      const onAbort = () => turnAbort.abort(outer.reason);
+      if (outer.aborted) onAbort();
+      else outer.addEventListener('abort', onAbort, { once: true });
+      return () => outer.removeEventListener('abort', onAbort);
+    });
+    return this.runCalls(calls, turn, turnAbort.signal).finally(() => {
+      for (const unlink of links) unlink();
+    });
   }
 
   private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
@@ -116,7 +130,8 @@ export class Executor {
     // 1. De-duplicate identical calls (same tool, same arguments in any key order).
     const duplicateOf = new Array<number | undefined>(planned.length);
     const firstByKey = new Map<string, number>();
-    planned.forEach((p, i) => {
+    // One call has nothing to be a duplicate of (and its canonical key is not free).
+    if (planned.length > 1) planned.forEach((p, i) => {
       if (p.refused || (p.tool && !p.tool.dedupe)) return;
       const key = callKey(p.record);
       const first = firstByKey.get(key);
@@ -241,12 +256,19 @@ export class Executor {
     const runner = this.options.runners.get(tool.handler.kind);
     if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
     if (outer.aborted) return fail('cancelled', `${tool.name} was cancelled`);
+    // The call's own signal exists only once a runner reads it (a mock without latency never
+    // does): making one costs a few µs per call. The race below is rejected directly.
     const controller = new AbortController();
-    const onOuter = () => controller.abort(new CancelledError());
+    let stop: (reason: Error) => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => (stop = reject));
+    const abort = (reason: Error) => {
+      controller.abort(reason);
+      stop(reason);
+    };
+    const onOuter = () => abort(new CancelledError());
     if (outer !== NEVER) outer.addEventListener('abort', onOuter, { once: true });
-    const timer = setTimeout(() => controller.abort(new TimeoutError()), timerDelay(tool.timeoutMs));
-    const context = this.runContext(tool, callId, controller.signal, emit, approve);
-    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    const timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+    const context = this.runContext(tool, callId, () => controller.signal, emit, approve);
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
       // 8. The result against the tool's output schema, whole: before truncation, which would cut a
@@ -270,14 +292,17 @@ export class Executor {
   }
 
   /** What a runner gets for one call (or one stateful job) besides the handler and the arguments. */
-  private runContext(tool: Tool, callId: string, signal: AbortSignal, emit: Emit, approve: Approver | undefined): RunContext {
+  private runContext(tool: Tool, callId: string, signal: AbortSignal | (() => AbortSignal), emit: Emit, approve: Approver | undefined): RunContext {
+    const read = typeof signal === 'function' ? signal : () => signal;
     return {
       callId,
       tool,
-      signal,
+      get signal() {
+        return read();
+      },
       progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
       scratch: this.scratchFor(tool.name),
-      baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
+      baseDir: this.baseDirOf(tool),
       cwd: this.options.cwd,
       env: this.options.env,
       secrets: this.secrets,
@@ -465,6 +490,14 @@ export class Executor {
       }
       remaining -= estimateTokens(response.content);
     });
+  }
+
+  /** The folder a tool's relative paths resolve from: its catalog file's (resolved once per tool, not per call). */
+  private baseDirOf(tool: Tool): string {
+    if (tool.source.kind !== 'catalog' && tool.source.kind !== 'agent') return this.options.cwd;
+    let dir = this.baseDirs.get(tool);
+    if (dir === undefined) this.baseDirs.set(tool, (dir = dirname(resolve(this.options.cwd, tool.source.file))));
+    return dir;
   }
 
   private scratchFor(tool: string): Map<string, unknown> {
