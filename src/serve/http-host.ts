@@ -118,7 +118,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       // 2026-07-28 has no GET stream and no sessions to delete (`streamable-http.mdx` §Backward Compatibility).
       return reply(res, 405, 'Method not allowed: POST a JSON-RPC request (a 2025-11-25 client sends initialize first)', { Allow: 'POST, OPTIONS' });
     }
-    if (isLegacy(req, body)) {
+    if (isLegacyPost(req, body)) {
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
       const initializes = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
       if (!initializes) return reply(res, 400, 'Bad request: no Mcp-Session-Id; send initialize first');
@@ -191,7 +191,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
  * what a 2026-07-28 call cost (issue 24). Headers sent twice are joined with ", " as a web
  * `Headers` would (Node does so for these names); the classifier trims them.
  */
-function isLegacy(req: IncomingMessage, body: unknown): boolean {
+export function isLegacyPost(req: Pick<IncomingMessage, 'headers'>, body: unknown): boolean {
   const standard = (name: string): string | undefined => {
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
