@@ -116,7 +116,7 @@ export class Executor {
     const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
     const planned = calls.map((record) => this.plan(record));
     const cap = this.options.limits.max_calls_per_round;
-    // A turn of one call (every `serve` and `call` request): the steps below, without the
+    // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
     // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
     if (planned.length === 1 && cap >= 1) {
       const only = planned[0]!;
@@ -427,22 +427,26 @@ export class Executor {
         if (verdicts.length) extra.evaluations = verdicts;
       }
       const limit = this.resultLimit(tool);
-      // The signal is made only if a summary is asked for.
-      const cut = await shortenResult(content, limit, tool, {
-        summarise: this.options.summarise,
-        threshold: this.options.budget.summarize?.threshold,
-        get signal() {
-          return cancel.signal;
-        },
-      });
-      if (cut.truncated) {
+      // Most results fit: shortenResult (async, for a summary) only for those that do not; the
+      // signal is made only if a summary is asked for.
+      const cut =
+        estimateTokens(content) <= limit
+          ? undefined
+          : await shortenResult(content, limit, tool, {
+              summarise: this.options.summarise,
+              threshold: this.options.budget.summarize?.threshold,
+              get signal() {
+                return cancel.signal;
+              },
+            });
+      if (cut?.truncated) {
         // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
         content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
         truncated = true;
         original = cut.originalTokens;
         if (cut.summarized) extra.summarized = true;
       }
-      if (cut.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
+      if (cut?.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
     }
     const response: ToolResponse = {
       id: record.id,

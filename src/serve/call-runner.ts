@@ -38,9 +38,11 @@ export async function runCall(run: CallRun): Promise<CallRunResult> {
   try {
     if (run.slots) {
       try {
+        // A free slot is taken at once (no promise to wait on); only a full server queues.
         const signals = [run.signal, run.stop];
-        releases.push(await run.slots.session.acquire(signals));
-        releases.push(await run.slots.total.acquire(signals));
+        const live = !run.signal.aborted && !run.stop.aborted;
+        releases.push((live ? run.slots.session.take() : undefined) ?? (await run.slots.session.acquire(signals)));
+        releases.push((live ? run.slots.total.take() : undefined) ?? (await run.slots.total.acquire(signals)));
       } catch (error) {
         if (error instanceof SlotsFull) {
           run.log(error.message);
@@ -55,7 +57,7 @@ export async function runCall(run: CallRun): Promise<CallRunResult> {
       approve: run.approve,
       onEvent: onEvent(run, sent),
     });
-    await Promise.all(sent);
+    if (sent.length) await Promise.all(sent);
     const response = turn.responses[0]!;
     if (run.verbose) run.log(response.ok ? `✓ ${run.tool.name} ${response.duration_ms} ms${response.truncated ? ' (truncated)' : ''}` : `✗ ${run.tool.name} (${response.error_kind}): ${response.error}`);
     return { ran: true, response };

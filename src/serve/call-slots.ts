@@ -44,6 +44,13 @@ export class CallSlots {
     return this.held > 0 || this.waiting.length > 0;
   }
 
+  /** A slot now, when one is free and nobody waits for one (its release), or undefined. */
+  take(): (() => void) | undefined {
+    if (this.held >= this.limit || this.waiting.length > 0) return undefined;
+    this.held++;
+    return this.releaser();
+  }
+
   acquire(signal: AbortSignal | readonly AbortSignal[]): Promise<() => void> {
     const signals: readonly AbortSignal[] = Array.isArray(signal) ? signal : [signal as AbortSignal];
     const aborted = signals.find((s) => s.aborted);

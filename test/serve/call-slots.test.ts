@@ -41,3 +41,18 @@ describe('CallSlots', () => {
     expect(queued).toHaveLength(4);
   });
 });
+
+describe('CallSlots.take', () => {
+  it('gives a free slot at once, none when all are held or someone waits', async () => {
+    const slots = new CallSlots(1, 'for this test');
+    const release = slots.take();
+    expect(release).toBeTypeOf('function');
+    expect(slots.take()).toBeUndefined();
+    const waiting = slots.acquire(new AbortController().signal);
+    release!();
+    // The slot went to the call that waited, not to a newcomer.
+    expect(slots.take()).toBeUndefined();
+    (await waiting)();
+    expect(slots.take()).toBeTypeOf('function');
+  });
+});
