@@ -170,6 +170,27 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   say(`  ${row.label}`, ms(row.median_ms, 2), `(p95 ${r.call_round_trip_p95_ms.toFixed(2)} ms; executor alone ${r.executor_in_process_ms.toFixed(3)} ms)`);
 }
 {
+  // serve --port against a plain server on the same official SDK, the same mock tool and load
+  // generator, both revisions, 10 and 50 clients; interleaved rounds (bench/serve.mjs).
+  const { serveHttpBench } = await import('./serve.mjs');
+  const load = loadavg().map((l) => Math.round(l * 100) / 100);
+  for (const r of await serveHttpBench({ quick })) {
+    const row = {
+      id: `serve-http-${r.era}-${r.clients}`,
+      label: `serve --port, ${r.era}, ${r.clients} clients x ${r.calls_per_client} tools/call, vs a plain SDK server (median of ${r.rounds} interleaved rounds)`,
+      throughput_ratio: r.throughput_ratio,
+      p99_ratio: r.p99_ratio,
+      toolman: r.toolman,
+      baseline: r.baseline,
+      load_average_before: load,
+      target: 'throughput >= 1.0x, p99 no worse',
+    };
+    rows.push(row);
+    const f = (v, d = 3) => (v === undefined ? '?' : v.toFixed(d));
+    say(`  serve --port ${r.era}, ${r.clients} clients: requests/s vs plain SDK`, `${r.throughput_ratio.toFixed(2)}x`, `${r.toolman.requests_per_s.toFixed(0)} vs ${r.baseline.requests_per_s.toFixed(0)}/s; p99 ${f(r.toolman.p99_ms, 1)} vs ${f(r.baseline.p99_ms, 1)} ms; CPU/call ${f(r.toolman.cpu_per_call_ms)} vs ${f(r.baseline.cpu_per_call_ms)} ms`);
+  }
+}
+{
   const { replBench } = await import('./repl.mjs');
   const r = await replBench({ runs: quick ? 5 : 11, bareMs: results.bare_node_ms });
   if (!r) console.log('  toolman chat (REPL): skipped, tmux is not installed');

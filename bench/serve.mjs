@@ -3,7 +3,14 @@
 //    p95), i.e. JSON-RPC framing both ways, the SDK's checks and toolman's executor;
 //  - the same call in process through the executor, for comparison (what serve adds is the difference);
 //  - start: spawn to a connected, initialized client (median of a few).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// And over streamable HTTP (`serveHttpBench`): `toolman serve --port` against a plain server on the
+// same official SDK (bench/serve-baseline.mjs), the same mock tool, driven by the same load
+// generator (bench/serve-load.mjs): 10 and 50 clients at once, a fixed number of tools/call each,
+// in both protocol revisions; requests/s, p50/p99 latency, and the server's CPU per call (its
+// process's user + system time, from /proc, over the round). Rounds interleaved (the two servers
+// take turns, and which goes first alternates), medians over the rounds.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { dump } from 'js-yaml';
 import { ToolManager } from '../dist/index.js';
+import { drive } from './serve-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'toolman.js');
@@ -88,4 +96,109 @@ export async function serveBench({ quick = false } = {}) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(await serveBench({ quick: process.argv.includes('--quick') }));
+/** A server process that prints its URL on stderr; its CPU time read from /proc (Linux) or not at all. */
+async function startServer(args) {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  let said = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not say its URL: ${said}`)), 30_000);
+    child.stderr.on('data', (chunk) => {
+      said += chunk;
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(said);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${said}`)));
+  });
+  child.stderr.resume();
+  return { url, cpuMs: () => processCpuMs(child.pid), stop: () => child.kill('SIGTERM') };
+}
+
+let ticksPerSecond;
+/** User + system CPU of a process, all threads, in ms (clock ticks: 10 ms resolution at 100 Hz). */
+function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticksPerSecond ??= 100; // sysconf(_SC_CLK_TCK): 100 on every Linux Node supports
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+const percentile = (values, p) => sorted(values)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+/**
+ * `toolman serve --port` against the plain SDK server: every (revision, clients) pair, `rounds`
+ * interleaved rounds, `calls` tools/call per client per round.
+ */
+export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, calls = quick ? 100 : 200, clientCounts = [10, 50], eras = ['legacy', 'modern'] } = {}) {
+  const { file } = benchCatalog();
+  const servers = {
+    toolman: await startServer([bin, '--catalog', file, 'serve', '--port', '0']),
+    baseline: await startServer([join(root, 'bench', 'serve-baseline.mjs')]),
+  };
+  const samples = {};
+  try {
+    // Warm both (JIT, sessions' code paths) before anything is timed.
+    for (const era of eras) for (const server of Object.values(servers)) await drive({ url: server.url, era, clients: 10, calls: quick ? 100 : 300 });
+    for (let round = 0; round < rounds; round++) {
+      for (const era of eras) {
+        for (const clients of clientCounts) {
+          const key = `${era}-${clients}`;
+          samples[key] ??= { toolman: [], baseline: [] };
+          const order = (round + clients) % 2 ? ['toolman', 'baseline'] : ['baseline', 'toolman'];
+          for (const name of order) {
+            const server = servers[name];
+            const cpuBefore = server.cpuMs();
+            const generatorBefore = process.cpuUsage();
+            const run = await drive({ url: server.url, era, clients, calls });
+            const generator = process.cpuUsage(generatorBefore);
+            const cpuAfter = server.cpuMs();
+            const total = clients * calls;
+            if (run.failures.length) throw new Error(`${name} failed ${run.failures.length} of ${total} calls (${key}); the first: ${run.failures[0]}`);
+            samples[key][name].push({
+              requests_per_s: (total * 1000) / run.wall_ms,
+              p50_ms: percentile(run.latencies, 0.5),
+              p99_ms: percentile(run.latencies, 0.99),
+              cpu_per_call_ms: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / total,
+              generator_cpu_per_call_ms: (generator.user + generator.system) / 1000 / total,
+            });
+          }
+        }
+      }
+    }
+  } finally {
+    for (const server of Object.values(servers)) server.stop();
+  }
+  const rows = [];
+  for (const [key, { toolman, baseline }] of Object.entries(samples)) {
+    const [era, clients] = key.split('-');
+    const of = (list, field) => (list.some((s) => s[field] === undefined) ? undefined : median(list.map((s) => s[field])));
+    const summary = (list) => ({ requests_per_s: of(list, 'requests_per_s'), p50_ms: of(list, 'p50_ms'), p99_ms: of(list, 'p99_ms'), cpu_per_call_ms: of(list, 'cpu_per_call_ms'), generator_cpu_per_call_ms: of(list, 'generator_cpu_per_call_ms') });
+    rows.push({
+      era: era === 'legacy' ? '2025-11-25' : '2026-07-28',
+      clients: Number(clients),
+      calls_per_client: calls,
+      rounds,
+      toolman: summary(toolman),
+      baseline: summary(baseline),
+      // Each round's two runs are neighbours in time: the ratio is taken per round, then the median.
+      throughput_ratio: median(toolman.map((t, i) => t.requests_per_s / baseline[i].requests_per_s)),
+      p99_ratio: median(toolman.map((t, i) => t.p99_ms / baseline[i].p99_ms)),
+    });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const quick = process.argv.includes('--quick');
+  if (!process.argv.includes('--http-only')) console.log(await serveBench({ quick }));
+  const { loadavg } = await import('node:os');
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start of the HTTP rounds`);
+  for (const row of await serveHttpBench({ quick })) console.log(JSON.stringify(row));
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+}

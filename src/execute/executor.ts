@@ -1,9 +1,9 @@
-import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { loadValidator, validateArguments, validateOutput } from './argument-validator.js';
+import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
 import { Mutex } from './mutex.js';
@@ -52,8 +52,14 @@ export interface ExecutorOptions {
 }
 
 export interface TurnOptions {
-  /** Cancels this turn: its running tools, and approvals still waiting. */
-  signal?: AbortSignal;
+  /**
+   * Cancels this turn: its running tools, and approvals still waiting. A driver with more than one
+   * reason to stop (`serve`: the request's cancellation and the server shutting down) passes them
+   * all; the turn listens to each, which costs far less than joining them per call with
+   * `AbortSignal.any` (a new signal held by weak references, about 9 µs of CPU and garbage on
+   * Node 20: the largest part of what serve added to a call, issue 24).
+   */
+  signal?: AbortSignal | readonly AbortSignal[];
   approve?: Approver;
   onEvent?: (event: CallEvent) => void;
 }
@@ -68,7 +74,6 @@ interface PlannedCall {
   refused?: Outcome;
 }
 
-const NEVER = new AbortController().signal;
 type Emit = ((event: CallEvent) => void) | undefined;
 
 /**
@@ -82,6 +87,7 @@ type Emit = ((event: CallEvent) => void) | undefined;
 export class Executor {
   private readonly lock = new Mutex();
   private readonly scratch = new Map<string, Map<string, unknown>>();
+  private readonly baseDirs = new WeakMap<Tool, string>();
   private readonly secrets: SecretSet;
   private readonly jobs: JobStore<Outcome>;
   /** Tools the user approved with "always" for the rest of the session. */
@@ -95,25 +101,34 @@ export class Executor {
 
   /** Runs one turn's calls, each decoded once into a record by the session (ToolSession.decode). */
   runTurn(calls: readonly CallRecord[], turn: TurnOptions = {}): Promise<TurnResult> {
-    const outer = turn.signal;
-    if (!outer) return this.runCalls(calls, turn, NEVER);
-    // One signal for the turn's calls, linked once to the driver's: a turn may run many calls,
-    // each listening to it, and listeners on the driver's signal must not pile up across turns.
-    const turnAbort = new AbortController();
-    setMaxListeners(0, turnAbort.signal);
-    const onAbort = () => turnAbort.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else outer.addEventListener('abort', onAbort, { once: true });
-    return this.runCalls(calls, turn, turnAbort.signal).finally(() => outer.removeEventListener('abort', onAbort));
+    const outers = turn.signal === undefined ? [] : Array.isArray(turn.signal) ? (turn.signal as readonly AbortSignal[]) : [turn.signal as AbortSignal];
+    if (outers.length === 0) return this.runCalls(calls, turn, Cancellation.NEVER);
+    // One cancellation for the turn's calls, linked once to the driver's signals: a turn may run
+    // many calls, each listening to it, and listeners on the driver's signals must not pile up
+    // across turns.
+    const { cancel, unlink } = Cancellation.linked(outers);
+    return this.runCalls(calls, turn, cancel).finally(unlink);
   }
 
-  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, signal: AbortSignal): Promise<TurnResult> {
+  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation): Promise<TurnResult> {
     // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
     if (calls.length > 0) await loadValidator();
     const listener = turn.onEvent ?? this.options.onEvent;
     // Optional calls skip building the event when nobody listens (the common case for scripts).
     const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
     const planned = calls.map((record) => this.plan(record));
+    const cap = this.options.limits.max_calls_per_round;
+    // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
+    // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
+    if (planned.length === 1 && cap >= 1) {
+      const only = planned[0]!;
+      emit?.({ type: 'tool_status', id: only.record.id, name: only.record.tool, status: 'queued' });
+      let duration = 0;
+      const outcome = await this.callOne(only, cancel, turn.approve ?? this.options.approve, emit, (ms) => (duration = ms));
+      const response = await this.toResponse(only, outcome, duration, cancel);
+      this.applyTurnBudget([{ response, tool: only.tool }]);
+      return { responses: [response], took_control: only.tool?.takesControl && response.ok ? only.record.tool : null };
+    }
 
     // 1. De-duplicate identical calls (same tool, same arguments in any key order).
     const duplicateOf = new Array<number | undefined>(planned.length);
@@ -130,7 +145,6 @@ export class Executor {
     const durations = new Map<number, number>();
 
     // 2. Cap the calls run this turn.
-    const cap = this.options.limits.max_calls_per_round;
     const running = primaries.slice(0, cap);
     for (const i of primaries.slice(cap)) {
       outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
@@ -153,12 +167,12 @@ export class Executor {
       }
     } else {
       for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
-      for (const i of running) outcomes.set(i, this.callOne(planned[i]!, signal, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
+      for (const i of running) outcomes.set(i, this.callOne(planned[i]!, cancel, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
     }
 
     const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
     // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
-    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, signal)));
+    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, cancel)));
     const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
     this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
     // Duplicates get the same answer, marked as such, under their own call id.
@@ -178,7 +192,7 @@ export class Executor {
   }
 
   /** Availability, validation, confirmation and the run, for one call. */
-  private async callOne(planned: PlannedCall, signal: AbortSignal, approve: Approver | undefined, emit: Emit, setDuration: (ms: number) => void): Promise<Outcome> {
+  private async callOne(planned: PlannedCall, cancel: Cancellation, approve: Approver | undefined, emit: Emit, setDuration: (ms: number) => void): Promise<Outcome> {
     const { record, tool } = planned;
     const started = performance.now();
     const finish = (outcome: Outcome): Outcome => {
@@ -216,39 +230,48 @@ export class Executor {
     if (needsApproval && !this.alwaysApproved.has(tool.name)) {
       const reason = tool.effect === 'destructive' ? `${tool.name} is destructive` : `${tool.name} asks for confirmation`;
       emit?.({ type: 'tool_status', id: record.id, name: tool.name, status: 'awaiting_approval', arguments: args, reason });
-      const decision = await this.askApproval(approve, { callId: record.id, tool, arguments: args, reason }, signal);
+      const decision = await this.askApproval(approve, { callId: record.id, tool, arguments: args, reason }, cancel);
       emit?.({ type: 'tool_approval', id: record.id, name: tool.name, decision });
-      if (signal.aborted) return finish(fail('cancelled', `${tool.name} was cancelled`));
+      if (cancel.aborted) return finish(fail('cancelled', `${tool.name} was cancelled`));
       if (decision === 'decline') return finish(fail('declined', `the user declined to run ${tool.name}; do not call it again unless they ask for it`));
       if (decision === 'always') this.alwaysApproved.add(tool.name);
     }
 
     // 7. Run.
-    if (tool.mode === 'stateful') return finish(await this.startStateful(tool, args, record.id, signal, emit, approve));
+    if (tool.mode === 'stateful') return finish(await this.startStateful(tool, args, record.id, cancel, emit, approve));
     if (tool.mode === 'background') {
-      const jobId = this.jobs.start(tool.name, (jobSignal) => this.runTool(tool, args, record.id, jobSignal, emit, approve));
+      const jobId = this.jobs.start(tool.name, (jobSignal) => {
+        const { cancel: job, unlink } = Cancellation.linked([jobSignal]);
+        return this.runTool(tool, args, record.id, job, emit, approve).finally(unlink);
+      });
       return finish({ ok: true, value: { job_id: jobId, status: 'running', note: 'Call job_status or job_result with this job_id to collect the result.' }, jobId });
     }
     const run = () => {
       // Emitted once the call really starts: a serial tool may have waited for the lock.
       emit?.({ type: 'tool_status', id: record.id, name: tool.name, status: 'running' });
-      return this.runTool(tool, args, record.id, signal, emit, approve);
+      return this.runTool(tool, args, record.id, cancel, emit, approve);
     };
     return finish(tool.concurrency === 'serial' ? await this.lock.run(run) : await run());
   }
 
   /** Runs a tool through its runner, with its timeout and the turn's signal; every failure becomes a value. */
-  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: AbortSignal, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
+  private async runTool(tool: Tool, args: Record<string, unknown>, callId: string, outer: Cancellation, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
     if (!tool.handler) return fail('tool_error', `${tool.name} has no handler, so toolman cannot run it`);
     const runner = this.options.runners.get(tool.handler.kind);
     if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
     if (outer.aborted) return fail('cancelled', `${tool.name} was cancelled`);
+    // The call's own signal exists only once a runner reads it (a mock without latency never
+    // does): making one costs a few µs per call. The race below is rejected directly.
     const controller = new AbortController();
-    const onOuter = () => controller.abort(new CancelledError());
-    if (outer !== NEVER) outer.addEventListener('abort', onOuter, { once: true });
-    const timer = setTimeout(() => controller.abort(new TimeoutError()), timerDelay(tool.timeoutMs));
-    const context = this.runContext(tool, callId, controller.signal, emit, approve);
-    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    let stop: (reason: Error) => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => (stop = reject));
+    const abort = (reason: Error) => {
+      controller.abort(reason);
+      stop(reason);
+    };
+    const unlisten = outer.onAbort(() => abort(new CancelledError()));
+    const timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+    const context = this.runContext(tool, callId, () => controller.signal, emit, approve);
     try {
       const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
       // 8. The result against the tool's output schema, whole: before truncation, which would cut a
@@ -267,19 +290,22 @@ export class Executor {
       return fail('tool_error', `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(timer);
-      outer.removeEventListener('abort', onOuter);
+      unlisten();
     }
   }
 
   /** What a runner gets for one call (or one stateful job) besides the handler and the arguments. */
-  private runContext(tool: Tool, callId: string, signal: AbortSignal, emit: Emit, approve: Approver | undefined): RunContext {
+  private runContext(tool: Tool, callId: string, signal: AbortSignal | (() => AbortSignal), emit: Emit, approve: Approver | undefined): RunContext {
+    const read = typeof signal === 'function' ? signal : () => signal;
     return {
       callId,
       tool,
-      signal,
+      get signal() {
+        return read();
+      },
       progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
       scratch: this.scratchFor(tool.name),
-      baseDir: tool.source.kind === 'catalog' || tool.source.kind === 'agent' ? dirname(resolve(this.options.cwd, tool.source.file)) : this.options.cwd,
+      baseDir: this.baseDirOf(tool),
       cwd: this.options.cwd,
       env: this.options.env,
       secrets: this.secrets,
@@ -293,9 +319,9 @@ export class Executor {
    * tool's timeout in all, and the call answers with its first yield and the job id; job_next
    * reads the rest. Like a background job it holds no serial lock: it outlives the turn.
    */
-  private async startStateful(tool: Tool, args: Record<string, unknown>, callId: string, signal: AbortSignal, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
+  private async startStateful(tool: Tool, args: Record<string, unknown>, callId: string, cancel: Cancellation, emit: Emit, approve: Approver | undefined): Promise<Outcome> {
     const runner = tool.handler ? this.options.runners.get(tool.handler.kind) : undefined;
-    if (!tool.handler || !runner) return this.runTool(tool, args, callId, signal, emit, approve);
+    if (!tool.handler || !runner) return this.runTool(tool, args, callId, cancel, emit, approve);
     if (!runner.start) return fail('tool_error', `${tool.name} is mode: stateful, and its ${tool.handler.kind} handler cannot run as a generator (only module, plugin and mock handlers can)`);
     emit?.({ type: 'tool_status', id: callId, name: tool.name, status: 'running' });
     // A runner's progress reaches this call's display while the call runs; later, the job's updates tell.
@@ -305,7 +331,7 @@ export class Executor {
       maxTokens: this.resultLimit(tool),
       secrets: this.secrets,
     });
-    const answer = await job.firstAnswer(signal);
+    const answer = await job.firstAnswer(cancel.signal);
     live = undefined;
     return answer.ok ? { ok: true, value: answer.value, jobId: job.id } : fail(answer.kind, answer.message);
   }
@@ -321,7 +347,8 @@ export class Executor {
    */
   private async askForRunner(approve: Approver, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (this.alwaysApproved.has(request.tool.name)) return 'approve';
-    const decision = await this.askApproval(approve, request, signal);
+    const { cancel, unlink } = Cancellation.linked([signal]);
+    const decision = await this.askApproval(approve, request, cancel).finally(unlink);
     if (decision === 'always') this.alwaysApproved.add(request.tool.name);
     return decision;
   }
@@ -331,20 +358,19 @@ export class Executor {
    * driver is shown the arguments with the secrets taken out (a model may echo one into them):
    * what runs is the call as made, what is shown never holds a secret.
    */
-  private askApproval(approve: Approver | undefined, asked: Parameters<Approver>[0], signal: AbortSignal): Promise<ApprovalDecision> {
+  private askApproval(approve: Approver | undefined, asked: Parameters<Approver>[0], cancel: Cancellation): Promise<ApprovalDecision> {
     const request = { ...asked, arguments: redactValue(asked.arguments, this.secrets, {}), reason: this.secrets.redact(asked.reason) };
     const answer = this.approvals.then(async (): Promise<ApprovalDecision> => {
-      if (!approve || signal.aborted) return 'decline';
+      if (!approve || cancel.aborted) return 'decline';
       // The listener goes when the question is answered: a turn may ask many questions of one signal.
-      let onAbort = () => {};
+      let unlisten = () => {};
       const cancelled = new Promise<ApprovalDecision>((resolvePromise) => {
-        onAbort = () => resolvePromise('decline');
-        signal.addEventListener('abort', onAbort, { once: true });
+        unlisten = cancel.onAbort(() => resolvePromise('decline'));
       });
       try {
-        return await Promise.race([approve(request, signal).catch((): ApprovalDecision => 'decline'), cancelled]);
+        return await Promise.race([approve(request, cancel.signal).catch((): ApprovalDecision => 'decline'), cancelled]);
       } finally {
-        signal.removeEventListener('abort', onAbort);
+        unlisten();
       }
     });
     this.approvals = answer;
@@ -365,7 +391,7 @@ export class Executor {
     return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 
-  private async toResponse(planned: PlannedCall, outcome: Outcome, duration: number, signal: AbortSignal): Promise<ToolResponse> {
+  private async toResponse(planned: PlannedCall, outcome: Outcome, duration: number, cancel: Cancellation): Promise<ToolResponse> {
     const { record } = planned;
     let content: string;
     let error: string | null = null;
@@ -404,15 +430,26 @@ export class Executor {
         if (verdicts.length) extra.evaluations = verdicts;
       }
       const limit = this.resultLimit(tool);
-      const cut = await shortenResult(content, limit, tool, { summarise: this.options.summarise, threshold: this.options.budget.summarize?.threshold, signal });
-      if (cut.truncated) {
+      // Most results fit: shortenResult (async, for a summary) only for those that do not; the
+      // signal is made only if a summary is asked for.
+      const cut =
+        estimateTokens(content) <= limit
+          ? undefined
+          : await shortenResult(content, limit, tool, {
+              summarise: this.options.summarise,
+              threshold: this.options.budget.summarize?.threshold,
+              get signal() {
+                return cancel.signal;
+              },
+            });
+      if (cut?.truncated) {
         // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
         content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
         truncated = true;
         original = cut.originalTokens;
         if (cut.summarized) extra.summarized = true;
       }
-      if (cut.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
+      if (cut?.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
     }
     const response: ToolResponse = {
       id: record.id,
@@ -468,6 +505,14 @@ export class Executor {
       }
       remaining -= estimateTokens(response.content);
     });
+  }
+
+  /** The folder a tool's relative paths resolve from: its catalog file's (resolved once per tool, not per call). */
+  private baseDirOf(tool: Tool): string {
+    if (tool.source.kind !== 'catalog' && tool.source.kind !== 'agent') return this.options.cwd;
+    let dir = this.baseDirs.get(tool);
+    if (dir === undefined) this.baseDirs.set(tool, (dir = dirname(resolve(this.options.cwd, tool.source.file))));
+    return dir;
   }
 
   private scratchFor(tool: string): Map<string, unknown> {

@@ -10,7 +10,10 @@ export interface CallRun {
   arguments: unknown;
   /** The call's id for the executor and its events: the JSON-RPC request id. */
   id: string;
+  /** The request's cancellation. */
   signal: AbortSignal;
+  /** The server shutting down: ends the call too. Kept apart from `signal` (joining them per call costs more than the rest of serve's work, issue 24). */
+  stop: AbortSignal;
   approve: Approver;
   progressToken?: string | number;
   /** Sends a notification related to the call's request (on its stream over HTTP). */
@@ -35,8 +38,11 @@ export async function runCall(run: CallRun): Promise<CallRunResult> {
   try {
     if (run.slots) {
       try {
-        releases.push(await run.slots.session.acquire(run.signal));
-        releases.push(await run.slots.total.acquire(run.signal));
+        // A free slot is taken at once (no promise to wait on); only a full server queues.
+        const signals = [run.signal, run.stop];
+        const live = !run.signal.aborted && !run.stop.aborted;
+        releases.push((live ? run.slots.session.take() : undefined) ?? (await run.slots.session.acquire(signals)));
+        releases.push((live ? run.slots.total.take() : undefined) ?? (await run.slots.total.acquire(signals)));
       } catch (error) {
         if (error instanceof SlotsFull) {
           run.log(error.message);
@@ -47,11 +53,11 @@ export async function runCall(run: CallRun): Promise<CallRunResult> {
     }
     const sent: Promise<unknown>[] = [];
     const turn = await run.session.runTurn([{ id: run.id, name: run.tool.name, arguments: run.arguments ?? {} }], {
-      signal: run.signal,
+      signal: [run.signal, run.stop],
       approve: run.approve,
       onEvent: onEvent(run, sent),
     });
-    await Promise.all(sent);
+    if (sent.length) await Promise.all(sent);
     const response = turn.responses[0]!;
     if (run.verbose) run.log(response.ok ? `✓ ${run.tool.name} ${response.duration_ms} ms${response.truncated ? ' (truncated)' : ''}` : `✗ ${run.tool.name} (${response.error_kind}): ${response.error}`);
     return { ran: true, response };

@@ -28,12 +28,12 @@ export class SlotsFull extends Error {}
 
 /**
  * A counting semaphore for calls: `acquire` resolves with a release once fewer than `limit` hold
- * a slot, in arrival order; a waiting call whose signal aborts leaves the queue; past
+ * a slot, in arrival order; a waiting call leaves the queue when any of its signals aborts; past
  * `limit * 4` waiting, `acquire` throws `SlotsFull` at once.
  */
 export class CallSlots {
   private held = 0;
-  private readonly waiting: { grant: () => void; signal: AbortSignal; onAbort: () => void }[] = [];
+  private readonly waiting: { grant: () => void }[] = [];
 
   constructor(
     readonly limit: number,
@@ -44,8 +44,17 @@ export class CallSlots {
     return this.held > 0 || this.waiting.length > 0;
   }
 
-  acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  /** A slot now, when one is free and nobody waits for one (its release), or undefined. */
+  take(): (() => void) | undefined {
+    if (this.held >= this.limit || this.waiting.length > 0) return undefined;
+    this.held++;
+    return this.releaser();
+  }
+
+  acquire(signal: AbortSignal | readonly AbortSignal[]): Promise<() => void> {
+    const signals: readonly AbortSignal[] = Array.isArray(signal) ? signal : [signal as AbortSignal];
+    const aborted = signals.find((s) => s.aborted);
+    if (aborted) return Promise.reject(aborted.reason);
     if (this.held < this.limit) {
       this.held++;
       return Promise.resolve(this.releaser());
@@ -54,19 +63,23 @@ export class CallSlots {
       return Promise.reject(new SlotsFull(`toolman serve is busy: ${this.held} calls are running ${this.what} (the most it runs at once) and ${this.waiting.length} more are waiting; try again when one has finished`));
     }
     return new Promise((resolve, reject) => {
+      const listeners = signals.map((s) => [s, () => entry.onAbort(s.reason)] as const);
+      const unlisten = () => {
+        for (const [s, listener] of listeners) s.removeEventListener('abort', listener);
+      };
       const entry = {
-        signal,
         grant: () => {
-          signal.removeEventListener('abort', entry.onAbort);
+          unlisten();
           resolve(this.releaser());
         },
-        onAbort: () => {
+        onAbort: (reason: unknown) => {
+          unlisten();
           const at = this.waiting.indexOf(entry);
           if (at >= 0) this.waiting.splice(at, 1);
-          reject(signal.reason);
+          reject(reason);
         },
       };
-      signal.addEventListener('abort', entry.onAbort, { once: true });
+      for (const [s, listener] of listeners) s.addEventListener('abort', listener, { once: true });
       this.waiting.push(entry);
     });
   }

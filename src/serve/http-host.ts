@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from '@modelcontextprotocol/server';
-import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { classifyInboundRequest, createMcpHandler, type AuthInfo, type Server } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { ServeLimits } from './call-slots.js';
 import { header, MAX_BODY_BYTES, readJson, reply } from './http-body.js';
@@ -118,7 +118,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       // 2026-07-28 has no GET stream and no sessions to delete (`streamable-http.mdx` §Backward Compatibility).
       return reply(res, 405, 'Method not allowed: POST a JSON-RPC request (a 2025-11-25 client sends initialize first)', { Allow: 'POST, OPTIONS' });
     }
-    if (await isLegacyRequest(await toWebRequest(req, body), body)) {
+    if (isLegacyPost(req, body)) {
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
       const initializes = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
       if (!initializes) return reply(res, 400, 'Bad request: no Mcp-Session-Id; send initialize first');
@@ -180,6 +180,33 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       await closed;
     },
   };
+}
+
+/**
+ * The era of a POST whose body is parsed, decided by the SDK's own classifier: the step its
+ * `isLegacyRequest` and `createMcpHandler` run on the method, the three standard headers and the
+ * body (`classifyEntryRequest` in @modelcontextprotocol/server), called directly rather than
+ * through `isLegacyRequest(toWebRequest(req))`, which builds a web `Request` (headers copied, the
+ * body serialised again) for every request only to read those headers back: about a sixth of
+ * what a 2026-07-28 call cost (issue 24). Headers sent twice are joined with ", " as a web
+ * `Headers` would (Node does so for these names); the classifier trims them.
+ */
+export function isLegacyPost(req: Pick<IncomingMessage, 'headers'>, body: unknown): boolean {
+  const standard = (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const protocolVersionHeader = standard('mcp-protocol-version');
+  const mcpMethodHeader = standard('mcp-method');
+  const mcpNameHeader = standard('mcp-name');
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    ...(protocolVersionHeader !== undefined ? { protocolVersionHeader } : {}),
+    ...(mcpMethodHeader !== undefined ? { mcpMethodHeader } : {}),
+    ...(mcpNameHeader !== undefined ? { mcpNameHeader } : {}),
+    ...(body !== undefined ? { body } : {}),
+  });
+  return outcome.kind === 'legacy';
 }
 
 function isInitialize(message: unknown): boolean {

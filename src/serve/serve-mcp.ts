@@ -192,6 +192,9 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
   };
 }
 
+/** Each input schema's `x-mcp-header` marks, found once: a tool's parameters never change (a new catalog brings new objects). */
+const marksByParameters = new WeakMap<object, ReturnType<typeof headerMarks>>();
+
 /** A `tools/call`'s `Mcp-Param-*` headers against its arguments, for the tool it names (listed or deferred). */
 function paramMismatch(modern: ModernServing, body: unknown, headers: Record<string, string | string[] | undefined>): string | undefined {
   const message = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
@@ -199,6 +202,7 @@ function paramMismatch(modern: ModernServing, body: unknown, headers: Record<str
   const name = message.params.name;
   const tool = modern.tool(name);
   if (!tool) return undefined;
-  const marks = headerMarks(tool.parameters);
+  let marks = marksByParameters.get(tool.parameters);
+  if (!marks) marksByParameters.set(tool.parameters, (marks = headerMarks(tool.parameters)));
   return marks.ok && marks.marks.length ? paramHeaderMismatch(marks.marks, message.params.arguments, headers) : undefined;
 }

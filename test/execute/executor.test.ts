@@ -186,6 +186,29 @@ describe('7. running', () => {
     expect(turn.responses[0]!.error_kind).toBe('cancelled');
   });
 
+  it('cancels a running call when any of the driver\'s signals aborts, and leaves no listener on them', async () => {
+    // serve passes the request's cancellation and its own shutdown apart, not joined per call.
+    const request = new AbortController();
+    const shutdown = new AbortController();
+    const { session } = executor();
+    setTimeout(() => shutdown.abort(), 50);
+    const turn = await session.runTurn([call('slow_serial', { n: 1 })], { signal: [request.signal, shutdown.signal] });
+    expect(turn.responses[0]!.error_kind).toBe('cancelled');
+    const done = await session.runTurn([call('lookup', { key: 'a' })], { signal: [request.signal, new AbortController().signal] });
+    expect(done.responses[0]!.ok).toBe(true);
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('refuses a turn whose signal had already aborted, one call or many', async () => {
+    const { session } = executor();
+    const aborted = AbortSignal.abort();
+    const one = await session.runTurn([call('lookup', { key: 'a' })], { signal: [new AbortController().signal, aborted] });
+    expect(one.responses[0]!.error_kind).toBe('cancelled');
+    const many = await session.runTurn([call('lookup', { key: 'a' }), call('fast_safe', { n: 1 })], { signal: aborted });
+    expect(many.responses.map((r) => r.error_kind)).toEqual(['cancelled', 'cancelled']);
+  });
+
   it('answers background tools with a job id, collected with job_status and job_result', async () => {
     const { run } = executor();
     const started = await run([call('export_all')]);
