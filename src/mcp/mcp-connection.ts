@@ -6,7 +6,8 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { packageRoot } from '../shared/package-root.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { interactionHandlers, type McpInteraction } from './mcp-interaction.js';
+import { interactionHandlers, type InteractionHandlers, type McpInteraction } from './mcp-interaction.js';
+import { currentCallAsker, type CallAsker } from './question-relay.js';
 import { LoginRequired, type ToolmanOAuthProvider } from './oauth/oauth-provider.js';
 import { plainText } from '../shared/plain-text.js';
 import { describeLaunch, type ServerLaunch } from './server-launch.js';
@@ -21,6 +22,8 @@ export const MAX_TOOLS_PER_SERVER = 5_000;
 export const STDIO_PROBE_TIMEOUT_MS = 3_000;
 /** Rounds of `input_required` one call may take (the SDK's default, said here): a server cannot loop a call forever. */
 const MAX_INPUT_ROUNDS = 10;
+/** Embedded requests one round may hold: a server cannot make toolman ask without end at once. */
+const MAX_INPUT_REQUESTS = 16;
 /** JSON-RPC error of a 2026-07-28 server whose header check failed (`basic/transports/streamable-http.mdx`). */
 const HEADER_MISMATCH = -32020;
 /** JSON-RPC error of a 2026-07-28 server that needs a capability the client did not declare. */
@@ -86,6 +89,10 @@ export class McpConnection {
   private repairs: RepairNote[] = [];
   /** Repairs of other answers (prompts, resources), until `request` takes them. */
   private otherRepairs: RepairNote[] = [];
+  /** How the driver answers what the server asks (embedded in a 2026-07-28 `input_required`, or pushed by a 2025 server). */
+  private handlers: InteractionHandlers | undefined;
+  /** Calls and requests running now, with the asker each was started with (undefined: none). */
+  private readonly running = new Map<symbol, CallAsker | undefined>();
 
   private constructor(
     readonly launch: ServerLaunch,
@@ -123,7 +130,8 @@ export class McpConnection {
   }
 
   private static async connect(launch: ServerLaunch, options: ConnectOptions, legacy: boolean): Promise<McpConnection> {
-    const handlers = interactionHandlers(launch.name, options.interaction, launch.roots);
+    let connection: McpConnection | undefined;
+    const handlers = interactionHandlers(launch.name, options.interaction, launch.roots, () => connection?.askerOfQuestion());
     const client = new Client(
       { name: 'toolman', version: clientVersion() },
       {
@@ -142,9 +150,9 @@ export class McpConnection {
             requestInit: { headers: launch.headers },
             ...(options.authProvider ? { authProvider: options.authProvider, onInsufficientScope: options.authProvider.canSignIn ? 'reauthorize' : 'throw', maxStepUpRetries: 1, fetch: refusalsTo(launch.url, options.authProvider) } : {}),
           });
-    let connection: McpConnection | undefined;
     const transport = new TolerantTransport(inner, { http: launch.kind === 'http', onRepair: (note) => connection?.repaired(note) });
     connection = new McpConnection(launch, client, transport, inner, options.secrets, options.onRepair, options.authProvider, options.loginHint);
+    connection.handlers = handlers;
     const self = connection;
     // Reported through calls and `lost`; the SDK would otherwise log them itself.
     client.onerror = () => undefined;
@@ -291,6 +299,10 @@ export class McpConnection {
    * list changed) lists again and retries once (`streamable-http.mdx`: the client SHOULD).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown> & { isError: boolean; content: unknown[] }> {
+    return this.tracked(() => this.callToolNow(name, args, options));
+  }
+
+  private async callToolNow(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown> & { isError: boolean; content: unknown[] }> {
     if (this.lostReason) throw this.failure(this.lostReason);
     const send = (definition: Record<string, unknown> | undefined) => {
       const requestOptions = {
@@ -302,7 +314,7 @@ export class McpConnection {
       if (this.era !== 'modern') return this.sdk.request({ method: 'tools/call', params: { name, arguments: args } }, ANY_RESULT, requestOptions);
       // Only the input schema: output is checked by toolman's executor (invalid_output), not thrown by the SDK.
       const inputSchema = isRecord(definition?.inputSchema) ? definition.inputSchema : { type: 'object' };
-      return this.sdk.callTool({ name, arguments: args }, { ...requestOptions, toolDefinition: { name, inputSchema } as never }) as Promise<Record<string, unknown>>;
+      return this.rounds({ name, arguments: args }, (params) => this.sdk.callTool(params as never, { ...requestOptions, allowInputRequired: true, toolDefinition: { name, inputSchema } as never } as never) as Promise<Record<string, unknown>>, options.signal);
     };
     try {
       let result: Record<string, unknown>;
@@ -340,9 +352,74 @@ export class McpConnection {
    * problem says how to log in. `repairs` says what the tolerant transport left out of the answer.
    */
   async request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; repairs: string[] }> {
+    return this.tracked(() => this.requestNow(method, params, signal));
+  }
+
+  /**
+   * Who answers a question the server asks now. A 2026-07-28 server asks inside the result of the
+   * call it is about: that call's async context holds its asker. A 2025 server sends its own
+   * request, which on stdio names no call (2025-11-25 `client/elicitation.mdx`): it is routed to
+   * a call's asker only while that call is the only one running on this connection; with none or
+   * several, undefined (the interaction's own answer: in serve, a decline).
+   */
+  askerOfQuestion(): CallAsker | undefined {
+    if (this.era === 'modern') return currentCallAsker();
+    if (this.running.size !== 1) return undefined;
+    return [...this.running.values()][0];
+  }
+
+  /**
+   * A 2026-07-28 request's rounds (`basic/patterns/mrtr.mdx`): while the server answers
+   * `input_required`, each embedded request is answered through the interaction's handlers and
+   * the request is sent again with the answers and the server's `requestState`, at most
+   * MAX_INPUT_ROUNDS times. Run here rather than by the SDK's own driver so the answers are
+   * given in the calling request's async context, where its asker is (`withCallAsker`): the
+   * SDK's driver runs from the transport's message handler, where no call is known.
+   */
+  private async rounds(params: Record<string, unknown>, send: (params: Record<string, unknown>) => Promise<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    let sent = params;
+    for (let round = 0; ; round++) {
+      const result = await send(sent);
+      if (result.resultType !== 'input_required') return result;
+      if (round >= MAX_INPUT_ROUNDS) throw new McpCallError(`the server still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const requests = isRecord(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUT_REQUESTS) : [];
+      const round$ = new AbortController();
+      const stop = () => round$.abort(signal?.reason);
+      signal?.addEventListener('abort', stop, { once: true });
+      try {
+        const answers = await Promise.all(requests.map(async ([key, request]) => [key, await this.answerInputRequest(request, round$.signal)] as const));
+        sent = { ...params, inputResponses: Object.fromEntries(answers), ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
+      } finally {
+        signal?.removeEventListener('abort', stop);
+      }
+    }
+  }
+
+  /** One embedded request of an `input_required` result, answered by the handler of its method (a method toolman did not declare is refused). */
+  private async answerInputRequest(request: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const method = isRecord(request) ? request.method : undefined;
+    const params = isRecord(request) && isRecord(request.params) ? request.params : {};
+    if (method === 'elicitation/create' && this.handlers?.elicit) return this.handlers.elicit(params, signal);
+    if (method === 'sampling/createMessage' && this.handlers?.sample) return this.handlers.sample(params, signal);
+    if (method === 'roots/list' && this.handlers?.roots) return this.handlers.roots();
+    throw new McpCallError(`the server asked for ${typeof method === 'string' ? plainText(method).slice(0, 60) : 'an input request without a method'}, which toolman did not declare it answers`);
+  }
+
+  private async tracked<T>(run: () => Promise<T>): Promise<T> {
+    const key = Symbol('call');
+    this.running.set(key, currentCallAsker());
+    try {
+      return await run();
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  private async requestNow(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; repairs: string[] }> {
     if (this.lostReason) throw this.failure(this.lostReason);
     try {
-      const result = await this.authorized(() => this.sdk.request({ method, params } as never, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
+      const send = (sent: Record<string, unknown>) => this.sdk.request({ method, params: sent } as never, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}), ...(this.era === 'modern' ? { allowInputRequired: true } : {}) }) as Promise<Record<string, unknown>>;
+      const result = await this.authorized(() => (this.era === 'modern' ? this.rounds(params, send, signal) : send(params)));
       // What the tolerant transport left out of this answer (a malformed prompt, say), said by the caller.
       const mine = this.otherRepairs.filter((note) => note.method === method);
       this.otherRepairs = this.otherRepairs.filter((note) => note.method !== method);
