@@ -184,7 +184,8 @@ export function elicitRequest(server: string, params: unknown): ElicitRequest | 
   const properties: Record<string, Record<string, unknown>> = {};
   for (const [name, property] of Object.entries(schema.properties)) {
     if (!isRecord(property)) return undefined;
-    properties[plainText(name)] = property;
+    // Defined, not assigned: a field named `__proto__` is a field, not the object's prototype.
+    Object.defineProperty(properties, plainText(name), { value: property, enumerable: true, writable: true, configurable: true });
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
   const form: FormSchema = { properties, required };

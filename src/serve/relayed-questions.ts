@@ -33,7 +33,9 @@ export function relayedQuestion(request: ElicitRequest, secrets: SecretSet): Rel
     return { mode: 'url', params: { mode: 'url', message, url: secrets.redact(request.url), elicitationId: randomBytes(12).toString('base64url') } };
   }
   const properties: Record<string, Record<string, unknown>> = {};
-  for (const [name, field] of Object.entries(request.schema.properties).slice(0, MAX_FIELDS)) properties[secrets.redact(name)] = cleanField(field, secrets);
+  for (const [name, field] of Object.entries(request.schema.properties).slice(0, MAX_FIELDS)) {
+    Object.defineProperty(properties, secrets.redact(name), { value: cleanField(field, secrets), enumerable: true, writable: true, configurable: true });
+  }
   const required = request.schema.required.filter((name) => Object.hasOwn(properties, name));
   return { mode: 'form', params: { mode: 'form', message, requestedSchema: { type: 'object', properties: properties as never, ...(required.length ? { required } : {}) } } };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers/paths.js';
 import { connectModern, modernRequest } from './modern-client.js';
 import { serveInProcess, type InProcessServer } from './serve-in-process.js';
+import { startHttp } from './serve-client.js';
 
 // `toolman serve` relays what a catalog's MCP server asks during a call it forwards to serve's
 // own client, the way that client's era asks: a 2025-11-25 session gets an `elicitation/create`
@@ -188,4 +189,25 @@ describe('serve\'s requestState for a relayed question (2026-07-28, raw requests
       await client.close();
     }
   });
+});
+
+describe('toolman serve (the built binary) relays a question', () => {
+  it('over HTTP to a 2026-07-28 client and a 2025-11-25 one, from a stdio server of each era', async () => {
+    const served = await startHttp([], { RELAY_KEY: SECRET }, catalog());
+    try {
+      const modern = await connectModern(served.url, { elicit: () => ({ action: 'accept', content: { name: 'carol', plan: 'pro' } }) });
+      const legacy = await legacyClient(served.url, () => ({ action: 'accept', content: { name: 'dave' } }));
+      try {
+        expect(texts(await modern.client.callTool({ name: 'm_make_account', arguments: {} }))).toEqual(['account carol on pro']);
+        expect(texts(await legacy.client.callTool({ name: 'l_make_account', arguments: {} }))).toEqual(['account dave on free']);
+        expect(modern.seen.elicitations.map((e) => e.message)).toEqual(['MCP server "m" asks: Account details']);
+      } finally {
+        await modern.client.close();
+        await legacy.client.close();
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.done;
+    }
+  }, 60_000);
 });
