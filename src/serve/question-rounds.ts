@@ -34,7 +34,13 @@ export async function modernRounds<T>(relay: QuestionRelay, ctx: ServerContext, 
     const waiting = relay.parked.take(resume.q, principal.key);
     if (!waiting) throw new ProtocolError(-32602, 'the call this answer is for is no longer waiting (it timed out, was answered, or toolman serve restarted): call again without requestState');
     call = waiting.call as AskingCall<T>;
-    answerAll(waiting.questions, ctx);
+    // A retry that leaves a question unanswered is asked again (`mrtr.mdx` §Error Handling: the
+    // server SHOULD "respond with a new InputRequiredResult requesting the missing information again").
+    if (!answerAll(waiting.questions, ctx)) {
+      const again = await askAgain(relay, ctx, principal, bound, call, waiting.questions);
+      if (again.kind === 'input_required') return again;
+      for (const question of waiting.questions) question.answer({ action: 'decline' });
+    }
   } else {
     call = new AskingCall(start);
   }
@@ -57,20 +63,10 @@ export async function modernRounds<T>(relay: QuestionRelay, ctx: ServerContext, 
         }
       }
       if (askable.length === 0) continue;
-      const id = relay.parked.park(principal.key, call as AskingCall<unknown>, askable);
-      if (id === undefined) {
-        relay.log('declined an MCP server\'s question for the client: too many calls wait for answers already');
-        for (const question of askable) question.answer({ action: 'decline' });
-        continue;
-      }
-      const inputRequests = Object.fromEntries(
-        askable.map((question, index) => {
-          const relayed = relayedQuestion(question.request, relay.secrets);
-          if (relayed.mode === 'form') return [questionKey(index), inputRequired.elicit({ message: relayed.params.message, requestedSchema: relayed.params.requestedSchema })];
-          return [questionKey(index), inputRequired.elicitUrl({ message: relayed.params.message, url: relayed.params.url })];
-        }),
-      );
-      return { kind: 'input_required', result: inputRequired({ inputRequests, requestState: await relay.approvals.mint(bound.name, bound.args, ctx, id) }) };
+      const asked = await askAgain(relay, ctx, principal, bound, call, askable);
+      if (asked.kind === 'input_required') return asked;
+      relay.log('declined an MCP server\'s question for the client: too many calls wait for answers already');
+      for (const question of askable) question.answer({ action: 'decline' });
     }
   } finally {
     ctx.mcpReq.signal.removeEventListener('abort', stop);
@@ -82,10 +78,30 @@ function questionKey(index: number): string {
   return `question${index + 1}`;
 }
 
-/** The retry's answers to the waiting questions; a question it does not answer is declined. */
-function answerAll(questions: readonly OpenQuestion[], ctx: ServerContext): void {
+/**
+ * Parks the call with its questions and gives the client `input_required` with them and a state
+ * naming the parked call; `full` when no more calls may wait (the caller declines the questions).
+ */
+async function askAgain<T>(relay: QuestionRelay, ctx: ServerContext, principal: Principal, bound: { name: string; args: unknown }, call: AskingCall<T>, questions: OpenQuestion[]): Promise<{ kind: 'input_required'; result: InputRequiredResult } | { kind: 'full' }> {
+  const id = relay.parked.park(principal.key, call as AskingCall<unknown>, questions);
+  if (id === undefined) return { kind: 'full' };
+  const inputRequests = Object.fromEntries(
+    questions.map((question, index) => {
+      const relayed = relayedQuestion(question.request, relay.secrets);
+      if (relayed.mode === 'form') return [questionKey(index), inputRequired.elicit({ message: relayed.params.message, requestedSchema: relayed.params.requestedSchema })];
+      return [questionKey(index), inputRequired.elicitUrl({ message: relayed.params.message, url: relayed.params.url })];
+    }),
+  );
+  return { kind: 'input_required', result: inputRequired({ inputRequests, requestState: await relay.approvals.mint(bound.name, bound.args, ctx, id) }) };
+}
+
+/** The retry's answers to the waiting questions, when it answers every one (an answer that is no elicitation result declines); false, and nothing answered, when one is missing. */
+function answerAll(questions: readonly OpenQuestion[], ctx: ServerContext): boolean {
+  const views = questions.map((_, index) => inputResponse(ctx.mcpReq.inputResponses, questionKey(index)));
+  if (views.some((view) => view.kind === 'missing')) return false;
   questions.forEach((question, index) => {
-    const view = inputResponse(ctx.mcpReq.inputResponses, questionKey(index));
+    const view = views[index]!;
     question.answer(view.kind === 'elicit' ? clientAnswer({ action: view.action, content: view.content }, question.request) : { action: 'decline' });
   });
+  return true;
 }

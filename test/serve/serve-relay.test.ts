@@ -150,6 +150,16 @@ describe('serve\'s requestState for a relayed question (2026-07-28, raw requests
     expect(replay.response?.error?.message).toContain('already answered');
   });
 
+  it('asks again when the retry leaves the question unanswered (mrtr.mdx §Error Handling)', async () => {
+    const asked = await ask(served.url);
+    const bare = await modernRequest(served.url, 'tools/call', { name: 'm_make_account', arguments: {}, requestState: asked.requestState, inputResponses: {} }, { capabilities: form });
+    const again = bare.response?.result as { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    expect(again.resultType).toBe('input_required');
+    expect(again.inputRequests).toEqual(asked.inputRequests);
+    expect(again.requestState).not.toBe(asked.requestState);
+    expect((await answer(served.url, again.requestState)).response?.result?.content).toEqual([{ type: 'text', text: 'account mallory on free' }]);
+  });
+
   it('refuses a forged state, a state for another tool or other arguments, and one from another method', async () => {
     const asked = await ask(served.url);
     const forged = asked.requestState.slice(0, -4) + (asked.requestState.endsWith('AAAA') ? 'BBBB' : 'AAAA');
