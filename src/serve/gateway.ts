@@ -19,8 +19,9 @@ const INTERNAL_ERROR = -32603;
  * cut, binary data within its bound. Lists are taken when serve starts and again when a server
  * says they changed; serve's clients are then told (`onChange`).
  *
- * Not passed through: completion, and an upstream server's own questions during `prompts/get` or
- * `resources/read` (serve answers none for it: such a request fails with the server's -32021).
+ * Not passed through: completion. An upstream server's questions during `prompts/get` or
+ * `resources/read` go to serve's client (the handlers in prompts-and-resources.ts run these
+ * inside the request's asker).
  */
 export class CatalogGateway implements PromptsAndResources {
   private lists: { prompts: Prompt[]; resources: Resource[]; templates: ResourceTemplateType[] } = { prompts: [], resources: [], templates: [] };
