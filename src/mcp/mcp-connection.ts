@@ -293,8 +293,8 @@ export class McpConnection {
    * `tools/call`. Progress notifications go to `onProgress`; when `signal` aborts, the call is
    * cancelled (2026-07-28 over HTTP: its stream is closed; otherwise `notifications/cancelled`)
    * and rejects with the signal's reason. The SDK's own timeout is set past toolman's, so the
-   * executor's timeout (through the signal) is the one reported. On a 2026-07-28 connection the
-   * SDK answers `input_required` rounds through the interaction and mirrors `x-mcp-header`
+   * executor's timeout (through the signal) is the one reported. On a 2026-07-28 connection toolman
+   * answers `input_required` rounds through the interaction (`rounds`), and the SDK mirrors `x-mcp-header`
    * parameters into `Mcp-Param-*` headers from `definition`; a header mismatch (the server's
    * list changed) lists again and retries once (`streamable-http.mdx`: the client SHOULD).
    */
@@ -346,7 +346,7 @@ export class McpConnection {
    * One request of the prompts and resources methods (`prompts/list`, `prompts/get`,
    * `resources/list`, `resources/templates/list`, `resources/read`), read as any result and
    * redacted as it arrives (a server may echo a secret it was given), within the launch's
-   * timeout. On a 2026-07-28 connection the SDK answers `input_required` rounds through the
+   * timeout. On a 2026-07-28 connection `input_required` rounds are answered through the
    * interaction, as for calls (`basic/patterns/mrtr.mdx` allows them on `prompts/get` and
    * `resources/read`). A JSON-RPC error becomes an `McpCallError` with its message; a login
    * problem says how to log in. `repairs` says what the tolerant transport left out of the answer.

@@ -7,7 +7,8 @@ import { CallSlots, DEFAULT_SERVE_LIMITS, type ServeLimits } from './call-slots.
 import type { OpenedSession, RequestAuthorizer } from './http-host.js';
 import { ModernServing, serverInstructions } from './modern-serving.js';
 import type { ParkedLimits } from './parked-calls.js';
-import { headerMarks, paramHeaderMismatch } from './param-headers.js';
+import { paramHeaderMismatch } from './param-headers.js';
+import { headerMarks } from '../shared/x-mcp-header.js';
 import { NO_PROMPTS_OR_RESOURCES, sendListChanged, type PromptOrResourceList, type PromptsAndResources } from './prompts-and-resources.js';
 import { createSessionServer } from './session-server.js';
 import { LineStdioTransport } from './stdio-transport.js';
