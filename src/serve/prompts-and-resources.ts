@@ -56,6 +56,8 @@ export interface PromptsAndResources {
   readResource(params: ReadResourceRequestParams, ctx: ServerContext): Promise<ReadResourceResult | InputRequiredResult>;
   /** Completion of a prompt's or template's argument; without it the capability is not declared. */
   complete?(params: CompleteRequestParams, ctx: ServerContext): Promise<CompleteResult>;
+  /** Waits (bounded) until the lists are known: a source that lists lazily starts listing here. */
+  ready?(): Promise<void>;
   /** Tells the listener when a list changed (then `listChanged` is declared for both); returns how to stop. */
   onChange?(listener: (list: PromptOrResourceList) => void): () => void;
 }
@@ -96,15 +98,18 @@ export type ServedEra = { era: 'legacy'; secrets: SecretSet; log(line: string): 
 /** The source's handlers on a server of either era. */
 export function servePromptsAndResources(server: Server, source: PromptsAndResources, served: ServedEra): void {
   const era: Era = served.era;
-  server.setRequestHandler('prompts/list', (request) => {
+  server.setRequestHandler('prompts/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.prompts(), request.params?.cursor, era, 'prompt list');
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/list', (request) => {
+  server.setRequestHandler('resources/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.resources(), request.params?.cursor, era, 'resource list');
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/templates/list', (request) => {
+  server.setRequestHandler('resources/templates/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.resourceTemplates(), request.params?.cursor, era, 'resource template list');
     return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
