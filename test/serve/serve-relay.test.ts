@@ -24,7 +24,7 @@ function catalog(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolman-relay-'));
   const file = join(dir, 'relay.yaml');
   const server = (protocol: string, prefix: string) =>
-    `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(MODERN_SERVER)}, stdio]\n    protocol: ${protocol}\n    prefix: ${prefix}\n    env: { HOSTILE_QUESTION: "1", SECRET_ECHO: "\${env:RELAY_KEY}" }\n`;
+    `    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(MODERN_SERVER)}, stdio]\n    protocol: ${protocol}\n    prefix: ${prefix}\n    env: { RELAY_TOOLS: "1", SECRET_ECHO: "\${env:RELAY_KEY}" }\n`;
   writeFileSync(file, `toolman: 1\nname: relay\nmcp_servers:\n  m:\n${server('"2026-07-28"', 'm_')}  l:\n${server('legacy', 'l_')}`);
   return file;
 }
@@ -126,6 +126,26 @@ describe.each([
     const content = { name: 'eve\u001b[2J\u200b', extra: 'not asked', f1: { nested: true }, f2: 7 };
     const done = await modernRequest(served.url, 'tools/call', { name: `${prefix}hostile_question`, arguments: {}, requestState: asked.requestState, inputResponses: { question1: { action: 'accept', content } } }, { capabilities: form });
     expect(done.response?.result?.content).toEqual([{ type: 'text', text: 'got {"action":"accept","content":{"name":"eve","f2":7}}' }]);
+  });
+});
+
+describe('a 2025-11-25 server\'s question while two calls run on its connection', () => {
+  it('goes to neither client: toolman cannot tell whose it is, so it is declined and said', async () => {
+    const other = await connectModern(served.url, { elicit: () => ({ action: 'accept', content: { name: 'wrong-client', plan: 'pro' } }) });
+    const asker = await connectModern(served.url, { elicit: () => ({ action: 'accept', content: { name: 'right', plan: 'pro' } }) });
+    try {
+      const napping = other.client.callTool({ name: 'l_nap', arguments: { ms: 2_000 } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const account = await asker.client.callTool({ name: 'l_make_account', arguments: {} });
+      expect(texts(account)[0]).toBe('no account (decline)');
+      expect(texts(await napping)).toEqual(['rested']);
+      expect(other.seen.elicitations).toEqual([]);
+      expect(asker.seen.elicitations).toEqual([]);
+      expect(served.stderr()).toContain('MCP server "l" asked "Account details" where toolman cannot tell which client call it is about; declined');
+    } finally {
+      await other.client.close();
+      await asker.client.close();
+    }
   });
 });
 
