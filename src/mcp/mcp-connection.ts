@@ -8,6 +8,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { interactionHandlers, type InteractionHandlers, type McpInteraction } from './mcp-interaction.js';
 import { currentCallAsker, type CallAsker } from './question-relay.js';
+import { inputRounds, MAX_INPUT_ROUNDS } from './input-rounds.js';
 import { LoginRequired, type ToolmanOAuthProvider } from './oauth/oauth-provider.js';
 import { plainText } from '../shared/plain-text.js';
 import { describeLaunch, type ServerLaunch } from './server-launch.js';
@@ -20,10 +21,6 @@ export const MAX_TOOL_PAGES = 100;
 export const MAX_TOOLS_PER_SERVER = 5_000;
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server. */
 export const STDIO_PROBE_TIMEOUT_MS = 3_000;
-/** Rounds of `input_required` one call may take (the SDK's default, said here): a server cannot loop a call forever. */
-const MAX_INPUT_ROUNDS = 10;
-/** Embedded requests one round may hold: a server cannot make toolman ask without end at once. */
-const MAX_INPUT_REQUESTS = 16;
 /** JSON-RPC error of a 2026-07-28 server whose header check failed (`basic/transports/streamable-http.mdx`). */
 const HEADER_MISMATCH = -32020;
 /** JSON-RPC error of a 2026-07-28 server that needs a capability the client did not declare. */
@@ -368,41 +365,9 @@ export class McpConnection {
     return [...this.running.values()][0];
   }
 
-  /**
-   * A 2026-07-28 request's rounds (`basic/patterns/mrtr.mdx`): while the server answers
-   * `input_required`, each embedded request is answered through the interaction's handlers and
-   * the request is sent again with the answers and the server's `requestState`, at most
-   * MAX_INPUT_ROUNDS times. Run here rather than by the SDK's own driver so the answers are
-   * given in the calling request's async context, where its asker is (`withCallAsker`): the
-   * SDK's driver runs from the transport's message handler, where no call is known.
-   */
-  private async rounds(params: Record<string, unknown>, send: (params: Record<string, unknown>) => Promise<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    let sent = params;
-    for (let round = 0; ; round++) {
-      const result = await send(sent);
-      if (result.resultType !== 'input_required') return result;
-      if (round >= MAX_INPUT_ROUNDS) throw new McpCallError(`the server still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
-      const requests = isRecord(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUT_REQUESTS) : [];
-      const round$ = new AbortController();
-      const stop = () => round$.abort(signal?.reason);
-      signal?.addEventListener('abort', stop, { once: true });
-      try {
-        const answers = await Promise.all(requests.map(async ([key, request]) => [key, await this.answerInputRequest(request, round$.signal)] as const));
-        sent = { ...params, inputResponses: Object.fromEntries(answers), ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
-      } finally {
-        signal?.removeEventListener('abort', stop);
-      }
-    }
-  }
-
-  /** One embedded request of an `input_required` result, answered by the handler of its method (a method toolman did not declare is refused). */
-  private async answerInputRequest(request: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const method = isRecord(request) ? request.method : undefined;
-    const params = isRecord(request) && isRecord(request.params) ? request.params : {};
-    if (method === 'elicitation/create' && this.handlers?.elicit) return this.handlers.elicit(params, signal);
-    if (method === 'sampling/createMessage' && this.handlers?.sample) return this.handlers.sample(params, signal);
-    if (method === 'roots/list' && this.handlers?.roots) return this.handlers.roots();
-    throw new McpCallError(`the server asked for ${typeof method === 'string' ? plainText(method).slice(0, 60) : 'an input request without a method'}, which toolman did not declare it answers`);
+  /** A 2026-07-28 request's `input_required` rounds, answered by this connection's handlers in the caller's context (`input-rounds.ts`). */
+  private rounds(params: Record<string, unknown>, send: (params: Record<string, unknown>) => Promise<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    return inputRounds(params, send, this.handlers, signal);
   }
 
   private async tracked<T>(run: () => Promise<T>): Promise<T> {
