@@ -14,7 +14,7 @@ import { startHttp } from './serve-client.js';
 // shows it: serve is ready long before the server could be.
 
 const MODERN_SERVER = join(FIXTURES, 'mcp', 'servers', 'modern-server.mjs');
-const SLOW_MS = 6_000;
+const SLOW_MS = 8_000;
 
 describe('serve starts its upstream servers lazily', () => {
   it('answers tools/list from the cache at once; the slow server starts on its first call', async () => {
