@@ -6,7 +6,9 @@ import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { packageRoot } from '../shared/package-root.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { interactionHandlers, type McpInteraction } from './mcp-interaction.js';
+import { interactionHandlers, type InteractionHandlers, type McpInteraction } from './mcp-interaction.js';
+import { currentCallAsker, type CallAsker } from './question-relay.js';
+import { inputRounds, MAX_INPUT_ROUNDS } from './input-rounds.js';
 import { LoginRequired, type ToolmanOAuthProvider } from './oauth/oauth-provider.js';
 import { plainText } from '../shared/plain-text.js';
 import { describeLaunch, type ServerLaunch } from './server-launch.js';
@@ -19,8 +21,6 @@ export const MAX_TOOL_PAGES = 100;
 export const MAX_TOOLS_PER_SERVER = 5_000;
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server. */
 export const STDIO_PROBE_TIMEOUT_MS = 3_000;
-/** Rounds of `input_required` one call may take (the SDK's default, said here): a server cannot loop a call forever. */
-const MAX_INPUT_ROUNDS = 10;
 /** JSON-RPC error of a 2026-07-28 server whose header check failed (`basic/transports/streamable-http.mdx`). */
 const HEADER_MISMATCH = -32020;
 /** JSON-RPC error of a 2026-07-28 server that needs a capability the client did not declare. */
@@ -86,6 +86,10 @@ export class McpConnection {
   private repairs: RepairNote[] = [];
   /** Repairs of other answers (prompts, resources), until `request` takes them. */
   private otherRepairs: RepairNote[] = [];
+  /** How the driver answers what the server asks (embedded in a 2026-07-28 `input_required`, or pushed by a 2025 server). */
+  private handlers: InteractionHandlers | undefined;
+  /** Calls and requests running now, with the asker each was started with (undefined: none). */
+  private readonly running = new Map<symbol, CallAsker | undefined>();
 
   private constructor(
     readonly launch: ServerLaunch,
@@ -123,7 +127,8 @@ export class McpConnection {
   }
 
   private static async connect(launch: ServerLaunch, options: ConnectOptions, legacy: boolean): Promise<McpConnection> {
-    const handlers = interactionHandlers(launch.name, options.interaction, launch.roots);
+    let connection: McpConnection | undefined;
+    const handlers = interactionHandlers(launch.name, options.interaction, launch.roots, () => connection?.askerOfQuestion());
     const client = new Client(
       { name: 'toolman', version: clientVersion() },
       {
@@ -142,9 +147,9 @@ export class McpConnection {
             requestInit: { headers: launch.headers },
             ...(options.authProvider ? { authProvider: options.authProvider, onInsufficientScope: options.authProvider.canSignIn ? 'reauthorize' : 'throw', maxStepUpRetries: 1, fetch: refusalsTo(launch.url, options.authProvider) } : {}),
           });
-    let connection: McpConnection | undefined;
     const transport = new TolerantTransport(inner, { http: launch.kind === 'http', onRepair: (note) => connection?.repaired(note) });
     connection = new McpConnection(launch, client, transport, inner, options.secrets, options.onRepair, options.authProvider, options.loginHint);
+    connection.handlers = handlers;
     const self = connection;
     // Reported through calls and `lost`; the SDK would otherwise log them itself.
     client.onerror = () => undefined;
@@ -285,12 +290,16 @@ export class McpConnection {
    * `tools/call`. Progress notifications go to `onProgress`; when `signal` aborts, the call is
    * cancelled (2026-07-28 over HTTP: its stream is closed; otherwise `notifications/cancelled`)
    * and rejects with the signal's reason. The SDK's own timeout is set past toolman's, so the
-   * executor's timeout (through the signal) is the one reported. On a 2026-07-28 connection the
-   * SDK answers `input_required` rounds through the interaction and mirrors `x-mcp-header`
+   * executor's timeout (through the signal) is the one reported. On a 2026-07-28 connection toolman
+   * answers `input_required` rounds through the interaction (`rounds`), and the SDK mirrors `x-mcp-header`
    * parameters into `Mcp-Param-*` headers from `definition`; a header mismatch (the server's
    * list changed) lists again and retries once (`streamable-http.mdx`: the client SHOULD).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown> & { isError: boolean; content: unknown[] }> {
+    return this.tracked(() => this.callToolNow(name, args, options));
+  }
+
+  private async callToolNow(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown> & { isError: boolean; content: unknown[] }> {
     if (this.lostReason) throw this.failure(this.lostReason);
     const send = (definition: Record<string, unknown> | undefined) => {
       const requestOptions = {
@@ -302,7 +311,7 @@ export class McpConnection {
       if (this.era !== 'modern') return this.sdk.request({ method: 'tools/call', params: { name, arguments: args } }, ANY_RESULT, requestOptions);
       // Only the input schema: output is checked by toolman's executor (invalid_output), not thrown by the SDK.
       const inputSchema = isRecord(definition?.inputSchema) ? definition.inputSchema : { type: 'object' };
-      return this.sdk.callTool({ name, arguments: args }, { ...requestOptions, toolDefinition: { name, inputSchema } as never }) as Promise<Record<string, unknown>>;
+      return this.rounds({ name, arguments: args }, (params) => this.sdk.callTool(params as never, { ...requestOptions, allowInputRequired: true, toolDefinition: { name, inputSchema } as never } as never) as Promise<Record<string, unknown>>, options.signal);
     };
     try {
       let result: Record<string, unknown>;
@@ -334,15 +343,48 @@ export class McpConnection {
    * One request of the prompts and resources methods (`prompts/list`, `prompts/get`,
    * `resources/list`, `resources/templates/list`, `resources/read`), read as any result and
    * redacted as it arrives (a server may echo a secret it was given), within the launch's
-   * timeout. On a 2026-07-28 connection the SDK answers `input_required` rounds through the
+   * timeout. On a 2026-07-28 connection `input_required` rounds are answered through the
    * interaction, as for calls (`basic/patterns/mrtr.mdx` allows them on `prompts/get` and
    * `resources/read`). A JSON-RPC error becomes an `McpCallError` with its message; a login
    * problem says how to log in. `repairs` says what the tolerant transport left out of the answer.
    */
   async request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; repairs: string[] }> {
+    return this.tracked(() => this.requestNow(method, params, signal));
+  }
+
+  /**
+   * Who answers a question the server asks now. A 2026-07-28 server asks inside the result of the
+   * call it is about: that call's async context holds its asker. A 2025 server sends its own
+   * request, which on stdio names no call (2025-11-25 `client/elicitation.mdx`): it is routed to
+   * a call's asker only while that call is the only one running on this connection; with none or
+   * several, undefined (the interaction's own answer: in serve, a decline).
+   */
+  askerOfQuestion(): CallAsker | undefined {
+    if (this.era === 'modern') return currentCallAsker();
+    if (this.running.size !== 1) return undefined;
+    return [...this.running.values()][0];
+  }
+
+  /** A 2026-07-28 request's `input_required` rounds, answered by this connection's handlers in the caller's context (`input-rounds.ts`). */
+  private rounds(params: Record<string, unknown>, send: (params: Record<string, unknown>) => Promise<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    return inputRounds(params, send, this.handlers, signal);
+  }
+
+  private async tracked<T>(run: () => Promise<T>): Promise<T> {
+    const key = Symbol('call');
+    this.running.set(key, currentCallAsker());
+    try {
+      return await run();
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  private async requestNow(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: Record<string, unknown>; repairs: string[] }> {
     if (this.lostReason) throw this.failure(this.lostReason);
     try {
-      const result = await this.authorized(() => this.sdk.request({ method, params } as never, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
+      const send = (sent: Record<string, unknown>) => this.sdk.request({ method, params: sent } as never, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}), ...(this.era === 'modern' ? { allowInputRequired: true } : {}) }) as Promise<Record<string, unknown>>;
+      const result = await this.authorized(() => (this.era === 'modern' ? this.rounds(params, send, signal) : send(params)));
       // What the tolerant transport left out of this answer (a malformed prompt, say), said by the caller.
       const mine = this.otherRepairs.filter((note) => note.method === method);
       this.otherRepairs = this.otherRepairs.filter((note) => note.method !== method);

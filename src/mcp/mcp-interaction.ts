@@ -1,5 +1,6 @@
 import { isRecord } from '../shared/is-record.js';
 import { plainText } from '../shared/plain-text.js';
+import type { CallAsker } from './question-relay.js';
 
 /**
  * What a server asks the user in the middle of a call (MCP 2026-07-28 `input_required`, or a
@@ -126,7 +127,7 @@ export interface InteractionHandlers {
   roots?: () => Promise<Record<string, unknown>>;
 }
 
-export function interactionHandlers(server: string, interaction: McpInteraction | undefined, roots: readonly { uri: string; name: string }[] | undefined): InteractionHandlers {
+export function interactionHandlers(server: string, interaction: McpInteraction | undefined, roots: readonly { uri: string; name: string }[] | undefined, route?: () => CallAsker | undefined): InteractionHandlers {
   const capabilities: Record<string, unknown> = {};
   const handlers: InteractionHandlers = { capabilities };
   const form = interaction?.supports.form === true && interaction.elicit !== undefined;
@@ -136,6 +137,12 @@ export function interactionHandlers(server: string, interaction: McpInteraction 
     handlers.elicit = async (params, signal) => {
       const request = elicitRequest(server, params);
       if (!request || (request.mode === 'form' && !form) || (request.mode === 'url' && !url)) return { action: 'decline' };
+      // The call's own asker (serve's client) when there is one: it shows the page itself.
+      const asker = route?.();
+      if (asker) {
+        const relayed = await asker(request, signal);
+        return relayed.action === 'accept' ? { action: 'accept', ...(request.mode === 'form' ? { content: relayed.content ?? {} } : {}) } : { action: relayed.action };
+      }
       const answer = await interaction!.elicit!(request, signal);
       if (answer.action === 'accept' && request.mode === 'url') {
         if (interaction!.open) await interaction!.open(request.url);
@@ -177,7 +184,8 @@ export function elicitRequest(server: string, params: unknown): ElicitRequest | 
   const properties: Record<string, Record<string, unknown>> = {};
   for (const [name, property] of Object.entries(schema.properties)) {
     if (!isRecord(property)) return undefined;
-    properties[plainText(name)] = property;
+    // Defined, not assigned: a field named `__proto__` is a field, not the object's prototype.
+    Object.defineProperty(properties, plainText(name), { value: property, enumerable: true, writable: true, configurable: true });
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
   const form: FormSchema = { properties, required };

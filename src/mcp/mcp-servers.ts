@@ -256,9 +256,16 @@ export class McpServers {
     });
   }
 
-  /** Starts every server now (a running chat), so tool-list changes arrive while it runs. */
-  watch(): void {
+  /**
+   * Starts every server now (a running chat), so tool-list changes arrive while it runs. With
+   * `start: false` (serve's gateway) nothing starts: servers started later, by a call, are watched.
+   */
+  watch(options: { start?: boolean } = {}): void {
     this.watching = true;
+    if (options.start === false) {
+      for (const state of this.servers.values()) void state.connection?.then((c) => c.watchTools(), () => undefined);
+      return;
+    }
     for (const state of this.servers.values()) if (state.launch) this.connect(state).then((c) => c.watchTools(), () => undefined);
   }
 

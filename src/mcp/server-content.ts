@@ -142,11 +142,12 @@ export class ServerContent {
   /**
    * Tells `listener` when a server says its prompts or resources changed; returns the
    * unsubscribe. Every server is started and watched from now on (a 2026-07-28 server tells only
-   * on a `subscriptions/listen` stream, which watching opens).
+   * on a `subscriptions/listen` stream, which watching opens); with `startServers: false`, only
+   * those running now and those started later are.
    */
-  onChange(listener: () => void): () => void {
+  onChange(listener: () => void, options: { startServers?: boolean } = {}): () => void {
     this.listeners.add(listener);
-    this.servers?.watch();
+    this.servers?.watch({ start: options.startServers !== false });
     return () => this.listeners.delete(listener);
   }
 

@@ -1,6 +1,6 @@
 import { isSpecType, type JSONRPCMessage, type MessageExtraInfo, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client';
 import { isRecord } from '../shared/is-record.js';
-import { paramHeaderProblem } from './x-mcp-header.js';
+import { paramHeaderProblem } from '../shared/x-mcp-header.js';
 
 /** Something the transport changed in a server's answer before the SDK read it. */
 export interface RepairNote {

@@ -32,14 +32,20 @@ export function principalOfAuth(auth: AuthInfo): Principal {
   return { key, authenticated: auth.extra?.authenticated === true, ...(auth.expiresAt ? { expiresAtMs: auth.expiresAt * 1000 } : {}) };
 }
 
-/** What an approval question's `requestState` says: the call it was asked for, and a nonce so it is answered once. */
-interface ApprovalClaim {
-  /** The tool's name as the client called it. */
+/**
+ * What the `requestState` of a question serve asks says: the call it was asked for, a nonce so it
+ * is answered once, and, for an upstream server's question, which waiting call the answer goes to.
+ */
+export interface StateClaim {
+  /** The tool's name as the client called it (a prompt's name, a resource's URI). */
   t: string;
   /** sha256 of the call's arguments as canonical JSON. */
   d: string;
   n: string;
+  /** The parked call (16 random bytes, base64url) whose upstream server asked: absent for toolman's own approval question. */
+  q?: string;
 }
+type ApprovalClaim = StateClaim;
 
 /**
  * The `requestState` of toolman's approval questions in the 2026-07-28 era (spec
@@ -69,9 +75,9 @@ export class ApprovalStates {
   /** `ServerOptions.requestState.verify`: MAC, expiry and binding; the SDK answers a failure with -32602. */
   readonly verify = (state: string, ctx: ServerContext): Promise<ApprovalClaim> => this.codec.verify(state, ctx);
 
-  /** The state for a question about this call. */
-  mint(name: string, args: unknown, ctx: ServerContext): Promise<string> {
-    return this.codec.mint({ t: name, d: argumentsDigest(args), n: randomBytes(12).toString('base64url') }, ctx);
+  /** The state for a question about this call; `parked` names the waiting call an upstream server's question belongs to. */
+  mint(name: string, args: unknown, ctx: ServerContext, parked?: string): Promise<string> {
+    return this.codec.mint({ t: name, d: argumentsDigest(args), n: randomBytes(12).toString('base64url'), ...(parked !== undefined ? { q: parked } : {}) }, ctx);
   }
 
   /**
@@ -79,9 +85,9 @@ export class ApprovalStates {
    * protocol error -32602 when the call is not the one that was asked about, or the state was
    * answered before.
    */
-  redeem(claim: unknown, name: string, args: unknown): void {
+  redeem(claim: unknown, name: string, args: unknown): StateClaim {
     const c = claim as Partial<ApprovalClaim> | undefined;
-    if (!c || typeof c.t !== 'string' || typeof c.d !== 'string' || typeof c.n !== 'string') throw new ProtocolError(-32602, 'Invalid or expired requestState');
+    if (!c || typeof c.t !== 'string' || typeof c.d !== 'string' || typeof c.n !== 'string' || (c.q !== undefined && typeof c.q !== 'string')) throw new ProtocolError(-32602, 'Invalid or expired requestState');
     if (c.t !== name || c.d !== argumentsDigest(args)) throw new ProtocolError(-32602, `requestState was issued for another call: retry ${c.t === name ? 'with the arguments that were approved' : `the call to ${c.t}`}, or call again without requestState to be asked anew`);
     const now = Date.now();
     for (const [nonce, until] of this.spent) {
@@ -90,6 +96,7 @@ export class ApprovalStates {
     }
     if (this.spent.has(c.n)) throw new ProtocolError(-32602, 'requestState was already answered: call again without requestState to be asked anew');
     this.spent.set(c.n, now + APPROVAL_TTL_SECONDS * 1000);
+    return { t: c.t, d: c.d, n: c.n, ...(c.q !== undefined ? { q: c.q } : {}) };
   }
 
   remember(principal: Principal, tool: string): void {

@@ -16,38 +16,55 @@ const INTERNAL_ERROR = -32603;
  * from, and a resource read from, the server that offers it (a URI goes to the server that lists
  * it, or whose template matches it). Everything passes through the core's cleaning and bounds
  * (src/mcp/server-content.ts): text without control sequences or invisible characters, texts
- * cut, binary data within its bound. Lists are taken when serve starts and again when a server
- * says they changed; serve's clients are then told (`onChange`).
+ * cut, binary data within its bound. Lists are taken when a client first needs them (not when
+ * serve starts: see `open`) and again when a server says they changed; serve's clients are then
+ * told (`onChange`).
  *
- * Not passed through: completion, and an upstream server's own questions during `prompts/get` or
- * `resources/read` (serve answers none for it: such a request fails with the server's -32021).
+ * Not passed through: completion. An upstream server's questions during `prompts/get` or
+ * `resources/read` go to serve's client (the handlers in prompts-and-resources.ts run these
+ * inside the request's asker).
  */
 export class CatalogGateway implements PromptsAndResources {
   private lists: { prompts: Prompt[]; resources: Resource[]; templates: ResourceTemplateType[] } = { prompts: [], resources: [], templates: [] };
   private readonly listeners = new Set<(list: PromptOrResourceList) => void>();
   private stop: (() => void) | undefined;
+  /** The first listing, started by the first request that needs the lists. */
+  private first: Promise<void> | undefined;
+  /** A request stopped waiting for the first listing: its end is told to clients as a change. */
+  private gaveUp = false;
 
   private constructor(
     private readonly content: ServerContent,
     private readonly log: (line: string) => void,
+    private readonly waitMs: number,
   ) {}
 
   /**
-   * Takes every server's lists (a server that cannot be listed is logged, and offers nothing until
-   * it says its lists changed). Serving waits for them at most `waitMs`: a slow server's prompts
-   * join later, and clients are told then.
+   * The gateway, at once: nothing is started or listed yet, so serve's start never waits for an
+   * upstream server (its tools come from the tool-list cache, and a server starts on its first
+   * call). The first request that needs the lists (`prompts/list`, `resources/list`, a get or a
+   * read) starts the servers and lists them; it waits at most `waitMs` (a slow server's prompts
+   * join later, and clients are told then). Servers that run are watched for list changes.
    */
   static async open(manager: ToolManager, log: (line: string) => void, waitMs = 10_000): Promise<CatalogGateway> {
-    const gateway = new CatalogGateway(await manager.mcpContent(), log);
-    const reload = () => gateway.load().catch((error: unknown) => log(`could not list the MCP servers' prompts and resources: ${error instanceof Error ? error.message : String(error)}`));
-    let waited = false;
-    const first = reload().then(() => waited && gateway.tell());
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([first, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-    clearTimeout(timer);
-    waited = true;
-    gateway.stop = gateway.content.onChange(() => void reload().then(() => gateway.tell()));
+    const gateway = new CatalogGateway(await manager.mcpContent(), log, waitMs);
+    gateway.stop = gateway.content.onChange(() => void gateway.reload().then(() => gateway.tell()), { startServers: false });
     return gateway;
+  }
+
+  async ready(): Promise<void> {
+    if (!this.first) {
+      this.first = this.reload();
+      void this.first.then(() => this.gaveUp && this.tell());
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = await Promise.race([this.first.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.waitMs)))]);
+    clearTimeout(timer);
+    if (!waited) this.gaveUp = true;
+  }
+
+  private reload(): Promise<void> {
+    return this.load().catch((error: unknown) => this.log(`could not list the MCP servers' prompts and resources: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   prompts(): readonly Prompt[] {

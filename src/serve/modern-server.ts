@@ -5,15 +5,30 @@ import { nearest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
 import type { ToolSession } from '../session/tool-session.js';
 import type { SecretSet } from '../shared/secrets.js';
-import type { ApprovalStates, Principal } from './approval-state.js';
+import type { ApprovalStates, Principal, StateClaim } from './approval-state.js';
 import type { CallSlots } from './call-slots.js';
-import { busyResult, runCall } from './call-runner.js';
+import { busyResult, runCall, type CallRunResult } from './call-runner.js';
+import { withCallAsker, type CallAsker } from '../manager/mcp-client.js';
+import { modernRounds, type QuestionRelay } from './question-rounds.js';
+import { withUnanswered } from './relayed-questions.js';
+import type { ParkedCalls } from './parked-calls.js';
 import { toCallToolResult } from './call-result.js';
 import { approvalForm, approvalMessage, canAskForm, decisionOf } from './elicit-approval.js';
 import { cannotAskText } from './session-server.js';
 import { listPage, type Listing } from './tool-listing.js';
 import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
 import { PrincipalsFull, type PrincipalSessions, type PrincipalState } from './principal-sessions.js';
+
+/** What a started call leaves for its answer: the run's outcome, and whether it needs toolman's own approval question. */
+interface StartedCall {
+  tool: Tool;
+  session: ToolSession;
+  outcome: CallRunResult;
+  /** The call needs approval and the client can be asked: `input_required` with the approval form. */
+  ask?: ApprovalRequest;
+  /** The call needed approval and the client cannot be asked: why. */
+  unasked?: string;
+}
 
 /** The meta-tools that name a job: answered by the session that runs it. */
 const JOB_TOOLS: ReadonlySet<string> = new Set(['job_status', 'job_result', 'job_next', 'job_stop']);
@@ -41,6 +56,8 @@ export interface ModernServerOptions {
   promptsAndResources: PromptsAndResources;
   principals: PrincipalSessions;
   approvals: ApprovalStates;
+  /** Calls waiting for the client's answers to their upstream servers' questions. */
+  parked: ParkedCalls;
   /** `public` without authentication, `private` with it (spec `server/utilities/caching.mdx`: a list behind a token is not shared across tokens). */
   cacheScope: CacheScope;
   yes: boolean;
@@ -75,8 +92,9 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     },
   );
 
+  const relay: QuestionRelay = { parked: options.parked, approvals: options.approvals, secrets: options.secrets, log: options.log };
   server.setRequestHandler('tools/list', (request) => listPage(options.view().listing, request.params?.cursor));
-  servePromptsAndResources(server, options.promptsAndResources, 'modern');
+  servePromptsAndResources(server, options.promptsAndResources, { era: 'modern', relay, principal });
 
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name } = request.params;
@@ -95,63 +113,75 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       const close = nearest(name, view.listing.mcp.map((t) => t.name));
       throw new ProtocolError(-32602, `Unknown tool: ${name}` + (close.length ? ` (did you mean ${close.join(', ')}?)` : ''));
     }
-    // A retry that answers an approval question: its state was verified (MAC, expiry, principal,
-    // method) before this handler ran; it must be for this very call, and is spent now.
+    // A retry that answers a question: its state was verified (MAC, expiry, principal, method)
+    // before this handler ran; it must be for this very call, and is spent now. An approval's
+    // answer runs the call; an upstream server's question's answer goes to the call that waits.
     let answer: ApprovalDecision | undefined;
+    let resume: StateClaim | undefined;
     const claim = ctx.mcpReq.requestState();
     if (claim !== undefined) {
-      options.approvals.redeem(claim, name, args);
-      const response = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
-      if (response.kind === 'elicit') answer = decisionOf(response.action, response.content);
+      resume = options.approvals.redeem(claim, name, args);
+      if (resume.q === undefined) {
+        const response = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
+        if (response.kind === 'elicit') answer = decisionOf(response.action, response.content);
+      }
     }
     const id = String(ctx.mcpReq.id);
-    let ask: ApprovalRequest | undefined;
-    let unasked: string | undefined;
-    let first = true;
-    const approve: Approver = async (approval) => {
-      const top = first && approval.callId === id;
-      first = false;
-      if (options.yes || options.approvals.isRemembered(principal, approval.tool.name)) return 'approve';
-      if (!top) {
-        // A tool that runs tools itself (a sub-agent) asks midway, after it started: this era
-        // has no way to ask then (no server-to-client requests, `basic/transports/streamable-http.mdx`),
-        // so the sub-agent is told its tool was declined.
-        options.log(`declined: ${approval.reason}, asked while a call was running; a 2026-07-28 client can only approve a call before it starts (--yes approves all)`);
+    const start = async (asker: CallAsker, signal: AbortSignal): Promise<StartedCall> => {
+      const started: StartedCall = { tool, session: state.session, outcome: undefined as never };
+      let first = true;
+      const approve: Approver = async (approval) => {
+        const top = first && approval.callId === id;
+        first = false;
+        if (options.yes || options.approvals.isRemembered(principal, approval.tool.name)) return 'approve';
+        if (!top) {
+          // A tool that runs tools itself (a sub-agent) asks midway, after it started: this era
+          // has no way to ask then (no server-to-client requests, `basic/transports/streamable-http.mdx`),
+          // so the sub-agent is told its tool was declined.
+          options.log(`declined: ${approval.reason}, asked while a call was running; a 2026-07-28 client can only approve a call before it starts (--yes approves all)`);
+          return 'decline';
+        }
+        if (answer !== undefined) {
+          if (answer === 'always') options.approvals.remember(principal, approval.tool.name);
+          return answer === 'decline' ? 'decline' : 'approve';
+        }
+        // What this request says its client can do (the `_meta` envelope, `basic/index.mdx` §_meta).
+        const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+        if (!canAskForm(capabilities, 'modern')) {
+          started.unasked = approval.reason;
+          options.log(`declined: ${approval.reason} and needs approval; the client cannot ask the user (no elicitation) and --yes was not given`);
+          void ctx.mcpReq.log('warning', cannotAskText(approval.reason), 'toolman').catch(() => undefined);
+          return 'decline';
+        }
+        started.ask = approval;
         return 'decline';
-      }
-      if (answer !== undefined) {
-        if (answer === 'always') options.approvals.remember(principal, approval.tool.name);
-        return answer === 'decline' ? 'decline' : 'approve';
-      }
-      // What this request says its client can do (the `_meta` envelope, `basic/index.mdx` §_meta).
-      const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-      if (!canAskForm(capabilities, 'modern')) {
-        unasked = approval.reason;
-        options.log(`declined: ${approval.reason} and needs approval; the client cannot ask the user (no elicitation) and --yes was not given`);
-        void ctx.mcpReq.log('warning', cannotAskText(approval.reason), 'toolman').catch(() => undefined);
-        return 'decline';
-      }
-      ask = approval;
-      return 'decline';
+      };
+      // Job tools answer from the session that runs the job (an older one after the catalog changed).
+      const owner = JOB_TOOLS.has(tool.name) && isRecord(args) && typeof args.job_id === 'string' ? state.jobs.get(args.job_id) : undefined;
+      started.session = owner ?? state.session;
+      if (view.deferred.has(tool.name) && !started.session.isCallable(tool.name)) started.session.activate([tool.name]);
+      started.outcome = await withCallAsker(asker, () =>
+        runCall({
+          session: started.session,
+          tool,
+          arguments: args,
+          id,
+          signal,
+          stop: options.stop,
+          approve,
+          ...(request.params._meta?.progressToken !== undefined ? { progressToken: request.params._meta.progressToken } : {}),
+          // Progress goes on the first request's stream; after a question it has ended, and progress is dropped.
+          notify: (notification) => ctx.mcpReq.notify(notification).catch(() => undefined),
+          slots: { session: state.slots, total: options.total },
+          log: options.log,
+          verbose: options.verbose,
+        }),
+      );
+      return started;
     };
-    // Job tools answer from the session that runs the job (an older one after the catalog changed).
-    const owner = JOB_TOOLS.has(tool.name) && isRecord(args) && typeof args.job_id === 'string' ? state.jobs.get(args.job_id) : undefined;
-    const session = owner ?? state.session;
-    if (view.deferred.has(tool.name) && !session.isCallable(tool.name)) session.activate([tool.name]);
-    const outcome = await runCall({
-      session,
-      tool,
-      arguments: args,
-      id,
-      signal: ctx.mcpReq.signal,
-      stop: options.stop,
-      approve,
-      ...(request.params._meta?.progressToken !== undefined ? { progressToken: request.params._meta.progressToken } : {}),
-      notify: (notification) => ctx.mcpReq.notify(notification),
-      slots: { session: state.slots, total: options.total },
-      log: options.log,
-      verbose: options.verbose,
-    });
+    const round = await modernRounds(relay, ctx, principal, { name, args }, resume, start);
+    if (round.kind === 'input_required') return round.result;
+    const { outcome, ask, unasked, session } = round.value;
     if (!outcome.ran) {
       void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
       return busyResult(outcome.busy);
@@ -165,7 +195,8 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       });
     }
     const errorText = response.error_kind === 'declined' && unasked ? cannotAskText(unasked) : undefined;
-    return toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: tool.outputSchema !== undefined });
+    const result = toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: round.value.tool.outputSchema !== undefined });
+    return round.call.unanswered.length ? withUnanswered(result, round.call.unanswered) : result;
   });
 
   server.onerror = (error) => options.log(`protocol error: ${error.message}`);

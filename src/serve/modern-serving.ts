@@ -4,6 +4,7 @@ import { promptContributions } from '../manager/facts.js';
 import type { SessionRequest, ToolManager } from '../manager/tool-manager.js';
 import type { Selection } from '../select/select-tools.js';
 import type { SearchMode } from '../session/tool-session.js';
+import { DEFAULT_PARKED_LIMITS, ParkedCalls, type ParkedLimits } from './parked-calls.js';
 import { ApprovalStates, type Principal } from './approval-state.js';
 import type { CallSlots, ServeLimits } from './call-slots.js';
 import { createModernServer, type ModernServerOptions, type ModernView } from './modern-server.js';
@@ -26,7 +27,9 @@ export function serverInstructions(catalog: Catalog, selection: Selection, searc
   return [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? SEARCH_NOTES[searchMode] : undefined].filter(Boolean).join('\n\n');
 }
 
-export interface ModernServingOptions extends Omit<ModernServerOptions, 'view' | 'principals' | 'approvals'> {
+export interface ModernServingOptions extends Omit<ModernServerOptions, 'view' | 'principals' | 'approvals' | 'parked'> {
+  /** Bounds of the calls that wait for answers to their upstream servers' questions (tests shorten the wait). */
+  parkedLimits?: ParkedLimits;
   request: Omit<SessionRequest, 'searchMode'>;
   limits: ServeLimits;
   total: CallSlots;
@@ -43,11 +46,13 @@ export class ModernServing {
   private current: { catalog: Catalog; view: ModernView } | undefined;
   readonly principals: PrincipalSessions;
   readonly approvals = new ApprovalStates();
+  readonly parked: ParkedCalls;
 
   private constructor(
     private readonly manager: ToolManager,
     private readonly options: ModernServingOptions,
   ) {
+    this.parked = new ParkedCalls(options.parkedLimits ?? DEFAULT_PARKED_LIMITS, options.log);
     this.principals = new PrincipalSessions({
       open: () => manager.session({ ...options.request, searchMode: 'discover' }),
       maxPrincipals: options.limits.maxSessions,
@@ -99,10 +104,11 @@ export class ModernServing {
 
   /** A server instance for one request (HTTP) or one connection (stdio) of `principal`. */
   server(principal: Principal): Server {
-    return createModernServer({ ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals }, principal);
+    return createModernServer({ ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals, parked: this.parked }, principal);
   }
 
   close(): void {
+    this.parked.close();
     this.principals.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord } from '../shared/is-record.js';
+import type { HeaderMark } from '../shared/x-mcp-header.js';
 
 /**
  * `Mcp-Param-{Name}` headers against a `tools/call` body, for tools whose parameters carry
@@ -8,8 +9,7 @@ import { isRecord } from '../shared/is-record.js';
  * The SDK checks these only for tools registered on its high-level `McpServer`, and toolman
  * serves the catalog's own JSON Schemas through the low-level `Server`, so the check is here.
  *
- * The rules: a mark is a non-empty RFC 9110 token on a `string`, `integer` or `boolean` property
- * reached from the root through `properties` alone, unique ignoring case. When the body has a
+ * The marks and their rules are `shared/x-mcp-header.ts`'s (the client's check too). When the body has a
  * value there (not null), the header MUST be present and equal it: strings as they are, integers
  * compared as numbers, booleans as `true`/`false`; a value in the sentinel form
  * `=?base64?…?=` is decoded first and must be canonical Base64 of UTF-8. Otherwise the request
@@ -17,48 +17,8 @@ import { isRecord } from '../shared/is-record.js';
  * conforming clients drop from their lists; its headers are not checked.
  */
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const MARKABLE = new Set(['string', 'integer', 'boolean']);
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Keywords under which a mark is not reachable through `properties` alone. */
-const ELSEWHERE = ['items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
-
-export interface HeaderMark {
-  path: string[];
-  header: string;
-  type: 'string' | 'integer' | 'boolean';
-}
-
-/** The marks of a tool's input schema, or why they are invalid. */
-export function headerMarks(schema: unknown): { ok: true; marks: HeaderMark[] } | { ok: false; reason: string } {
-  const marks: HeaderMark[] = [];
-  const seen = new Set<string>();
-  let fault: string | undefined;
-  const visit = (node: unknown, path: string[], reachable: boolean, depth: number): void => {
-    if (fault || !isRecord(node) || depth > 64) return;
-    if ('x-mcp-header' in node) {
-      const header = node['x-mcp-header'];
-      const where = path.length ? path.join('.') : 'the root';
-      if (!reachable || path.length === 0) fault = `${where}: x-mcp-header is allowed only on a property reached through "properties"`;
-      else if (typeof header !== 'string' || !TOKEN.test(header)) fault = `${where}: x-mcp-header must be a header token (letters, digits, !#$%&'*+-.^_\`|~)`;
-      else if (typeof node.type !== 'string' || !MARKABLE.has(node.type)) fault = `${where}: x-mcp-header is allowed only on string, integer or boolean properties`;
-      else if (seen.has(header.toLowerCase())) fault = `${where}: x-mcp-header "${header}" is used twice (ignoring case)`;
-      else {
-        seen.add(header.toLowerCase());
-        marks.push({ path, header, type: node.type as HeaderMark['type'] });
-      }
-    }
-    if (isRecord(node.properties)) for (const [key, child] of Object.entries(node.properties)) visit(child, [...path, key], reachable, depth + 1);
-    for (const keyword of ELSEWHERE) {
-      const sub = node[keyword];
-      const branches = Array.isArray(sub) ? sub : isRecord(sub) && (keyword === 'patternProperties' || keyword === 'dependentSchemas' || keyword === '$defs' || keyword === 'definitions') ? Object.values(sub) : [sub];
-      for (const branch of branches) visit(branch, [...path, `<${keyword}>`], false, depth + 1);
-    }
-  };
-  visit(schema, [], true, 0);
-  return fault ? { ok: false, reason: fault } : { ok: true, marks };
-}
 
 /** Why a `tools/call`'s headers disagree with its arguments, or undefined when they agree. */
 export function paramHeaderMismatch(marks: readonly HeaderMark[], args: unknown, headers: IncomingHttpHeaders): string | undefined {

@@ -17,6 +17,11 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { withCallAsker, type ElicitRequest } from '../manager/mcp-client.js';
+import type { SecretSet } from '../shared/secrets.js';
+import type { Principal } from './approval-state.js';
+import { modernRounds, type QuestionRelay } from './question-rounds.js';
+import { sessionAsker } from './relayed-questions.js';
 import type { Era } from './mcp-tool.js';
 import { PAGE_SIZE, pageOf } from './tool-listing.js';
 
@@ -51,6 +56,8 @@ export interface PromptsAndResources {
   readResource(params: ReadResourceRequestParams, ctx: ServerContext): Promise<ReadResourceResult | InputRequiredResult>;
   /** Completion of a prompt's or template's argument; without it the capability is not declared. */
   complete?(params: CompleteRequestParams, ctx: ServerContext): Promise<CompleteResult>;
+  /** Waits (bounded) until the lists are known: a source that lists lazily starts listing here. */
+  ready?(): Promise<void>;
   /** Tells the listener when a list changed (then `listChanged` is declared for both); returns how to stop. */
   onChange?(listener: (list: PromptOrResourceList) => void): () => void;
 }
@@ -82,24 +89,50 @@ export function serverCapabilities(source: PromptsAndResources): ServerCapabilit
   return { tools: { listChanged: true }, prompts: { ...changes }, resources: { ...changes }, ...(source.complete ? { completions: {} } : {}), logging: {} };
 }
 
+/**
+ * How an upstream server's questions during `prompts/get` and `resources/read` reach serve's
+ * client: a 2025-11-25 session is asked on the request's stream, a 2026-07-28 client in rounds.
+ */
+export type ServedEra = { era: 'legacy'; secrets: SecretSet; log(line: string): void } | { era: 'modern'; relay: QuestionRelay; principal: Principal };
+
 /** The source's handlers on a server of either era. */
-export function servePromptsAndResources(server: Server, source: PromptsAndResources, era: Era): void {
-  server.setRequestHandler('prompts/list', (request) => {
+export function servePromptsAndResources(server: Server, source: PromptsAndResources, served: ServedEra): void {
+  const era: Era = served.era;
+  server.setRequestHandler('prompts/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.prompts(), request.params?.cursor, era, 'prompt list');
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/list', (request) => {
+  server.setRequestHandler('resources/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.resources(), request.params?.cursor, era, 'resource list');
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/templates/list', (request) => {
+  server.setRequestHandler('resources/templates/list', async (request) => {
+    await source.ready?.();
     const page = listOf(source.resourceTemplates(), request.params?.cursor, era, 'resource template list');
     return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler('prompts/get', (request, ctx) => source.getPrompt(request.params, ctx));
-  server.setRequestHandler('resources/read', (request, ctx) => source.readResource(request.params, ctx));
+  server.setRequestHandler('prompts/get', (request, ctx) => asking(server, served, ctx, { name: request.params.name, args: request.params.arguments ?? {} }, () => source.getPrompt(request.params, ctx)));
+  server.setRequestHandler('resources/read', (request, ctx) => asking(server, served, ctx, { name: request.params.uri, args: {} }, () => source.readResource(request.params, ctx)));
   const complete = source.complete?.bind(source);
   if (complete) server.setRequestHandler('completion/complete', (request, ctx) => complete(request.params, ctx));
+}
+
+/**
+ * A `prompts/get` or `resources/read` whose upstream server may ask the client something. A
+ * question the client could not answer was declined for it; the request's answer is whatever
+ * the upstream server then gave (a prompt has no error flag to carry a note: the log says it).
+ */
+async function asking<T extends object>(server: Server, served: ServedEra, ctx: ServerContext, bound: { name: string; args: unknown }, run: () => Promise<T>): Promise<T | InputRequiredResult> {
+  if (served.era === 'legacy') {
+    const unanswered: ElicitRequest[] = [];
+    return withCallAsker(sessionAsker(ctx, () => server.getClientCapabilities(), served.secrets, unanswered, served.log), run);
+  }
+  const claim = ctx.mcpReq.requestState();
+  const resume = claim === undefined ? undefined : served.relay.approvals.redeem(claim, bound.name, bound.args);
+  const round = await modernRounds(served.relay, ctx, served.principal, bound, resume, (asker) => withCallAsker(asker, run));
+  return round.kind === 'input_required' ? round.result : round.value;
 }
 
 /** Sends a 2025-11-25 session (or a stdio connection's server) the list change. */

@@ -6,7 +6,9 @@ import { principalOfAuth } from './approval-state.js';
 import { CallSlots, DEFAULT_SERVE_LIMITS, type ServeLimits } from './call-slots.js';
 import type { OpenedSession, RequestAuthorizer } from './http-host.js';
 import { ModernServing, serverInstructions } from './modern-serving.js';
-import { headerMarks, paramHeaderMismatch } from './param-headers.js';
+import type { ParkedLimits } from './parked-calls.js';
+import { paramHeaderMismatch } from './param-headers.js';
+import { headerMarks } from '../shared/x-mcp-header.js';
 import { NO_PROMPTS_OR_RESOURCES, sendListChanged, type PromptOrResourceList, type PromptsAndResources } from './prompts-and-resources.js';
 import { createSessionServer } from './session-server.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -29,6 +31,8 @@ export interface ServeOptions {
   stdio?: { input: Readable; output: Writable };
   /** Calls at once, sessions, body and idle timeouts; DEFAULT_SERVE_LIMITS for what is not given. */
   limits?: Partial<ServeLimits>;
+  /** Bounds of the 2026-07-28 calls that wait for the client's answer to an upstream server's question. */
+  parkedLimits?: ParkedLimits;
   /** What is served besides tools; default none (the gateway over the catalog's MCP servers plugs in here). */
   promptsAndResources?: PromptsAndResources;
 }
@@ -100,6 +104,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     limits,
     total,
     cacheScope: authenticated ? 'private' : 'public',
+    ...(options.parkedLimits ? { parkedLimits: options.parkedLimits } : {}),
     promptsAndResources,
     yes: options.yes,
     secrets: manager.secrets,

@@ -7,6 +7,8 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { CallSlots } from './call-slots.js';
 import { busyResult, runCall } from './call-runner.js';
 import { elicitApproval } from './elicit-approval.js';
+import { withCallAsker, type ElicitRequest } from '../manager/mcp-client.js';
+import { sessionAsker, withUnanswered } from './relayed-questions.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
 import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
@@ -61,7 +63,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
     { capabilities: serverCapabilities(options.promptsAndResources), ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  servePromptsAndResources(server, options.promptsAndResources, 'legacy');
+  servePromptsAndResources(server, options.promptsAndResources, { era: 'legacy', secrets: options.secrets, log });
   let listing: Listing | undefined;
   const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {
@@ -104,8 +106,11 @@ export function createSessionServer(options: SessionServerOptions): Server {
       return 'decline';
     };
     running++;
+    // What the catalog's MCP server behind the tool asks during the call goes to this client.
+    const unanswered: ElicitRequest[] = [];
+    const asker = sessionAsker(ctx, () => server.getClientCapabilities(), options.secrets, unanswered, log);
     try {
-      const outcome = await runCall({
+      const outcome = await withCallAsker(asker, () => runCall({
         session,
         tool,
         arguments: request.params.arguments ?? {},
@@ -118,15 +123,16 @@ export function createSessionServer(options: SessionServerOptions): Server {
         ...(options.slots ? { slots: options.slots } : {}),
         log,
         verbose: options.verbose,
-      });
+      }));
       if (!outcome.ran) {
         void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
         return busyResult(outcome.busy);
       }
       const { response } = outcome;
       const errorText = unasked && response.error_kind === 'declined' ? cannotAskText(unasked) : undefined;
+      const result = toCallToolResult(response, errorText ? { errorText } : {});
       // A structured value that is not an object goes out wrapped as 2025-11-25 wants it ({result: ...}).
-      return server.projectCallToolResult(toCallToolResult(response, errorText ? { errorText } : {}), tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
+      return server.projectCallToolResult(unanswered.length ? withUnanswered(result, unanswered) : result, tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
     } finally {
       running--;
       if (changed) {

@@ -9,7 +9,7 @@ import type { Catalog, Tool } from '../catalog/types.js';
 import { ErrorCode, ToolmanError, type SourceLocation } from '../shared/errors.js';
 import { isRecord } from '../shared/is-record.js';
 import { MiB, readRegularFile } from '../shared/read-file.js';
-import type { CallOrder, CountBound, Expectations, ProviderTarget, Stub, Suite, SuiteCase, ValueMatcher } from './suite-types.js';
+import type { CallOrder, CountBound, ElicitationStub, Expectations, ProviderTarget, Stub, Suite, SuiteCase, ValueMatcher } from './suite-types.js';
 import { MATCHER_KEYWORDS, MatcherError, parseArgMatchers, parseMatcher } from './value-matchers.js';
 
 /** Suites are hand-written; anything bigger is a mistake or hostile. */
@@ -313,11 +313,25 @@ function readCase(c: Record<string, unknown>, pointer: string, suite: Record<str
     ...(typeof s.error === 'string' ? { error: s.error } : {}),
     ...(Array.isArray(s.yields) ? { yields: s.yields } : {}),
   }));
+  const elicitation: ElicitationStub[] = ((c.elicitation as Record<string, unknown>[] | undefined) ?? []).map((e, i) => {
+    const at = `${pointer}/elicitation/${i}/when`;
+    const when = isRecord(e.when) ? e.when : undefined;
+    const matcher = (key: 'server' | 'message' | 'schema' | 'url') => (when && key in when ? attempt(() => parseMatcher(when[key], `${at}/${key}`), report) : undefined);
+    const parsed: NonNullable<ElicitationStub['when']> = {};
+    for (const key of ['server', 'message', 'schema', 'url'] as const) {
+      const m = matcher(key);
+      if (m) parsed[key] = m;
+    }
+    if (when?.mode === 'form' || when?.mode === 'url') parsed.mode = when.mode;
+    if (Array.isArray(when?.fields)) parsed.fields = when.fields as string[];
+    return { ...(when ? { when: parsed } : {}), action: e.action as ElicitationStub['action'], ...(isRecord(e.content) ? { content: e.content } : {}) };
+  });
   return {
     name: c.name as string,
     turns,
     ...(c.expect ? { expect: readExpect(c.expect as Record<string, unknown>, `${pointer}/expect`) } : {}),
     stubs,
+    elicitation,
     minPassRate: (c.min_pass_rate ?? suite.min_pass_rate ?? 1) as number,
     repeat: (c.repeat ?? suite.repeat ?? 1) as number,
     ...(typeof c.profile === 'string' ? { profile: c.profile } : {}),

@@ -13,6 +13,7 @@ import { checkExpectations, type Failure, type ObservedCall } from './check-expe
 import { withCatalogNames } from './catalog-names.js';
 import { addTurnUsage, emptyUsage, runCost, turnUsage, type RunUsage } from './run-usage.js';
 import { decisionAt } from './sequential-test.js';
+import { caseQuestions } from './elicitation-stubs.js';
 import { stubRunners } from './stub-runners.js';
 import { INTERRUPTED, type Prices, type ProviderTarget, type Suite, type SuiteCase } from './suite-types.js';
 
@@ -205,8 +206,12 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
     case: testCase.name, provider: target.label, model: target.model, repeat, passed: false, failures: [], error: null, calls: [], answer: '', rounds: 0, stop: 'done',
     usage: emptyUsage(), latency_ms: 0, cost_usd: null, expected_tools: expectedTools(testCase), notices, recording: null,
   };
+  // What the tools' MCP servers ask during this run: answered from the case's `elicitation:`.
+  const questions = caseQuestions(testCase.elicitation);
   const finish = (): RunResult => {
     result.latency_ms = Math.round(performance.now() - started);
+    // A question no entry answered fails the run, whatever else happened.
+    result.failures.push(...questions.unmatched.map((message) => ({ expectation: 'elicitation', message })));
     // The side calls' tokens at their own models' prices: --max-cost and the reports see them.
     result.cost_usd = runCost(target.model, options.prices, result.usage);
     if (result.error !== null) result.failures.unshift({ expectation: 'run', message: result.error });
@@ -261,7 +266,7 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       // The runs' tokens are the API's where it reports them; toolman counts only the rest.
       estimate: 'unreported',
       approve: async () => (testCase.approve ? 'approve' : 'decline'),
-      wrapRunners: stubRunners(testCase.stubs, suite.tools, suite.liveToolsWithheld === true),
+      wrapRunners: stubRunners(testCase.stubs, suite.tools, suite.liveToolsWithheld === true, questions.asker),
     });
   } catch (error) {
     options.signal?.removeEventListener('abort', onAbort);

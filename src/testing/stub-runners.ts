@@ -1,5 +1,6 @@
 import type { HandlerKind } from '../catalog/types.js';
 import { fillValue, scriptedStream, ToolFailure, type AnyToolRunner, type RunContext, type RunnerRegistry, type ToolRunner, type YieldStream } from '../manager/runner-kit.js';
+import { withCallAsker, type CallAsker } from '../manager/mcp-client.js';
 import type { Stub } from './suite-types.js';
 import { mismatch } from './value-matchers.js';
 
@@ -10,9 +11,10 @@ const KINDS: HandlerKind[] = ['mock', 'exec', 'http', 'module', 'plugin', 'agent
  * Runners for one test case: a call is answered by the first of the case's stubs whose tool and
  * `when` match its arguments; otherwise, in `mock` mode, by the tool's mock handler, and a tool
  * without one fails (so a test never sends mail or deletes files); in `live` mode, by its handler.
- * A stateful tool (`start`) is answered the same way: a stub's `yields`, then its result.
+ * A stateful tool (`start`) is answered the same way: a stub's `yields`, then its result. A live
+ * MCP call runs with `asker` answering what its server asks (the case's `elicitation:`).
  */
-export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveWithheld = false): (registry: RunnerRegistry) => RunnerRegistry {
+export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveWithheld = false, asker?: CallAsker): (registry: RunnerRegistry) => RunnerRegistry {
   // What would run the tool: the suite already asks for its real handlers, and only the flag is missing; or it asks for mocks.
   const howLive = liveWithheld ? 'or pass --live-tools (the suite says tools: live, which runs real handlers only with the flag)' : 'or add tools: live to the suite and pass --live-tools';
   const stubFor = (args: Record<string, unknown>, context: RunContext) => stubs.find((s) => s.tool === context.tool.name && Object.entries(s.when ?? {}).every(([arg, m]) => mismatch(Object.hasOwn(args, arg) ? args[arg] : undefined, m, arg) === null));
@@ -34,7 +36,9 @@ export function stubRunners(stubs: readonly Stub[], mode: 'mock' | 'live', liveW
               if (stub.error !== undefined) throw new ToolFailure(String(fillValue(stub.error, args)));
               return fillValue(stub.result ?? null, args);
             }
-            return inner(context).run(handler, args, context);
+            const runner = inner(context);
+            // What a live MCP tool's server asks during the call: the case's `elicitation:` answers.
+            return kind === 'mcp' && asker ? withCallAsker(asker, async () => runner.run(handler, args, context)) : runner.run(handler, args, context);
           },
           start(handler: never, args: Record<string, unknown>, context: RunContext): YieldStream {
             const stub = stubFor(args, context);

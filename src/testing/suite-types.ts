@@ -55,6 +55,25 @@ export interface Stub {
   yields?: unknown[];
 }
 
+/**
+ * The case's answer to what a tool's MCP server asks during a call (`elicitation:`): the first
+ * entry whose `when` matches the question answers it.
+ */
+export interface ElicitationStub {
+  when?: {
+    server?: ValueMatcher;
+    message?: ValueMatcher;
+    mode?: 'form' | 'url';
+    /** Field names the form must ask, every one. */
+    fields?: string[];
+    /** Matched against the requested schema (`{properties, required}`), objects as a subset. */
+    schema?: ValueMatcher;
+    url?: ValueMatcher;
+  };
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
 export interface SuiteTurn {
   prompt: string;
   expect?: Expectations;
@@ -65,6 +84,8 @@ export interface SuiteCase {
   turns: SuiteTurn[];
   expect?: Expectations;
   stubs: Stub[];
+  /** Answers to what the tools' MCP servers ask during the case. */
+  elicitation: ElicitationStub[];
   minPassRate: number;
   repeat: number;
   profile?: string;

@@ -1,7 +1,8 @@
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalStates, argumentsDigest, principalOf } from '../../src/serve/approval-state.js';
-import { headerMarks, paramHeaderMismatch } from '../../src/serve/param-headers.js';
+import { paramHeaderMismatch } from '../../src/serve/param-headers.js';
+import { headerMarks } from '../../src/shared/x-mcp-header.js';
 
 /** The parts of a handler's context the approval state reads: the method, and who asks. */
 function ctx(method: string, auth?: AuthInfo, http = true): ServerContext {

@@ -5,6 +5,7 @@ import type { SearchMode } from '../../session/tool-session.js';
 import { isLoopbackHost } from '../../serve/http-guard.js';
 import type { BearerAuth } from '../../serve/bearer-auth.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
+import { relayInteraction } from '../../manager/mcp-client.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
@@ -190,6 +191,7 @@ export async function serveCommand(options: ServeCommandOptions, io: CliIO): Pro
         own?.restore();
       }
     },
-    { requireValid: 'all' },
+    // The catalog's MCP servers may ask during a call: each question goes to the client whose call it is (src/serve/relayed-questions.ts).
+    { requireValid: 'all', mcpInteraction: relayInteraction(log) },
   );
 }

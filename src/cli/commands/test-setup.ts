@@ -10,6 +10,7 @@ import { DEFAULT_ALPHA } from '../../testing/sequential-test.js';
 import { INTERRUPTED, type Prices } from '../../testing/suite-types.js';
 import type { CliIO } from '../io.js';
 import { withManager } from '../open-manager.js';
+import { relayInteraction } from '../../manager/mcp-client.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
 import { plainText } from '../output/terminal-text.js';
 import type { FinishOptions } from './test-finish.js';
@@ -105,7 +106,8 @@ export function suitesHost(io: CliIO, reuse = false): SuitesHost & { close(): Pr
   return {
     cwd: io.cwd,
     open: async (catalogs, run, namedBy, share) => {
-      const options = { requireValid: 'all' as const, ...(namedBy ? { namedBy } : {}) };
+      // A live MCP tool's server may ask during a case: the case's `elicitation:` answers (src/testing/elicitation-stubs.ts).
+      const options = { requireValid: 'all' as const, ...(namedBy ? { namedBy } : {}), mcpInteraction: relayInteraction((line) => void io.stderr.write(`${line}\n`)) };
       if (!reuse || share === undefined) return withManager(io, catalogs, run, options);
       const key = JSON.stringify([catalogs ?? null, namedBy ?? null, share]);
       let entry = open.get(key);
