@@ -49,10 +49,9 @@ function strictAjv(all: boolean): AjvInstance {
 }
 
 /**
- * Lets go of the compilers: ajv keeps what every compile added to its scope (regular
- * expressions, shared functions) for the instance's life, about 2 KB a distinct schema shape,
- * which a 50,000-tool catalog would otherwise carry to the end of the run. The checks call this
- * when they are done; the next compile makes new ones.
+ * Lets go of the compilers: ajv keeps what every compile added to its scope for the instance's
+ * life (see COMPILES_PER_INSTANCE). The checks call this when they are done; the next compile
+ * makes new ones.
  */
 export function releaseStrictCompilers(): void {
   firstError = undefined;
