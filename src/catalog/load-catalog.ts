@@ -56,7 +56,8 @@ type Raw = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+/** The list's strings: the list itself when it holds nothing else (a copy per tool of every `tags:` adds up at 50,000 tools). */
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? (v.every((x) => typeof x === 'string') ? (v as string[]) : v.filter((x): x is string => typeof x === 'string')) : undefined);
 const oneOf = <T extends string>(v: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(v as T) ? (v as T) : undefined);
 
 /** The most one catalog file may hold (see DEFAULT_MAX_BYTES). */

@@ -1,4 +1,5 @@
 import { EVENT_ID, getScalarValue, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
+import { ownCopy } from './compact-data.js';
 
 export type NodeKind = 'scalar' | 'seq' | 'map';
 const KINDS: readonly NodeKind[] = ['scalar', 'seq', 'map'];
@@ -169,7 +170,8 @@ export class NodeIndex {
             const value = node();
             path.pop();
             let id = nameIds.get(name);
-            if (id === undefined) nameIds.set(name, (id = names.push(name) - 1));
+            // A copy of its own: a long key is otherwise a view that keeps the file's whole text alive.
+            if (id === undefined) nameIds.set(name, (id = names.push(ownCopy(name)) - 1));
             let earlier = byName?.get(id) ?? -1;
             if (!byName) {
               for (let entry = mark; entry < top; entry += 3) {
@@ -190,7 +192,7 @@ export class NodeIndex {
               }
               continue;
             }
-            if (keyEvent.type === EVENT_ID.SCALAR) duplicates.push({ key: name, offset: starts[key]!, firstOffset: starts[pending[earlier + 1]!]!, pointer: pointerTo(name) });
+            if (keyEvent.type === EVENT_ID.SCALAR) duplicates.push({ key: ownCopy(name), offset: starts[key]!, firstOffset: starts[pending[earlier + 1]!]!, pointer: pointerTo(name) });
             pending[earlier + 1] = key;
             pending[earlier + 2] = value;
           }

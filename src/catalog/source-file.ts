@@ -3,6 +3,7 @@ import { isRecord } from '../shared/is-record.js';
 import type { Diagnostic } from './diagnostic.js';
 import { segmentsOf } from './diagnostic.js';
 import { NodeIndex, scalarStart, type NodeKind } from './node-index.js';
+import { compactData } from './compact-data.js';
 import { survivesJson, type ParseCache } from './parse-cache.js';
 
 export interface Span {
@@ -63,18 +64,61 @@ const CATALOG_KEY_LINE = /^[ \t{]*["']?(?:toolman|tools)["']?[ \t]*:/m;
 export class SourceFile {
   /** Where each node of the document is: built from the parser's events, on first use. */
   private index: NodeIndex | null | undefined;
-  private lineStarts: number[] | undefined;
+  /** Where each line starts, in UTF-16 units (offsets into `text`). */
+  private lineStarts: Int32Array | undefined;
+  /** Where each line starts in `bytes`, for quoting one line without decoding the file. */
+  private lineByteStarts: Int32Array | undefined;
+  /**
+   * The text as UTF-8, out of V8's heap. The text as a string takes 2 bytes a character once one
+   * character needs it (any em dash), and V8 lets its heap grow to a few times what it holds
+   * before collecting: at 50,000 tools the catalog's strings were 93 MB of a 330 MB live heap.
+   * Every value parsed from it is a string of its own (compact-data.ts), so nothing keeps the
+   * string alive once parsed; `text` decodes it again for the few that need it whole.
+   */
+  private readonly bytes: Buffer;
 
   private constructor(
     readonly path: string,
     readonly absolutePath: string,
-    readonly text: string,
+    text: string,
     readonly data: unknown,
     /** The parser's events until the position index is built; undefined for data from the cache (parsed again when positions are needed). */
     private events: Event[] | undefined,
     /** Whether findings may quote this file's lines (code frames); false for files that are not catalogs. */
     readonly quotable: boolean,
-  ) {}
+  ) {
+    // The UTF-8 of a decoded file's text decodes back to exactly that text: it holds no lone surrogate.
+    this.bytes = Buffer.from(text, 'utf8');
+    lastDecoded = { file: this, text };
+  }
+
+  /**
+   * The whole text, decoded from its bytes (the last one decoded is kept: callers go file by file).
+   * For checks over every file, `includes` and `hashInto` read the bytes instead.
+   */
+  get text(): string {
+    if (lastDecoded?.file === this) return lastDecoded.text;
+    const text = this.bytes.toString('utf8');
+    lastDecoded = { file: this, text };
+    return text;
+  }
+
+  /** Whether the text contains `needle`, searched in its UTF-8 bytes (the same answer: UTF-8 is self-synchronising). */
+  includes(needle: string): boolean {
+    return this.bytes.includes(needle, 0, 'utf8');
+  }
+
+  /** The first characters of the text (at most `chars`), without decoding the rest. */
+  head(chars: number): string {
+    // At most 4 bytes a character: these bytes hold at least `chars` whole characters.
+    return this.bytes.toString('utf8', 0, Math.min(this.bytes.length, chars * 4)).slice(0, chars);
+  }
+
+  /** Adds the text to `hash` as its UTF-8 bytes (what `hash.update(text)` would add), and returns its length in bytes. */
+  hashInto(hash: { update(data: Uint8Array): unknown }): number {
+    hash.update(this.bytes);
+    return this.bytes.length;
+  }
 
   /** Parses `text`; YAML problems come back as diagnostics, never as throws. */
   static parse(path: string, absolutePath: string, text: string, options: ParseOptions = {}): { file: SourceFile; diagnostics: Diagnostic[] } {
@@ -102,6 +146,7 @@ export class SourceFile {
         // json: true lets later duplicate keys win instead of throwing at the first; the index
         // below reports every duplicate at its own key.
         data = constructFromEvents(events, { source: text, schema: CORE_SCHEMA, json: true })[0] ?? null;
+        if (!events.some((e) => e.type === EVENT_ID.ALIAS)) data = compactData(data);
       }
     } catch (error) {
       const mark = (error as { mark?: { line: number; column: number } }).mark;
@@ -118,6 +163,8 @@ export class SourceFile {
     const quotable = !options.catalog || (data !== null ? looksLikeCatalog(data) : CATALOG_KEY_LINE.test(text));
     const aliases = events.some((e) => e.type === EVENT_ID.ALIAS);
     const file = new SourceFile(path, absolutePath, text, data, events, quotable);
+    // Positions are asked for while the text is at hand; later they would decode it again.
+    file.lineStarts = lineStartsOf(text);
     // Duplicate keys of a file that is not a catalog would name its keys; the loader reports it as not a catalog instead.
     if (data !== null && quotable) {
       for (const duplicate of file.duplicateKeys()) {
@@ -182,17 +229,19 @@ export class SourceFile {
     if (target === undefined) return undefined;
     const start = index.start(target);
     const kind = index.kind(target);
-    return { start, end: endOf(this.text, index, target), kind, flow: kind !== 'scalar' && (this.text[start] === '[' || this.text[start] === '{') };
+    const text = this.text;
+    return { start, end: endOf(text, index, target), kind, flow: kind !== 'scalar' && (text[start] === '[' || text[start] === '{') };
   }
 
   /** The text of one 1-based line, for code frames; empty for a file that is not quotable. */
   lineText(line: number): string {
     if (!this.quotable) return '';
-    const starts = this.starts();
-    const start = starts[line - 1];
-    if (start === undefined) return '';
-    const next = starts[line];
-    return this.text.slice(start, next === undefined ? undefined : next).replace(/\r?\n$/, '');
+    this.lineByteStarts ??= byteLineStartsOf(this.bytes);
+    const start = this.lineByteStarts[line - 1];
+    if (start === undefined || line < 1) return '';
+    const next = this.lineByteStarts[line];
+    // Lines split at a newline byte, which is never part of a longer UTF-8 sequence.
+    return this.bytes.toString('utf8', start, next === undefined ? undefined : next).replace(/\r?\n$/, '');
   }
 
   /** 1-based line and column of a character offset. */
@@ -200,7 +249,7 @@ export class SourceFile {
     return positionAt(this.starts(), offset);
   }
 
-  private starts(): number[] {
+  private starts(): Int32Array {
     this.lineStarts ??= lineStartsOf(this.text);
     return this.lineStarts;
   }
@@ -232,6 +281,9 @@ export class SourceFile {
     return built.duplicates;
   }
 }
+
+/** The text `SourceFile.text` decoded last, and its file. */
+let lastDecoded: { file: SourceFile; text: string } | undefined;
 
 /** Where a node ends: a scalar's end, a flow collection's closing bracket, a block collection's last value. */
 function endOf(text: string, index: NodeIndex, node: number): number {
@@ -310,15 +362,31 @@ function expandedSize(text: string, events: Event[]): { size: number; firstAlias
   return { size: added, firstAlias };
 }
 
-/** Offsets at which each line starts. */
-function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+/** Offsets in `bytes` at which each line starts. */
+function byteLineStartsOf(bytes: Buffer): Int32Array {
+  let lines = 1;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) lines++;
+  const starts = new Int32Array(lines);
+  let line = 1;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) starts[line++] = i + 1;
+  return starts;
+}
+
+/**
+ * Offsets at which each line starts, in a typed array of their exact number: 4 bytes a line (a
+ * pushed array of numbers took 8 and kept spare room; a 50,000-tool catalog has 1.2 million lines).
+ */
+function lineStartsOf(text: string): Int32Array {
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  const starts = new Int32Array(lines);
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts[line++] = i + 1;
   return starts;
 }
 
 /** 1-based line and column of `offset`, by binary search over line starts. */
-function positionAt(starts: readonly number[], offset: number): { line: number; column: number } {
+function positionAt(starts: Int32Array, offset: number): { line: number; column: number } {
   offset = Math.max(0, offset); // an empty node has no offset of its own (-1)
   let lo = 0;
   let hi = starts.length - 1;

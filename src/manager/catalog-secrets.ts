@@ -11,7 +11,7 @@ const ORDINARY = new Set(['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT'
  */
 export function secretNames(loaded: LoadedCatalog): Set<string> {
   const names = new Set<string>();
-  for (const file of loaded.sources.values()) for (const match of file.text.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(match[1]!);
+  for (const file of loaded.sources.values()) if (file.includes('${env:')) for (const match of file.text.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(match[1]!);
   for (const tool of loaded.catalog.tools) if (tool.handler?.kind === 'exec') for (const name of tool.handler.exec.env ?? []) names.add(name);
   for (const name of ORDINARY) names.delete(name);
   return names;

@@ -110,6 +110,9 @@ function buildId(): string {
 function key(loaded: LoadedCatalog, extra?: string): string {
   const hash = createHash('sha256').update(buildId());
   if (extra !== undefined) hash.update('\u0000').update(extra);
-  for (const file of [...loaded.sources.values()].sort((a, b) => a.absolutePath.localeCompare(b.absolutePath))) hash.update('\u0000').update(file.absolutePath).update('\u0000').update(file.text);
+  for (const file of [...loaded.sources.values()].sort((a, b) => a.absolutePath.localeCompare(b.absolutePath))) {
+    hash.update('\u0000').update(file.absolutePath).update('\u0000');
+    file.hashInto(hash);
+  }
   return hash.digest('hex');
 }

@@ -20,7 +20,7 @@ import { BARE_VERBS, leadingWord, verbKind } from './tool-words.js';
 export function checkPoisoning(loaded: LoadedCatalog): void {
   const tools = loaded.catalog.tools.filter((t): t is Tool & { source: Exclude<Tool['source'], { kind: 'meta' }> } => t.source.kind !== 'meta');
   // Who wrote a tool: an MCP server, an imported file (a snapshot of someone else's tools), or the catalog's author.
-  const imported = new Set([...loaded.sources].filter(([, file]) => IMPORTED.test(file.text.slice(0, 400))).map(([path]) => path));
+  const imported = new Set([...loaded.sources].filter(([, file]) => IMPORTED.test(file.head(400))).map(([path]) => path));
   const sourceOf = (t: Tool) => (t.source.kind === 'mcp' ? `mcp:${t.source.server}` : t.source.kind !== 'meta' && imported.has(t.source.file) ? `import:${t.source.file}` : 'catalog');
   const byName = new Map<string, Tool>();
   for (const t of tools) {

@@ -106,7 +106,7 @@ function disabledLines(loaded: LoadedCatalog): { disabled: Map<string, Set<strin
   const disabled = new Map<string, Set<string>>();
   const comments: { file: string; line: number; column: number; rules: string[] }[] = [];
   for (const [path, file] of loaded.sources) {
-    if (!file.quotable || !file.text.includes('toolman-disable-next-line')) continue;
+    if (!file.quotable || !file.includes('toolman-disable-next-line')) continue;
     file.text.split('\n').forEach((line, i) => {
       const match = DISABLE.exec(line);
       if (!match) return;

@@ -24,6 +24,15 @@ let log: string[] = [];
 const logger = { log() {}, warn: (m: unknown) => void log.push(String(m)), error: (m: unknown) => void log.push(String(m)) };
 let firstError: AjvInstance | undefined;
 let allErrors: AjvInstance | undefined;
+/**
+ * Compiles an instance does before it is let go: ajv's scope keeps every schema it compiled and
+ * every function it generated (with its source text, 8-16 KB) for the instance's life, and
+ * `removeSchema` frees neither. A catalog with a new shape or examples in every tool (each such
+ * tool is compiled whole) would hold them all to the end of the checks: about 60 MB at 50,000
+ * tools. A new instance costs about 1 ms.
+ */
+const COMPILES_PER_INSTANCE = 200;
+let compiles = 0;
 
 /**
  * ajv in strict mode, logging its complaints instead of throwing at the first, so a schema with
@@ -34,19 +43,20 @@ let allErrors: AjvInstance | undefined;
  */
 function strictAjv(all: boolean): AjvInstance {
   const options = { strict: 'log', strictRequired: false, allowUnionTypes: true, validateSchema: false, logger, code: { optimize: false, regExp: ajvDeferredRegExp } } as const;
+  if (++compiles > COMPILES_PER_INSTANCE) releaseStrictCompilers();
   if (all) return (allErrors ??= createAjv({ ...options, allErrors: true }));
   return (firstError ??= createAjv({ ...options, allErrors: false }));
 }
 
 /**
- * Lets go of the compilers: ajv keeps what every compile added to its scope (regular
- * expressions, shared functions) for the instance's life, about 2 KB a distinct schema shape,
- * which a 50,000-tool catalog would otherwise carry to the end of the run. The checks call this
- * when they are done; the next compile makes new ones.
+ * Lets go of the compilers: ajv keeps what every compile added to its scope for the instance's
+ * life (see COMPILES_PER_INSTANCE). The checks call this when they are done; the next compile
+ * makes new ones.
  */
 export function releaseStrictCompilers(): void {
   firstError = undefined;
   allErrors = undefined;
+  compiles = 0;
 }
 
 export function runStrictJob(job: StrictJob): StrictResult {

@@ -62,7 +62,10 @@ export function runChecks(given: LoadedCatalog, options: { schemaChecks?: ParseC
 
 function findingsKey(loaded: LoadedCatalog): string {
   const hash = createHash('sha256');
-  for (const [path, file] of [...loaded.sources].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) hash.update(`${path}\u0000${file.absolutePath}\u0000${file.text.length}\u0000`).update(file.text);
+  for (const [path, file] of [...loaded.sources].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    hash.update(`${path}\u0000${file.absolutePath}\u0000`);
+    hash.update(`\u0000${file.hashInto(hash)}\u0000`);
+  }
   const modules = loaded.catalog.tools.flatMap((t) => (t.handler?.kind === 'module' ? [t.handler.file] : []));
   hash.update(JSON.stringify([loaded.diagnostics, modules.map((file) => [file, existsSync(file)])]));
   return `findings\u0000${hash.digest('hex')}`;
