@@ -7,6 +7,7 @@ import { makePrivateFolders, NO_FOLLOW, notPrivate, symlinkOnPath } from './writ
 
 /** How an entry starts: the HMAC-SHA256 of its folder, name and payload, in hex, then a newline. */
 const TAG_LENGTH = 64;
+const NEWLINE = 0x0a;
 const OPEN_READ = constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0);
 
 /**
@@ -43,17 +44,27 @@ export class CacheStore {
 
   /** The payload stored under `name`, when there is a trustworthy one at most `maxBytes` long. */
   read(name: string, maxBytes: number): string | undefined {
+    return this.readBytes(name, maxBytes)?.toString('utf8');
+  }
+
+  /** The same for a binary payload (V8's compiled code: src/cli/code-cache.ts). */
+  readBytes(name: string, maxBytes: number): Buffer | undefined {
     if (!this.trusted()) return undefined;
-    const text = readPrivate(join(this.dir, name), maxBytes + TAG_LENGTH + 1);
-    if (text === undefined || text.length < TAG_LENGTH + 1 || text[TAG_LENGTH] !== '\n') return undefined;
-    const payload = text.slice(TAG_LENGTH + 1);
+    const bytes = readPrivate(join(this.dir, name), maxBytes + TAG_LENGTH + 1);
+    if (bytes === undefined || bytes.length < TAG_LENGTH + 1 || bytes[TAG_LENGTH] !== NEWLINE) return undefined;
+    const payload = bytes.subarray(TAG_LENGTH + 1);
     const expected = Buffer.from(this.tag(name, payload), 'latin1');
-    const given = Buffer.from(text.slice(0, TAG_LENGTH), 'latin1');
+    const given = bytes.subarray(0, TAG_LENGTH);
     return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
   }
 
   /** Stores `payload` under `name`; a folder that cannot be written is simply not used. */
   write(name: string, payload: string): void {
+    this.writeBytes(name, Buffer.from(payload, 'utf8'));
+  }
+
+  /** The same for a binary payload. */
+  writeBytes(name: string, payload: Uint8Array): void {
     try {
       if (!this.made) {
         // Nothing is made through a link, or in a root someone else controls.
@@ -63,7 +74,7 @@ export class CacheStore {
         this.trust = undefined;
       }
       if (!this.trusted()) return;
-      writePrivateFile(join(this.dir, name), `${this.tag(name, payload)}\n${payload}`, { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
+      writePrivateFile(join(this.dir, name), Buffer.concat([Buffer.from(`${this.tag(name, payload)}\n`, 'latin1'), payload]), { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
     } catch {
       // a read-only home, a full disk, a folder another user owns: run without the cache
     }
@@ -82,7 +93,7 @@ export class CacheStore {
     return this.trust;
   }
 
-  private tag(name: string, payload: string): string {
+  private tag(name: string, payload: Uint8Array): string {
     return createHmac('sha256', this.key).update(this.folder).update('\u0000').update(name).update('\u0000').update(payload).digest('hex');
   }
 }
@@ -114,7 +125,7 @@ function cacheKey(env: Record<string, string | undefined>, root: string): Buffer
         // another toolman made it at the same moment: read theirs
       }
     }
-    const text = readPrivate(file, 200, true);
+    const text = readPrivate(file, 200, true)?.toString('utf8');
     if (text !== undefined && /^[0-9a-f]{64}\n?$/.test(text)) key = Buffer.from(text.slice(0, 64), 'hex');
   } catch {
     key = undefined; // no trustworthy key: no cache
@@ -154,10 +165,10 @@ function exists(path: string): boolean {
 }
 
 /**
- * A file's text when it is a regular file (never through a link), this user's, not changeable by
+ * A file's bytes when it is a regular file (never through a link), this user's, not changeable by
  * others (with `secret`, not readable either), and at most `maxBytes` long; else undefined.
  */
-function readPrivate(file: string, maxBytes: number, secret = false): string | undefined {
+function readPrivate(file: string, maxBytes: number, secret = false): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(file, OPEN_READ);
@@ -174,7 +185,7 @@ function readPrivate(file: string, maxBytes: number, secret = false): string | u
       if (read === 0) break;
       length += read;
     }
-    return buffer.toString('utf8', 0, length);
+    return buffer.subarray(0, length);
   } catch {
     return undefined;
   } finally {
