@@ -26,7 +26,7 @@ export class CodeCache {
 
   constructor(
     private readonly store: CacheStore | undefined,
-    /** What else a blob depends on: Node's version, platform, V8 flags. */
+    /** What else a blob depends on: Node's version and platform (V8 checks its flags itself: a blob made under other flags is refused and replaced). */
     private readonly salt = runtimeSalt(),
   ) {}
 
@@ -61,7 +61,7 @@ export class CodeCache {
 const MAX_ENTRY_BYTES = 32 << 20;
 
 function runtimeSalt(): string {
-  return [process.version, process.arch, process.platform, ...process.execArgv].join('\0');
+  return [process.version, process.arch, process.platform].join('\0');
 }
 
 interface CompilingModule {
