@@ -22,9 +22,12 @@ if (!existsSync(join(cliFolder, 'main.cjs'))) {
   process.exit(2);
 }
 // The CLI is CommonJS chunks (scripts/build-cli.mjs) so that V8 can be given the code it compiled
-// on an earlier run, kept in toolman's cache (src/cli/code-cache.ts); the code cache is installed
-// before anything else of the CLI loads.
-require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, realpathSync(cliFolder));
+// on an earlier run, kept in toolman's cache (src/cli/code-cache.ts), for them and for toolman's
+// own CommonJS dependencies; the code cache is installed before anything else of the CLI loads.
+// (Installed as a project's dependency, toolman's may sit in the project's node_modules instead:
+// those are compiled by Node as usual.)
+const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
+require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
 const { main, processIO } = require(join(cliFolder, 'main.cjs'));
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.

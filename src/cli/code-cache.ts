@@ -70,20 +70,31 @@ interface CompilingModule {
 }
 
 /**
- * Has Node compile the CommonJS files under `folder` (toolman's dist/cli/) through a CodeCache in
- * the environment's cache (none with TOOLMAN_CACHE_DIR=off: then they are compiled as Node would),
- * and save what was compiled when the process exits. Every other file Node loads is compiled by
- * Node as before. Called once, by bin/toolman.js, before it loads the CLI.
+ * Has Node compile the CommonJS files under `folders` (toolman's dist/cli/ and its own
+ * node_modules/: re2js, for one, is 260 KB Node would compile on every run) through a CodeCache
+ * in the environment's cache (none with TOOLMAN_CACHE_DIR=off: then they are compiled as Node
+ * would), and save what was compiled when the process exits. Every other file Node loads, and
+ * anything that is not plainly CommonJS, is compiled by Node as before. Called once, by
+ * bin/toolman.js, before it loads the CLI.
  */
-export function installCodeCache(env: Record<string, string | undefined>, folder: string): CodeCache {
+export function installCodeCache(env: Record<string, string | undefined>, folders: readonly string[]): CodeCache {
   const cache = new CodeCache(CacheStore.open(env, 'code'));
-  const prefix = folder.endsWith(sep) ? folder : folder + sep;
+  const prefixes = folders.map((folder) => (folder.endsWith(sep) ? folder : folder + sep));
   const proto = Module.prototype as unknown as CompilingModule;
   const nodeCompile = proto._compile;
   proto._compile = function (this: CompilingModule, content: string, filename: string, ...rest: unknown[]) {
+    const format = rest[0];
+    const ours = (format === 'commonjs' || format === undefined) && prefixes.some((prefix) => filename.startsWith(prefix));
     // A chunk that import()s an ES module is left to Node: a vm.Script cannot import() on Node 20 without a flag.
-    if (!filename.startsWith(prefix) || !filename.endsWith('.cjs') || content.startsWith(NODE_COMPILES)) return nodeCompile.call(this, content, filename, ...rest);
-    const wrapper = cache.compile(content, filename);
+    if (!ours || content.startsWith(NODE_COMPILES)) return nodeCompile.call(this, content, filename, ...rest);
+    let wrapper: (...args: unknown[]) => unknown;
+    try {
+      wrapper = cache.compile(content, filename);
+    } catch (error) {
+      // A .js file of a package without a "type" may be an ES module; Node finds that out itself.
+      if (format === undefined && error instanceof SyntaxError) return nodeCompile.call(this, content, filename, ...rest);
+      throw error;
+    }
     const require = createRequire(filename);
     return wrapper.call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
