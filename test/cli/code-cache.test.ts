@@ -1,4 +1,6 @@
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -175,5 +177,34 @@ describe('bin/toolman.js runs the CommonJS build with the code cache', () => {
     const spoiled = await runBin(args, { env });
     expect(spoiled).toEqual(first);
     expect(readFileSync(join(folder, made[0]!)).subarray(65).every((b) => b === 0x41)).toBe(false);
+  });
+});
+
+describe('installCodeCache: what the hook takes and what it leaves to Node', () => {
+  it('caches CommonJS under its folders; an ES module .js there, and files elsewhere, are Node\'s as before', () => {
+    const { env, folder } = fresh();
+    const base = mkdtempSync(join(tmpdir(), 'toolman-code-hook-'));
+    const covered = join(base, 'node_modules', 'dep');
+    const outside = join(base, 'elsewhere');
+    for (const dir of [covered, outside]) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(covered, 'package.json'), '{}'); // no "type": Node decides by the syntax
+    writeFileSync(join(covered, 'plain.js'), "module.exports = { kind: 'commonjs', file: __filename };\n");
+    writeFileSync(join(covered, 'esm.js'), "export const kind = 'esm';\n");
+    writeFileSync(join(outside, 'other.cjs'), "module.exports = { kind: 'outside' };\n");
+    const script = `
+      const { installCodeCache } = require(${JSON.stringify(join(ROOT, 'dist', 'cli', 'code-cache.cjs'))});
+      const cache = installCodeCache(process.env, [${JSON.stringify(join(base, 'node_modules'))}]);
+      const plain = require(${JSON.stringify(join(covered, 'plain.js'))});
+      const other = require(${JSON.stringify(join(outside, 'other.cjs'))});
+      const esm = require(${JSON.stringify(join(covered, 'esm.js'))});
+      process.stdout.write(JSON.stringify({ plain, other: other.kind, esm: esm.kind, counts: cache.counts }));
+    `;
+    const run = () => spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ plain: { kind: 'commonjs', file: join(covered, 'plain.js') }, other: 'outside', esm: 'esm', counts: { used: 0, compiled: 1, rejected: 0 } });
+    expect(entries(folder)).toHaveLength(1);
+    const second = run();
+    expect(JSON.parse(second.stdout).counts).toEqual({ used: 1, compiled: 0, rejected: 0 });
   });
 });
