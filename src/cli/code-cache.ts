@@ -21,6 +21,7 @@ import { CacheStore } from '../shared/cache-store.js';
  */
 export class CodeCache {
   private readonly fresh: { name: string; script: Script }[] = [];
+  private readonly used = new Set<string>();
   /** What happened to each chunk compiled: taken from the cache, compiled (no entry), or compiled because V8 refused the entry. */
   readonly counts = { used: 0, compiled: 0, rejected: 0 };
 
@@ -40,7 +41,7 @@ export class CodeCache {
     const name = this.store ? createHash('sha256').update(this.salt).update('\0').update(filename).update('\0').update(wrapped).digest('hex') : undefined;
     const cachedData = name ? this.store!.readBytes(name, MAX_ENTRY_BYTES) : undefined;
     const script = new Script(wrapped, { filename, lineOffset: -1, ...(cachedData ? { cachedData } : {}) });
-    if (cachedData && !script.cachedDataRejected) this.counts.used++;
+    if (cachedData && !script.cachedDataRejected) (this.counts.used++, this.used.add(name!));
     else {
       this.counts[cachedData ? 'rejected' : 'compiled']++;
       if (name) this.fresh.push({ name, script });
@@ -48,14 +49,24 @@ export class CodeCache {
     return script.runInThisContext() as (...args: unknown[]) => unknown;
   }
 
-  /** Stores the code of every chunk compiled afresh in this run: what V8 has compiled of it by now. */
+  /**
+   * Stores the code of every chunk compiled afresh in this run: what V8 has compiled of it by now.
+   * A run that had to store some is usually the first of a new toolman build, whose chunks have
+   * new texts: entries no run has written for a week then go (an entry still in use is only
+   * written again, once).
+   */
   save(): void {
+    const written = new Set<string>();
     for (const { name, script } of this.fresh.splice(0)) {
       const data = script.createCachedData();
-      if (data.length <= MAX_ENTRY_BYTES) this.store!.writeBytes(name, data);
+      if (data.length <= MAX_ENTRY_BYTES) (this.store!.writeBytes(name, data), written.add(name));
     }
+    if (written.size) this.store!.prune(ENTRY_LIFETIME_MS, new Set([...written, ...this.used]));
   }
 }
+
+/** How long an entry no run has written stays once a run writes new ones (see `save`). */
+const ENTRY_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
 /** An entry bigger than this is not kept (the tokenizer's chunks, the largest, make a few MB). */
 const MAX_ENTRY_BYTES = 32 << 20;

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
 import { writePrivateFile } from './output-file.js';
@@ -77,6 +77,27 @@ export class CacheStore {
       writePrivateFile(join(this.dir, name), Buffer.concat([Buffer.from(`${this.tag(name, payload)}\n`, 'latin1'), payload]), { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
     } catch {
       // a read-only home, a full disk, a folder another user owns: run without the cache
+    }
+  }
+
+  /**
+   * Removes this folder's entries last written more than `maxAgeMs` ago, except `keep`: for a
+   * folder whose entries are never read again once toolman changes (V8's code for a build's
+   * chunks), so that upgrades do not pile up. Only in a folder that is the user's own; failures
+   * are ignored.
+   */
+  prune(maxAgeMs: number, keep: ReadonlySet<string> = new Set()): void {
+    try {
+      if (!exists(this.dir) || !this.trusted()) return;
+      const before = Date.now() - maxAgeMs;
+      for (const name of readdirSync(this.dir)) {
+        if (keep.has(name)) continue;
+        const file = join(this.dir, name);
+        const stats = lstatSync(file);
+        if (stats.isFile() && stats.mtimeMs < before) unlinkSync(file);
+      }
+    } catch {
+      // gone meanwhile, or not ours to change: an old entry left is only disk space
     }
   }
 

@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,34 @@ describe('CodeCache: V8 code kept between runs, never taken on trust', () => {
     const foreign = new CodeCache(CacheStore.open(env, 'code'));
     expect(load(foreign, moduleText(1))).toMatchObject({ value: 56, names: ['a1', 'b1', 'c1'] });
     expect(foreign.counts).toEqual({ used: 0, compiled: 0, rejected: 1 });
+  });
+
+  it('a run that writes new entries removes those no run has written for a week, keeping what it used', () => {
+    const { env, folder } = fresh();
+    const first = new CodeCache(CacheStore.open(env, 'code'));
+    load(first, moduleText(1), '/virtual/dist/cli/chunks/used.cjs');
+    load(first, moduleText(2), '/virtual/dist/cli/chunks/old-build.cjs');
+    first.save();
+    const [a, b] = entries(folder) as [string, string];
+    const weeksAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    for (const name of [a, b]) utimesSync(join(folder, name), weeksAgo, weeksAgo);
+    // Nothing new stored: nothing removed.
+    const reading = new CodeCache(CacheStore.open(env, 'code'));
+    load(reading, moduleText(1), '/virtual/dist/cli/chunks/used.cjs');
+    reading.save();
+    expect(entries(folder)).toHaveLength(2);
+    // A new build's chunk: stored, the old build's entry removed, the one this run used kept.
+    const upgraded = new CodeCache(CacheStore.open(env, 'code'));
+    load(upgraded, moduleText(1), '/virtual/dist/cli/chunks/used.cjs');
+    load(upgraded, moduleText(3), '/virtual/dist/cli/chunks/new-build.cjs');
+    upgraded.save();
+    const left = entries(folder);
+    expect(left).toHaveLength(2);
+    const again = new CodeCache(CacheStore.open(env, 'code'));
+    load(again, moduleText(1), '/virtual/dist/cli/chunks/used.cjs');
+    load(again, moduleText(3), '/virtual/dist/cli/chunks/new-build.cjs');
+    load(again, moduleText(2), '/virtual/dist/cli/chunks/old-build.cjs');
+    expect(again.counts).toEqual({ used: 2, compiled: 1, rejected: 0 });
   });
 
   it('with the cache off, modules are compiled and nothing is written', () => {
