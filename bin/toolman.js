@@ -1,24 +1,34 @@
 #!/usr/bin/env node
 // The one place toolman touches process exit: everything below returns an exit code.
-import module from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+// CommonJS (bin/package.json says so): an ES module as the entry starts Node's ES module loader,
+// about 10 ms of CPU of every run, which the CLI (CommonJS chunks, see below) never needs.
+'use strict';
+const { existsSync, realpathSync } = require('node:fs');
+const nodeModule = require('node:module');
+const { join } = require('node:path');
+const { setFlagsFromString } = require('node:v8');
 
-// Node 22+ caches compiled code between runs; on Node 20 this is a no-op.
-module.enableCompileCache?.();
+// Node 22+ caches compiled code between runs for what toolman's own code cache does not cover
+// (the REPL's ES module chunk, dependencies loaded from node_modules); on Node 20 this is a no-op.
+nodeModule.enableCompileCache?.();
 // The only WebAssembly toolman runs is the HTTP parser of Node's own fetch (undici's llhttp). V8
 // optimises its hot parse function in a background thread, and a process that made one request
 // waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
 // (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
 setFlagsFromString('--liftoff-only');
-let cli;
-try {
-  cli = await import('../dist/main.js');
-} catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+const cliFolder = join(__dirname, '..', 'dist', 'cli');
+if (!existsSync(join(cliFolder, 'main.cjs'))) {
   process.stderr.write('toolman: error: toolman is not built (dist/ is missing)\n  hint: run `npm install` (or `npm run build`) in the toolman folder\n');
   process.exit(2);
 }
-const { main, processIO } = cli;
+// The CLI is CommonJS chunks (scripts/build-cli.mjs) so that V8 can be given the code it compiled
+// on an earlier run, kept in toolman's cache (src/cli/code-cache.ts), for them and for toolman's
+// own CommonJS dependencies; the code cache is installed before anything else of the CLI loads.
+// (Installed as a project's dependency, toolman's may sit in the project's node_modules instead:
+// those are compiled by Node as usual.)
+const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
+require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
+const { main, processIO } = require(join(cliFolder, 'main.cjs'));
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -28,4 +38,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2), processIO());
+main(process.argv.slice(2), processIO()).then((code) => {
+  process.exitCode = code;
+});

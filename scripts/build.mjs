@@ -1,16 +1,19 @@
-// Builds toolman: precompiled validators, then one ESM bundle of the CLI in dist/.
+// Builds toolman: precompiled validators, then two bundles in dist/: the library (dist/index.js,
+// an ES module) and the CLI (dist/cli/, CommonJS chunks that bin/toolman.js loads with V8's code
+// cache: scripts/build-cli.mjs says why).
 // Bundling matters for cold start: Node 20 loads ajv's and yaml's ~200 small modules one by one
-// otherwise. Commands stay lazily imported: esbuild splits each `import()` into its own chunk.
+// otherwise. Commands stay lazily loaded: esbuild splits each `import()` into its own chunk.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { buildCli } from './build-cli.mjs';
 import { writeValidators } from './build-validators.mjs';
 
-const root = new URL('../', import.meta.url);
+const root = new URL('../', import.meta.url).pathname;
 await writeValidators();
-rmSync(new URL('dist/', root), { recursive: true, force: true });
+rmSync(new URL('dist/', `file://${root}`), { recursive: true, force: true });
 await build({
-  absWorkingDir: new URL('.', root).pathname,
-  entryPoints: { main: 'src/cli/main.ts', index: 'src/index.ts' },
+  absWorkingDir: root,
+  entryPoints: { index: 'src/index.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -23,8 +26,9 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   // A native binary, loaded only to compile TypeScript module handlers.
-  external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'], // and for the REPL: ink's devtools (loaded only with DEV=true), react's development builds (src/repl/run-repl.tsx loads react as production)
+  external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);" },
 });
+await buildCli(root, `${root}dist/cli`);
 console.log('built dist/');

@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import { Command, CommanderError, Option } from 'commander';
 import { isToolmanError } from '../shared/errors.js';
 import { processSecrets, redactError } from '../shared/secrets.js';
@@ -201,7 +202,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       const { callCommand, terminalAsk } = await import('./commands/call.js');
       const interrupt = interruption();
       try {
-        setCode(await callCommand({ tool, catalog: catalogOf(command), ...opts, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
+        setCode(await callCommand({ tool, catalog: catalogOf(command), ...opts, ...(stdinIsTerminal() ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }
@@ -231,7 +232,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       const { serveCommand } = await import('./commands/serve.js');
       const interrupt = interruption();
       try {
-        setCode(await serveCommand({ catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY), signal: interrupt.signal }, io));
+        setCode(await serveCommand({ catalog: catalogOf(command), ...opts, interactive: Boolean(stdinIsTerminal()), signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }
@@ -268,7 +269,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       try {
         setCode(
           await chatCommand(
-            { catalog: catalogOf(command), ...opts, interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY), stdinIsTerminal: Boolean(process.stdin.isTTY), readStdin: () => readPrompt(process.stdin, interrupt.signal), signal: interrupt.signal },
+            { catalog: catalogOf(command), ...opts, interactive: Boolean(stdinIsTerminal() && process.stdout.isTTY), stdinIsTerminal: Boolean(stdinIsTerminal()), readStdin: () => readPrompt(process.stdin, interrupt.signal), signal: interrupt.signal },
             io,
           ),
         );
@@ -404,7 +405,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       const { terminalAsk } = await import('./commands/call.js');
       const interrupt = interruption();
       try {
-        setCode(await mcpCallCommand({ ...opts, tool, command, ...(process.stdin.isTTY ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
+        setCode(await mcpCallCommand({ ...opts, tool, command, ...(stdinIsTerminal() ? { ask: terminalAsk() } : {}), signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }
@@ -415,7 +416,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
     serverFlags(command)
       .option('-y, --yes', 'answer yes to a yes/no question the server asks on the way')
       .option('--json', 'print one JSON document');
-  const asking = () => (process.stdin.isTTY ? { ask: terminalAskLazy } : {});
+  const asking = () => (stdinIsTerminal() ? { ask: terminalAskLazy } : {});
   const terminalAskLazy = async (question: string) => (await import('./commands/call.js')).terminalAsk()(question);
   const prompts = mcp.command('prompts').description("a server's prompts (without --url or --: every server of the catalog, named as their tools are); get one");
   contentFlags(prompts.command('list', { isDefault: true }).description('list the prompts and their arguments')).action(async (command: string[], opts, self: Command) => {
@@ -558,3 +559,11 @@ function reportError(thrown: unknown, io: CliIO, json: boolean, argv: readonly s
 }
 
 export { processIO } from './io.js';
+
+/**
+ * Whether standard input is a terminal, without touching `process.stdin`: its getter makes the
+ * stream (a ReadStream, a socket or a tty), a few ms of every one-shot `chat` that never reads it.
+ */
+function stdinIsTerminal(): boolean {
+  return isatty(0);
+}

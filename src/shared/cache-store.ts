@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
 import { writePrivateFile } from './output-file.js';
@@ -7,6 +7,7 @@ import { makePrivateFolders, NO_FOLLOW, notPrivate, symlinkOnPath } from './writ
 
 /** How an entry starts: the HMAC-SHA256 of its folder, name and payload, in hex, then a newline. */
 const TAG_LENGTH = 64;
+const NEWLINE = 0x0a;
 const OPEN_READ = constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0);
 
 /**
@@ -43,17 +44,27 @@ export class CacheStore {
 
   /** The payload stored under `name`, when there is a trustworthy one at most `maxBytes` long. */
   read(name: string, maxBytes: number): string | undefined {
+    return this.readBytes(name, maxBytes)?.toString('utf8');
+  }
+
+  /** The same for a binary payload (V8's compiled code: src/cli/code-cache.ts). */
+  readBytes(name: string, maxBytes: number): Buffer | undefined {
     if (!this.trusted()) return undefined;
-    const text = readPrivate(join(this.dir, name), maxBytes + TAG_LENGTH + 1);
-    if (text === undefined || text.length < TAG_LENGTH + 1 || text[TAG_LENGTH] !== '\n') return undefined;
-    const payload = text.slice(TAG_LENGTH + 1);
+    const bytes = readPrivate(join(this.dir, name), maxBytes + TAG_LENGTH + 1);
+    if (bytes === undefined || bytes.length < TAG_LENGTH + 1 || bytes[TAG_LENGTH] !== NEWLINE) return undefined;
+    const payload = bytes.subarray(TAG_LENGTH + 1);
     const expected = Buffer.from(this.tag(name, payload), 'latin1');
-    const given = Buffer.from(text.slice(0, TAG_LENGTH), 'latin1');
+    const given = bytes.subarray(0, TAG_LENGTH);
     return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
   }
 
   /** Stores `payload` under `name`; a folder that cannot be written is simply not used. */
   write(name: string, payload: string): void {
+    this.writeBytes(name, Buffer.from(payload, 'utf8'));
+  }
+
+  /** The same for a binary payload. */
+  writeBytes(name: string, payload: Uint8Array): void {
     try {
       if (!this.made) {
         // Nothing is made through a link, or in a root someone else controls.
@@ -63,9 +74,30 @@ export class CacheStore {
         this.trust = undefined;
       }
       if (!this.trusted()) return;
-      writePrivateFile(join(this.dir, name), `${this.tag(name, payload)}\n${payload}`, { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
+      writePrivateFile(join(this.dir, name), Buffer.concat([Buffer.from(`${this.tag(name, payload)}\n`, 'latin1'), payload]), { label: 'cache entry', mode: 'replace', scope: { root: this.root } });
     } catch {
       // a read-only home, a full disk, a folder another user owns: run without the cache
+    }
+  }
+
+  /**
+   * Removes this folder's entries last written more than `maxAgeMs` ago, except `keep`: for a
+   * folder whose entries are never read again once toolman changes (V8's code for a build's
+   * chunks), so that upgrades do not pile up. Only in a folder that is the user's own; failures
+   * are ignored.
+   */
+  prune(maxAgeMs: number, keep: ReadonlySet<string> = new Set()): void {
+    try {
+      if (!exists(this.dir) || !this.trusted()) return;
+      const before = Date.now() - maxAgeMs;
+      for (const name of readdirSync(this.dir)) {
+        if (keep.has(name)) continue;
+        const file = join(this.dir, name);
+        const stats = lstatSync(file);
+        if (stats.isFile() && stats.mtimeMs < before) unlinkSync(file);
+      }
+    } catch {
+      // gone meanwhile, or not ours to change: an old entry left is only disk space
     }
   }
 
@@ -82,7 +114,7 @@ export class CacheStore {
     return this.trust;
   }
 
-  private tag(name: string, payload: string): string {
+  private tag(name: string, payload: Uint8Array): string {
     return createHmac('sha256', this.key).update(this.folder).update('\u0000').update(name).update('\u0000').update(payload).digest('hex');
   }
 }
@@ -114,7 +146,7 @@ function cacheKey(env: Record<string, string | undefined>, root: string): Buffer
         // another toolman made it at the same moment: read theirs
       }
     }
-    const text = readPrivate(file, 200, true);
+    const text = readPrivate(file, 200, true)?.toString('utf8');
     if (text !== undefined && /^[0-9a-f]{64}\n?$/.test(text)) key = Buffer.from(text.slice(0, 64), 'hex');
   } catch {
     key = undefined; // no trustworthy key: no cache
@@ -154,10 +186,10 @@ function exists(path: string): boolean {
 }
 
 /**
- * A file's text when it is a regular file (never through a link), this user's, not changeable by
+ * A file's bytes when it is a regular file (never through a link), this user's, not changeable by
  * others (with `secret`, not readable either), and at most `maxBytes` long; else undefined.
  */
-function readPrivate(file: string, maxBytes: number, secret = false): string | undefined {
+function readPrivate(file: string, maxBytes: number, secret = false): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(file, OPEN_READ);
@@ -174,7 +206,7 @@ function readPrivate(file: string, maxBytes: number, secret = false): string | u
       if (read === 0) break;
       length += read;
     }
-    return buffer.toString('utf8', 0, length);
+    return buffer.subarray(0, length);
   } catch {
     return undefined;
   } finally {
