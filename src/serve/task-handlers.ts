@@ -41,7 +41,7 @@ export function serveTasks(server: Server, tasks: ServedTasks, principals: Princ
     return task;
   };
 
-  server.setRequestHandler('tasks/get', { params: taskParams() }, async (params, ctx) => {
+  server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
     const task = await owned(params, ctx.mcpReq.envelope);
     const status = tasks.status(task);
     if (status === 'completed') task.result ??= await finalResult(task, stop);
@@ -49,7 +49,7 @@ export function serveTasks(server: Server, tasks: ServedTasks, principals: Princ
     return { resultType: 'complete', ...taskFields(tasks, task, status), ...(status === 'completed' ? { result: task.result } : {}) };
   });
 
-  server.setRequestHandler('tasks/update', { params: taskParams() }, async (params, ctx) => {
+  server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, async (params, ctx) => {
     await owned(params, ctx.mcpReq.envelope);
     // toolman's tasks never wait for input: a call's approval is asked before it starts, on the
     // call itself (the spec's §Task Creation: a server SHOULD resolve such exchanges before it
@@ -59,7 +59,7 @@ export function serveTasks(server: Server, tasks: ServedTasks, principals: Princ
     return { resultType: 'complete' };
   });
 
-  server.setRequestHandler('tasks/cancel', { params: taskParams() }, async (params, ctx) => {
+  server.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params, ctx) => {
     const task = await owned(params, ctx.mcpReq.envelope);
     if (tasks.status(task) === 'working') {
       task.cancelRequested = true;
@@ -97,16 +97,14 @@ async function finalResult(task: ServedTask, stop: AbortSignal): Promise<Record<
 }
 
 /** A Standard Schema for `{taskId}`, written here: the SDK takes any Standard Schema, and two fields need no schema library. */
-function taskParams(): StandardSchemaV1<unknown, TaskParams> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'toolman',
-      validate: (value: unknown) => {
-        if (!isRecord(value) || typeof value.taskId !== 'string') return { issues: [{ message: 'params.taskId must be a string' }] };
-        // `inputResponses` is not checked: the SDK lifts it out of the params (as for a retried call) before they reach here, and every key is ignored anyway.
-        return { value: { taskId: value.taskId } };
-      },
+const TASK_PARAMS: StandardSchemaV1<unknown, TaskParams> = {
+  '~standard': {
+    version: 1,
+    vendor: 'toolman',
+    validate: (value: unknown) => {
+      if (!isRecord(value) || typeof value.taskId !== 'string') return { issues: [{ message: 'params.taskId must be a string' }] };
+      // `inputResponses` is not checked: the SDK lifts it out of the params (as for a retried call) before they reach here, and every key is ignored anyway.
+      return { value: { taskId: value.taskId } };
     },
-  };
-}
+  },
+};
