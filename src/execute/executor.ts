@@ -377,6 +377,11 @@ export class Executor {
     return answer;
   }
 
+  /** Stops a running background job of this session (serve's `tasks/cancel`); false when none runs by that id. */
+  cancelJob(id: string): boolean {
+    return this.jobs.cancel(id);
+  }
+
   /**
    * A job's status, and a background job's result: the session's job tools answer through this,
    * and `serve` asks whether a principal's jobs still run (a stateful one has no `outcome`: its

@@ -27,6 +27,8 @@ export interface Job<T> {
  */
 export class JobStore<T extends { ok: boolean }> {
   private readonly jobs = new Map<string, Job<T>>();
+  /** Each running background job's own stop (a served task's `tasks/cancel`), joined to the session's. */
+  private readonly stops = new Map<string, AbortController>();
   private readonly statefulJobs = new Map<string, StatefulJob>();
   private readonly controller = new AbortController();
   private readonly listeners = new Set<(update: JobUpdate) => void>();
@@ -38,12 +40,32 @@ export class JobStore<T extends { ok: boolean }> {
     const id = this.newId();
     const job: Job<T> = { id, tool, status: 'running', startedAt: performance.now() };
     this.jobs.set(id, job);
-    void run(this.controller.signal).then((outcome) => {
+    const stop = new AbortController();
+    const session = this.controller.signal;
+    const onSessionEnd = () => stop.abort(session.reason);
+    if (session.aborted) onSessionEnd();
+    else session.addEventListener('abort', onSessionEnd, { once: true });
+    this.stops.set(id, stop);
+    void run(stop.signal).then((outcome) => {
       job.outcome = outcome;
       job.status = outcome.ok ? 'done' : 'failed';
       job.finishedAt = performance.now();
+      this.stops.delete(id);
+      session.removeEventListener('abort', onSessionEnd);
     });
     return id;
+  }
+
+  /**
+   * Stops one running background job (its runner's signal aborts: a program's process group is
+   * killed, a request is aborted); it ends `failed` with kind `cancelled`. False when there is no
+   * such job running.
+   */
+  cancel(id: string): boolean {
+    const stop = this.stops.get(id);
+    if (!stop) return false;
+    stop.abort(new Error('the job was cancelled'));
+    return true;
   }
 
   get(id: string): Job<T> | undefined {

@@ -18,6 +18,8 @@ import { cannotAskText } from './session-server.js';
 import { listPage, type Listing } from './tool-listing.js';
 import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
 import { PrincipalsFull, type PrincipalSessions, type PrincipalState } from './principal-sessions.js';
+import { TASKS_EXTENSION, type ServedTasks } from './served-tasks.js';
+import { createTaskResult, declaresTasks, serveTasks } from './task-handlers.js';
 
 /** What a started call leaves for its answer: the run's outcome, and whether it needs toolman's own approval question. */
 interface StartedCall {
@@ -58,6 +60,8 @@ export interface ModernServerOptions {
   approvals: ApprovalStates;
   /** Calls waiting for the client's answers to their upstream servers' questions. */
   parked: ParkedCalls;
+  /** Background calls made tasks for clients that declare the tasks extension. */
+  tasks: ServedTasks;
   /** `public` without authentication, `private` with it (spec `server/utilities/caching.mdx`: a list behind a token is not shared across tokens). */
   cacheScope: CacheScope;
   yes: boolean;
@@ -85,7 +89,8 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
     {
-      capabilities: serverCapabilities(options.promptsAndResources),
+      // The tasks extension is advertised in `server/discover` (ext-tasks `specification/draft/tasks.md` §Capability Negotiation).
+      capabilities: { ...serverCapabilities(options.promptsAndResources), extensions: { [TASKS_EXTENSION]: {} } } as ReturnType<typeof serverCapabilities>,
       ...(view.instructions ? { instructions: view.instructions } : {}),
       cacheHints: { 'tools/list': hint, 'server/discover': hint, 'prompts/list': hint, 'resources/list': hint, 'resources/templates/list': hint },
       requestState: { verify: options.approvals.verify },
@@ -95,6 +100,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
   const relay: QuestionRelay = { parked: options.parked, approvals: options.approvals, secrets: options.secrets, log: options.log };
   server.setRequestHandler('tools/list', (request) => listPage(options.view().listing, request.params?.cursor));
   servePromptsAndResources(server, options.promptsAndResources, { era: 'modern', relay, principal });
+  serveTasks(server, options.tasks, options.principals, principal, options.stop);
 
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name } = request.params;
@@ -193,6 +199,14 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
         inputRequests: { [APPROVAL_KEY]: inputRequired.elicit({ message: approvalMessage(ask, options.secrets), requestedSchema: approvalForm(principal.authenticated) }) },
         requestState: await options.approvals.mint(name, args, ctx),
       });
+    }
+    // A background job for a client that declared the tasks extension on this request: a task
+    // handle instead of the job id in a result (the server decides per request; a client that did
+    // not declare it never gets one: ext-tasks §Capability Negotiation).
+    if (response.ok && response.job_id && round.value.tool.mode === 'background' && declaresTasks(ctx.mcpReq.envelope)) {
+      const task = options.tasks.create(principal.key, response.job_id, session, round.value.tool.name);
+      if (task) return createTaskResult(options.tasks, task) as unknown as CallToolResult;
+      options.log(`no room for another task (${options.tasks.limits.maxPerPrincipal} per client, ${options.tasks.limits.maxTotal} in all): ${round.value.tool.name} answered with its job id instead`);
     }
     const errorText = response.error_kind === 'declined' && unasked ? cannotAskText(unasked) : undefined;
     const result = toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: round.value.tool.outputSchema !== undefined });

@@ -9,6 +9,7 @@ import { ApprovalStates, type Principal } from './approval-state.js';
 import type { CallSlots, ServeLimits } from './call-slots.js';
 import { createModernServer, type ModernServerOptions, type ModernView } from './modern-server.js';
 import { PrincipalSessions } from './principal-sessions.js';
+import { DEFAULT_TASK_LIMITS, ServedTasks, type TaskLimits } from './served-tasks.js';
 import { buildListing } from './tool-listing.js';
 
 const SEARCH_NOTES: Record<SearchMode, string> = {
@@ -27,7 +28,9 @@ export function serverInstructions(catalog: Catalog, selection: Selection, searc
   return [catalog.description, ...prompts.system, ...prompts.user, ...prompts.reminders, deferred ? SEARCH_NOTES[searchMode] : undefined].filter(Boolean).join('\n\n');
 }
 
-export interface ModernServingOptions extends Omit<ModernServerOptions, 'view' | 'principals' | 'approvals' | 'parked'> {
+export interface ModernServingOptions extends Omit<ModernServerOptions, 'view' | 'principals' | 'approvals' | 'parked' | 'tasks'> {
+  /** Bounds of the tasks extension's tasks (tests shorten their lifetime). */
+  taskLimits?: TaskLimits;
   /** Bounds of the calls that wait for answers to their upstream servers' questions (tests shorten the wait). */
   parkedLimits?: ParkedLimits;
   request: Omit<SessionRequest, 'searchMode'>;
@@ -47,19 +50,26 @@ export class ModernServing {
   readonly principals: PrincipalSessions;
   readonly approvals = new ApprovalStates();
   readonly parked: ParkedCalls;
+  readonly tasks: ServedTasks;
 
   private constructor(
     private readonly manager: ToolManager,
     private readonly options: ModernServingOptions,
   ) {
     this.parked = new ParkedCalls(options.parkedLimits ?? DEFAULT_PARKED_LIMITS, options.log);
+    // A task lives no longer than its principal's state would with nobody asking (`--idle-timeout`): its result lives there.
+    const taskLimits = options.taskLimits ?? DEFAULT_TASK_LIMITS;
+    this.tasks = new ServedTasks({ ...taskLimits, ttlMs: Math.min(taskLimits.ttlMs, options.limits.idleTimeoutMs) });
     this.principals = new PrincipalSessions({
       open: () => manager.session({ ...options.request, searchMode: 'discover' }),
       maxPrincipals: options.limits.maxSessions,
       idleTimeoutMs: options.limits.idleTimeoutMs,
       maxCallsPerPrincipal: options.limits.maxCallsPerSession,
       log: options.log,
-      onDrop: (key) => this.approvals.forget(key),
+      onDrop: (key) => {
+        this.approvals.forget(key);
+        this.tasks.forget(key);
+      },
     });
   }
 
@@ -104,11 +114,12 @@ export class ModernServing {
 
   /** A server instance for one request (HTTP) or one connection (stdio) of `principal`. */
   server(principal: Principal): Server {
-    return createModernServer({ ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals, parked: this.parked }, principal);
+    return createModernServer({ ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals, parked: this.parked, tasks: this.tasks }, principal);
   }
 
   close(): void {
     this.parked.close();
+    this.tasks.close();
     this.principals.close();
   }
 }

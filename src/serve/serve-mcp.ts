@@ -6,6 +6,7 @@ import { principalOfAuth } from './approval-state.js';
 import { CallSlots, DEFAULT_SERVE_LIMITS, type ServeLimits } from './call-slots.js';
 import type { OpenedSession, RequestAuthorizer } from './http-host.js';
 import { ModernServing, serverInstructions } from './modern-serving.js';
+import type { TaskLimits } from './served-tasks.js';
 import type { ParkedLimits } from './parked-calls.js';
 import { paramHeaderMismatch } from './param-headers.js';
 import { headerMarks } from '../shared/x-mcp-header.js';
@@ -33,6 +34,8 @@ export interface ServeOptions {
   limits?: Partial<ServeLimits>;
   /** Bounds of the 2026-07-28 calls that wait for the client's answer to an upstream server's question. */
   parkedLimits?: ParkedLimits;
+  /** Bounds of the tasks extension's tasks (tests shorten them). */
+  taskLimits?: TaskLimits;
   /** What is served besides tools; default none (the gateway over the catalog's MCP servers plugs in here). */
   promptsAndResources?: PromptsAndResources;
 }
@@ -105,6 +108,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
     total,
     cacheScope: authenticated ? 'private' : 'public',
     ...(options.parkedLimits ? { parkedLimits: options.parkedLimits } : {}),
+    ...(options.taskLimits ? { taskLimits: options.taskLimits } : {}),
     promptsAndResources,
     yes: options.yes,
     secrets: manager.secrets,

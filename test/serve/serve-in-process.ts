@@ -2,6 +2,7 @@ import { ToolManager } from '../../src/manager/tool-manager.js';
 import type { ServeLimits } from '../../src/serve/call-slots.js';
 import { relayInteraction } from '../../src/manager/mcp-client.js';
 import type { ParkedLimits } from '../../src/serve/parked-calls.js';
+import type { TaskLimits } from '../../src/serve/served-tasks.js';
 import type { RequestAuthorizer } from '../../src/serve/http-host.js';
 import type { PromptsAndResources } from '../../src/serve/prompts-and-resources.js';
 import { CatalogGateway } from '../../src/serve/gateway.js';
@@ -21,7 +22,7 @@ export interface InProcessServer {
  * `toolman serve --port 0` in this process, for tests of what the server does rather than of the
  * process (the flags are tested on the built binary, test/cli/serve.test.ts).
  */
-export async function serveInProcess(options: { catalog?: string; yes?: boolean; verbose?: boolean; limits?: Partial<ServeLimits>; token?: string; authorizer?: RequestAuthorizer; promptsAndResources?: PromptsAndResources; requireValid?: false; relay?: boolean; gateway?: boolean; parkedLimits?: ParkedLimits; env?: Record<string, string> } = {}): Promise<InProcessServer> {
+export async function serveInProcess(options: { catalog?: string; yes?: boolean; verbose?: boolean; limits?: Partial<ServeLimits>; token?: string; authorizer?: RequestAuthorizer; promptsAndResources?: PromptsAndResources; requireValid?: false; relay?: boolean; gateway?: boolean; parkedLimits?: ParkedLimits; taskLimits?: TaskLimits; env?: Record<string, string> } = {}): Promise<InProcessServer> {
   const lines: string[] = [];
   // As `toolman serve` opens it: the catalog's MCP servers' questions go to serve's clients.
   const relay = options.relay ? { mcpInteraction: relayInteraction((line) => lines.push(line)) } : {};
@@ -40,6 +41,7 @@ export async function serveInProcess(options: { catalog?: string; yes?: boolean;
     ...(options.limits ? { limits: options.limits } : {}),
     ...(promptsAndResources ? { promptsAndResources } : {}),
     ...(options.parkedLimits ? { parkedLimits: options.parkedLimits } : {}),
+    ...(options.taskLimits ? { taskLimits: options.taskLimits } : {}),
   });
   return {
     url: running.url!,
