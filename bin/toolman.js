@@ -4,13 +4,13 @@
 // about 10 ms of CPU of every run, which the CLI (CommonJS chunks, see below) never needs.
 'use strict';
 const { existsSync, realpathSync } = require('node:fs');
-const nodeModule = require('node:module');
 const { join } = require('node:path');
 const { setFlagsFromString } = require('node:v8');
 
-// Node 22+ caches compiled code between runs for what toolman's own code cache does not cover
-// (the REPL's ES module chunk, dependencies loaded from node_modules); on Node 20 this is a no-op.
-nodeModule.enableCompileCache?.();
+// Node 22+'s own compile cache (module.enableCompileCache) is not turned on: with no folder given it
+// keeps code in the shared temporary folder, checked only by a checksum of the source, so another
+// local user could plant code there; toolman's own code cache (below) is authenticated.
+
 // The only WebAssembly toolman runs is the HTTP parser of Node's own fetch (undici's llhttp). V8
 // optimises its hot parse function in a background thread, and a process that made one request
 // waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
@@ -26,9 +26,17 @@ if (!existsSync(join(cliFolder, 'main.cjs'))) {
 // own CommonJS dependencies; the code cache is installed before anything else of the CLI loads.
 // (Installed as a project's dependency, toolman's may sit in the project's node_modules instead:
 // those are compiled by Node as usual.)
-const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
-require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
-const { main, processIO } = require(join(cliFolder, 'main.cjs'));
+let main;
+let processIO;
+try {
+  const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
+  require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
+  ({ main, processIO } = require(join(cliFolder, 'main.cjs')));
+} catch (error) {
+  // A build cut short (an upgrade interrupted: a chunk missing) is a clear error, not a stack trace.
+  process.stderr.write(`toolman: error: toolman's build cannot be loaded (${error && error.code ? error.code : 'broken'}: ${String(error && error.message ? error.message : error).split('\n')[0]})\n  hint: run \`npm install\` (or \`npm run build\`) in the toolman folder\n`);
+  process.exit(2);
+}
 
 // A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -210,7 +210,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     }
     const errorText = response.error_kind === 'declined' && unasked ? cannotAskText(unasked) : undefined;
     const result = toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: round.value.tool.outputSchema !== undefined });
-    return round.call.unanswered.length ? withUnanswered(result, round.call.unanswered) : result;
+    return round.call.unanswered.length ? withUnanswered(result, round.call.unanswered, options.secrets) : result;
   });
 
   server.onerror = (error) => options.log(`protocol error: ${error.message}`);

@@ -83,8 +83,7 @@ function questionKey(index: number): string {
  * naming the parked call; `full` when no more calls may wait (the caller declines the questions).
  */
 async function askAgain<T>(relay: QuestionRelay, ctx: ServerContext, principal: Principal, bound: { name: string; args: unknown }, call: AskingCall<T>, questions: OpenQuestion[]): Promise<{ kind: 'input_required'; result: InputRequiredResult } | { kind: 'full' }> {
-  const id = relay.parked.park(principal.key, call as AskingCall<unknown>, questions);
-  if (id === undefined) return { kind: 'full' };
+  // Built before the call is parked: a question that cannot be shown must not leave a call waiting.
   const inputRequests = Object.fromEntries(
     questions.map((question, index) => {
       const relayed = relayedQuestion(question.request, relay.secrets);
@@ -92,6 +91,8 @@ async function askAgain<T>(relay: QuestionRelay, ctx: ServerContext, principal: 
       return [questionKey(index), inputRequired.elicitUrl({ message: relayed.params.message, url: relayed.params.url })];
     }),
   );
+  const id = relay.parked.park(principal.key, call as AskingCall<unknown>, questions);
+  if (id === undefined) return { kind: 'full' };
   return { kind: 'input_required', result: inputRequired({ inputRequests, requestState: await relay.approvals.mint(bound.name, bound.args, ctx, id) }) };
 }
 

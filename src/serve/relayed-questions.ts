@@ -41,7 +41,7 @@ export function relayedQuestion(request: ElicitRequest, secrets: SecretSet): Rel
 }
 
 /** One field, with only the keywords the spec allows, texts cleaned and cut, enums bounded. */
-function cleanField(field: Record<string, unknown>, secrets: SecretSet): Record<string, unknown> {
+function cleanField(field: Record<string, unknown>, secrets: SecretSet, depth = 0): Record<string, unknown> {
   const text = (value: unknown) => secrets.redact(plainText(String(value))).slice(0, MAX_FIELD_TEXT);
   const out: Record<string, unknown> = {};
   for (const key of FIELD_TEXT_KEYS) if (typeof field[key] === 'string') out[key] = text(field[key]);
@@ -56,7 +56,9 @@ function cleanField(field: Record<string, unknown>, secrets: SecretSet): Record<
   for (const key of ['oneOf', 'anyOf'] as const) {
     if (Array.isArray(field[key])) out[key] = (field[key] as unknown[]).filter(isRecord).slice(0, MAX_ENUM).map((o) => ({ const: text(o.const), ...(typeof o.title === 'string' ? { title: text(o.title) } : {}) }));
   }
-  if (isRecord(field.items)) out.items = cleanField(field.items, secrets);
+  // A multi-select's items are one level of enum; deeper nesting is no form field, and would
+  // otherwise recurse as deep as a hostile server nests it.
+  if (isRecord(field.items) && depth === 0) out.items = cleanField(field.items, secrets, depth + 1);
   return out;
 }
 
@@ -92,8 +94,9 @@ export function canAsk(capabilities: ClientCapabilities | undefined, mode: 'form
 }
 
 /** The text a client gets when a question was declined for it: it could not be asked. */
-export function unansweredText(questions: readonly ElicitRequest[]): string {
-  const what = questions.map((q) => `MCP server "${q.server}" asked "${q.message.slice(0, 200)}"${q.mode === 'url' ? ' (a page to visit)' : ''}`).join('; ');
+export function unansweredText(questions: readonly ElicitRequest[], secrets: SecretSet): string {
+  // The server's words are as untrusted here as in a relayed question: cleaned, cut, redacted.
+  const what = questions.map((q) => secrets.redact(`MCP server "${plainText(q.server)}" asked "${plainText(q.message).slice(0, 200)}"`) + (q.mode === 'url' ? ' (a page to visit)' : '')).join('; ');
   return `toolman serve: ${what}, and this MCP client cannot answer such questions (it did not declare elicitation${questions.some((q) => q.mode === 'url') ? ' in URL mode' : ''}); toolman declined for it.`;
 }
 
@@ -122,6 +125,6 @@ export function sessionAsker(ctx: ServerContext, capabilities: () => ClientCapab
 }
 
 /** A call's result with what it could not ask said beside it: the client learns why the server got a decline. */
-export function withUnanswered<R extends { content: unknown[] }>(result: R, questions: readonly ElicitRequest[]): R {
-  return { ...result, content: [...result.content, { type: 'text', text: unansweredText(questions) }] };
+export function withUnanswered<R extends { content: unknown[] }>(result: R, questions: readonly ElicitRequest[], secrets: SecretSet): R {
+  return { ...result, content: [...result.content, { type: 'text', text: unansweredText(questions, secrets) }] };
 }

@@ -132,7 +132,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
       const errorText = unasked && response.error_kind === 'declined' ? cannotAskText(unasked) : undefined;
       const result = toCallToolResult(response, errorText ? { errorText } : {});
       // A structured value that is not an object goes out wrapped as 2025-11-25 wants it ({result: ...}).
-      return server.projectCallToolResult(unanswered.length ? withUnanswered(result, unanswered) : result, tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
+      return server.projectCallToolResult(unanswered.length ? withUnanswered(result, unanswered, options.secrets) : result, tool.outputSchema?.type === 'object' ? tool.outputSchema : undefined);
     } finally {
       running--;
       if (changed) {

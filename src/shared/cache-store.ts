@@ -37,7 +37,7 @@ export class CacheStore {
   static open(env: Record<string, string | undefined>, folder: string): CacheStore | undefined {
     const root = cacheDir(env);
     if (!root) return undefined;
-    const key = cacheKey(env, root);
+    const key = cacheKey(env);
     if (!key) return undefined;
     return new CacheStore(folder, join(root, folder), root, key);
   }
@@ -121,19 +121,23 @@ export class CacheStore {
 
 /**
  * Where the key that authenticates cache entries is kept: toolman's state folder
- * ($XDG_STATE_HOME/toolman, else ~/.local/state/toolman), so it is not part of the cache; only
- * when neither can be named (no HOME), in the cache root itself.
+ * ($XDG_STATE_HOME/toolman, else ~/.local/state/toolman), so it is not part of the cache.
+ * Undefined when neither can be named (no HOME): then there is no key and no cache, since a key
+ * kept in the cache root would travel with a cache folder copied or restored from elsewhere, and
+ * make its entries (V8 code among them, src/cli/code-cache.ts) trusted.
  */
-export function cacheKeyFile(env: Record<string, string | undefined>, root: string): { file: string; scopeRoot: string } {
+export function cacheKeyFile(env: Record<string, string | undefined>): { file: string; scopeRoot: string } | undefined {
   const state = env.XDG_STATE_HOME ? join(env.XDG_STATE_HOME, 'toolman') : env.HOME ? join(env.HOME, '.local', 'state', 'toolman') : undefined;
-  return state ? { file: join(state, 'cache-key'), scopeRoot: state } : { file: join(root, 'cache-key'), scopeRoot: root };
+  return state ? { file: join(state, 'cache-key'), scopeRoot: state } : undefined;
 }
 
 const keys = new Map<string, Buffer | undefined>();
 
 /** This user's cache key: read once per process, made (32 random bytes, 0600) when there is none. */
-function cacheKey(env: Record<string, string | undefined>, root: string): Buffer | undefined {
-  const { file, scopeRoot } = cacheKeyFile(env, root);
+function cacheKey(env: Record<string, string | undefined>): Buffer | undefined {
+  const where = cacheKeyFile(env);
+  if (!where) return undefined;
+  const { file, scopeRoot } = where;
   if (keys.has(file)) return keys.get(file);
   let key: Buffer | undefined;
   try {

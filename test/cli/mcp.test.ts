@@ -104,7 +104,7 @@ describe('a catalog with MCP servers from the CLI', () => {
       join(dir, 'toolman.yaml'),
       `toolman: 1\nname: cli\nmcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(join(SERVERS, 'scripted-server.mjs'))}, plain]\n    env: { STARTS_FILE: "\${env:STARTS_FILE}" }\n    prefix: s_\n`,
     );
-    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), STARTS_FILE: starts };
+    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(dir, 'state'), STARTS_FILE: starts };
     const count = () => readFileSync(starts, 'utf8').trim().split('\n').filter(Boolean).length;
     const list = await runBin(['list'], { cwd: dir, env });
     expect(list.code, list.stderr).toBe(0);

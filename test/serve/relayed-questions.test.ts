@@ -49,7 +49,26 @@ describe('canAsk and unansweredText', () => {
   });
 
   it('names the server and the question', () => {
-    expect(unansweredText([form])).toBe('toolman serve: MCP server "s" asked "Who?", and this MCP client cannot answer such questions (it did not declare elicitation); toolman declined for it.');
+    expect(unansweredText([form], new SecretSet())).toBe('toolman serve: MCP server "s" asked "Who?", and this MCP client cannot answer such questions (it did not declare elicitation); toolman declined for it.');
+  });
+
+  it("redacts and cleans the server's words, as a relayed question does", () => {
+    const secrets = new SecretSet();
+    secrets.add('sk-live-SECRET1234567890');
+    const text = unansweredText([{ ...form, server: 's\u001b]0;x\u0007', message: 'token is sk-live-SECRET1234567890' }], secrets);
+    expect(text).toContain('asked "token is [redacted]"');
+    expect(text).not.toContain('sk-live');
+    expect(text).not.toContain('\u001b');
+  });
+});
+
+describe('a hostile form', () => {
+  it('items nested thousands deep: one level kept, no stack exhausted', () => {
+    let items: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 5000; i++) items = { type: 'array', items };
+    const relayed = relayedQuestion({ ...form, schema: { properties: { deep: items }, required: [] } }, new SecretSet());
+    const deep = (relayed.params as { requestedSchema: { properties: Record<string, Record<string, unknown>> } }).requestedSchema.properties.deep!;
+    expect(deep.items).toEqual({ type: 'array' });
   });
 });
 

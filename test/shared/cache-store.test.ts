@@ -23,10 +23,20 @@ describe('CacheStore: a cache folder is never taken on trust', () => {
     expect(mode(root)).toBe('700');
     expect(mode(join(root, 'things'))).toBe('700');
     expect(mode(join(root, 'things', 'a.json'))).toBe('600');
-    const key = cacheKeyFile(env, root).file;
+    const key = cacheKeyFile(env)!.file;
     expect(key.startsWith(env.XDG_STATE_HOME)).toBe(true);
     expect(mode(key)).toBe('600');
     expect(readdirSync(root)).toEqual(['things']);
+  });
+
+  it('with no state folder to keep the key in (no HOME, no XDG_STATE_HOME) there is no cache: a key in the cache root would come with a copied cache', () => {
+    const { root } = fresh();
+    // A cache folder restored from elsewhere, with a key of its own in its root.
+    mkdirSync(join(root, 'things'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(root, 'cache-key'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+    expect(cacheKeyFile({ TOOLMAN_CACHE_DIR: root })).toBeUndefined();
+    expect(CacheStore.open({ TOOLMAN_CACHE_DIR: root }, 'things')).toBeUndefined();
+    expect(CacheStore.open({ TOOLMAN_CACHE_DIR: root }, 'code')).toBeUndefined();
   });
 
   it('a cache folder an older toolman left readable by others (0755) is made private', () => {
@@ -102,7 +112,7 @@ describe('CacheStore: a cache folder is never taken on trust', () => {
   it('a key file others can read turns the cache off rather than trusting it', () => {
     const { env, root } = fresh();
     CacheStore.open(env, 'things')!.write('a.json', '{}');
-    const { file } = cacheKeyFile(env, root);
+    const { file } = cacheKeyFile(env)!;
     chmodSync(file, 0o644);
     // Keys are read once per process: a new state folder with a readable key stands for a new process.
     const other = { ...env, XDG_STATE_HOME: join(env.XDG_STATE_HOME, 'readable') };
