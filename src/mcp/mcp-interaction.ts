@@ -53,6 +53,13 @@ export const MAX_SAMPLING_TOKENS = 4_096;
 const MAX_TEXT = 2_000;
 
 /**
+ * Questions one server may have open at once (a 2025 server pushes them as requests, as many as
+ * it likes; a 2026-07-28 server's rounds are capped in input-rounds.ts): more are declined at
+ * once, so a hostile server cannot flood the user or serve's clients with questions.
+ */
+export const MAX_OPEN_QUESTIONS = 16;
+
+/**
  * The name of the form's only field when it is one yes/no question (a single boolean property):
  * the only kind of form `--yes` may answer, by accepting it with `true`. A form that asks for
  * anything else needs a person.
@@ -134,9 +141,19 @@ export function interactionHandlers(server: string, interaction: McpInteraction 
   const url = interaction?.supports.url === true && interaction.elicit !== undefined;
   if (form || url) {
     capabilities.elicitation = { ...(form ? { form: {} } : {}), ...(url ? { url: {} } : {}) };
+    let open = 0;
     handlers.elicit = async (params, signal) => {
       const request = elicitRequest(server, params);
       if (!request || (request.mode === 'form' && !form) || (request.mode === 'url' && !url)) return { action: 'decline' };
+      if (open >= MAX_OPEN_QUESTIONS) return { action: 'decline' };
+      open++;
+      try {
+        return await answerQuestion(request, signal);
+      } finally {
+        open--;
+      }
+    };
+    const answerQuestion = async (request: ElicitRequest, signal: AbortSignal): Promise<Record<string, unknown>> => {
       // The call's own asker (serve's client) when there is one: it shows the page itself.
       const asker = route?.();
       if (asker) {
