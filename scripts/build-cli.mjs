@@ -17,26 +17,33 @@ export const NODE_COMPILES = '/* toolman: compiled by Node: it imports an ES mod
 /** The ESM build's first line: bundled CommonJS dependencies call require() for Node built-ins. */
 const ESM_REQUIRE = "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);";
 
+/** What both of toolman's bundles are built with (the library's in build.mjs, the CLI's here). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  chunkNames: 'chunks/[name]-[hash]',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+  // A native binary, loaded only to compile TypeScript module handlers; ink's devtools (loaded
+  // only with DEV=true), react's development builds (src/repl/run-repl.tsx loads react as production).
+  external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'],
+  // Bundled CommonJS dependencies call require() for Node built-ins.
+  banner: { js: ESM_REQUIRE },
+};
+
 export async function buildCli(root, outdir) {
   const esm = await build({
+    ...BUNDLE_OPTIONS,
     absWorkingDir: root,
     entryPoints: { main: 'src/cli/main.ts', 'code-cache': 'src/cli/code-cache.ts' },
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    chunkNames: 'chunks/[name]-[hash]',
-    minifyWhitespace: true,
-    minifySyntax: true,
     // Inline, so that the transform below carries the map through to the CommonJS chunk.
     sourcemap: 'inline',
     write: false,
-    logLevel: 'warning',
-    // A native binary, loaded only to compile TypeScript module handlers.
-    external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'], // and for the REPL: ink's devtools (loaded only with DEV=true), react's development builds (src/repl/run-repl.tsx loads react as production)
-    banner: { js: ESM_REQUIRE },
   });
   const chunks = esm.outputFiles.filter((f) => f.path.endsWith('.js'));
   const byName = new Map(chunks.map((f) => [basename(f.path), f]));

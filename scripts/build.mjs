@@ -5,30 +5,18 @@
 // otherwise. Commands stay lazily loaded: esbuild splits each `import()` into its own chunk.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
-import { buildCli } from './build-cli.mjs';
+import { BUNDLE_OPTIONS, buildCli } from './build-cli.mjs';
 import { writeValidators } from './build-validators.mjs';
 
 const root = new URL('../', import.meta.url).pathname;
 await writeValidators();
 rmSync(new URL('dist/', `file://${root}`), { recursive: true, force: true });
 await build({
+  ...BUNDLE_OPTIONS,
   absWorkingDir: root,
   entryPoints: { index: 'src/index.ts' },
   outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  chunkNames: 'chunks/[name]-[hash]',
-  minifyWhitespace: true,
-  minifySyntax: true,
   sourcemap: 'linked',
-  logLevel: 'warning',
-  // A native binary, loaded only to compile TypeScript module handlers.
-  external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'],
-  // Bundled CommonJS dependencies call require() for Node built-ins.
-  banner: { js: "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);" },
 });
 await buildCli(root, `${root}dist/cli`);
 console.log('built dist/');
