@@ -290,7 +290,7 @@ describe('the cache of validated catalogs', () => {
     const file = join(dir, 'c.yaml');
     const good = 'toolman: 1\ntools:\n  - name: ping\n    description: Answer pong, to check that the tool loop works.\n    handler: { mock: [ { result: pong } ] }\n';
     writeFileSync(file, good);
-    const env = { TOOLMAN_CACHE_DIR: cache };
+    const env = { TOOLMAN_CACHE_DIR: cache, XDG_STATE_HOME: join(cache, '..', 'state') };
     expect((await runMain(['-c', file, 'call', 'ping'], { env })).code).toBe(0);
     const entries = () => readdirSync(join(cache, 'validated'));
     expect(entries()).toHaveLength(1);

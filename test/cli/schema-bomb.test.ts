@@ -60,7 +60,7 @@ describe('a $ref fan-out bomb', () => {
     const served = mkdtempSync(join(tmpdir(), 'toolman-bomb-mcp-'));
     const starts = join(served, 'starts');
     writeFileSync(join(served, 'toolman.yaml'), `toolman: 1\nname: bomb\nmcp_servers:\n  bombs:\n${scripted('bomb', `    env: { STARTS_FILE: ${JSON.stringify(starts)} }\n`)}`);
-    const env = { TOOLMAN_CACHE_DIR: join(served, 'cache') };
+    const env = { TOOLMAN_CACHE_DIR: join(served, 'cache'), XDG_STATE_HOME: join(join(served, 'cache'), '..', 'state') };
     const live = await timedRun(['list'], { cwd: served, env, bin: false });
     expect(live.ms).toBeLessThan(FAST_MS);
     expect(live.stdout).toContain('boom');

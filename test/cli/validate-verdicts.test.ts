@@ -220,7 +220,7 @@ tools:
     description: Check that the service answers, and how fast, in milliseconds.
 `,
     );
-    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache') };
+    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(join(dir, 'cache'), '..', 'state') };
     const run = await runBin(['validate', '--json', file], { env });
     const messages = (JSON.parse(run.stdout).diagnostics as { code: string; message: string }[]).filter((d) => d.code === 'TM0603' || d.code === 'TM0605').map((d) => d.message);
     expect(messages).toEqual(
@@ -240,7 +240,7 @@ tools:
     const dir = tmp();
     const file = join(dir, 'c.yaml');
     writeFileSync(file, 'toolman: 1\nmcp_servers:\n  gone:\n    command: /nonexistent/toolman-test-server\nprofiles:\n  quick:\n    include: [ech0]\ntools:\n  - name: ping\n    description: Check that the service answers, and how fast, in milliseconds.\n');
-    const run = await runBin(['validate', '--json', file], { env: { TOOLMAN_CACHE_DIR: join(dir, 'cache') } });
+    const run = await runBin(['validate', '--json', file], { env: { TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(join(dir, 'cache'), '..', 'state') } });
     const diagnostics = JSON.parse(run.stdout).diagnostics as { code: string; message: string }[];
     expect(diagnostics.some((d) => d.code === 'TM0603')).toBe(false);
     expect(diagnostics.find((d) => d.code === 'TM0802')!.message).toContain('its tools are not known, so the pattern that may name them ("ech0") was not checked');

@@ -207,7 +207,7 @@ ${scripted('hostile')}
     const yaml = `${HEADER}mcp_servers:
   s:
 ${scripted('plain', '    env: { STARTS_FILE: "${env:STARTS_FILE}" }\n')}`;
-    const env = { TOOLMAN_CACHE_DIR: cache, STARTS_FILE: starts };
+    const env = { TOOLMAN_CACHE_DIR: cache, XDG_STATE_HOME: join(cache, '..', 'state'), STARTS_FILE: starts };
     const at = catalogDir(yaml);
     const first = await open(yaml, { env, at });
     expect(first.manager.mcpServers()[0]!.source).toBe('live');
@@ -226,12 +226,12 @@ ${scripted('plain', '    env: { STARTS_FILE: "${env:STARTS_FILE}" }\n')}`;
     const cache = mkdtempSync(join(tmpdir(), 'toolman-mcp-cache-'));
     const yaml = `${HEADER}mcp_servers:\n  s:\n${scripted('plain')}`;
     const at = catalogDir(yaml);
-    const first = await open(yaml, { env: { TOOLMAN_CACHE_DIR: cache }, at });
+    const first = await open(yaml, { env: { TOOLMAN_CACHE_DIR: cache, XDG_STATE_HOME: join(cache, '..', 'state') }, at });
     await first.manager.close();
     const later = Date.now() + 3 * 24 * 3600_000;
     vi.spyOn(Date, 'now').mockReturnValue(later);
     try {
-      const { manager } = await open(yaml, { env: { TOOLMAN_CACHE_DIR: cache }, at });
+      const { manager } = await open(yaml, { env: { TOOLMAN_CACHE_DIR: cache, XDG_STATE_HOME: join(cache, '..', 'state') }, at });
       expect(manager.mcpServers()[0]).toMatchObject({ source: 'cache', stale: true });
       const note = (await manager.validate()).find((d) => d.code === 'TM0803');
       expect(note?.message).toContain('3 days old');

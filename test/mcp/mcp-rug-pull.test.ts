@@ -17,7 +17,7 @@ describe('a changed server tool is never silent', () => {
     const version = join(dir, 'version');
     writeFileSync(version, '1');
     writeFileSync(join(dir, 'toolman.yaml'), `toolman: 1\nname: rug\nmcp_servers:\n  rug:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(join(SERVERS, 'scripted-server.mjs'))}, rug, ${JSON.stringify(version)}]\n`);
-    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache') };
+    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(join(dir, 'cache'), '..', 'state') };
     const first = await runBin(['list'], { cwd: dir, env });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toContain('changed');

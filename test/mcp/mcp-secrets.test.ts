@@ -13,7 +13,7 @@ const SECRET = 'sk-live-9f8e7d6c5b4a3f2e1d0c';
 
 describe('an MCP server that echoes a secret into its tool list', () => {
   const { dir } = catalogDir(`toolman: 1\nname: leaks\nmcp_servers:\n  leaky:\n${scripted('echo-secret', '    env: { API_KEY: "${env:MY_KEY}" }\n')}`);
-  const env = { MY_KEY: SECRET, TOOLMAN_CACHE_DIR: join(dir, 'cache') };
+  const env = { MY_KEY: SECRET, TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(join(dir, 'cache'), '..', 'state') };
 
   it('show, list, format and the cache never hold it', async () => {
     for (const args of [['show', 'leaky'], ['list', '--json'], ['format', '--provider', 'openai'], ['format', '--provider', 'gemini'], ['show', 'leaky', '--json']]) {

@@ -29,7 +29,7 @@ describe('serve starts its upstream servers lazily', () => {
     );
     const catalog = join(dir, 'lazy.yaml');
     writeFileSync(catalog, `toolman: 1\nname: lazy\nmcp_servers:\n  slow:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(wrapper)}]\n    prefix: s_\n    protocol: legacy\n    timeout_ms: 30000\n`);
-    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache') };
+    const env = { TOOLMAN_CACHE_DIR: join(dir, 'cache'), XDG_STATE_HOME: join(join(dir, 'cache'), '..', 'state') };
     // The first listing fills the tool-list cache (the server is fast then).
     const listed = await runBin(['-c', catalog, 'list'], { env });
     expect(listed.code, listed.stderr).toBe(0);
