@@ -16,6 +16,13 @@ const { setFlagsFromString } = require('node:v8');
 // waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
 // (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
 setFlagsFromString('--liftoff-only');
+try {
+  process.cwd();
+} catch {
+  // Run from a folder deleted meanwhile: every relative path would fail, and Node's own error is a stack trace.
+  process.stderr.write('toolman: error: the current folder no longer exists\n  hint: cd to a folder that exists and run it again\n');
+  process.exit(2);
+}
 const cliFolder = join(__dirname, '..', 'dist', 'cli');
 if (!existsSync(join(cliFolder, 'main.cjs'))) {
   process.stderr.write('toolman: error: toolman is not built (dist/ is missing)\n  hint: run `npm install` (or `npm run build`) in the toolman folder\n');

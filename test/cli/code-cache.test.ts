@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -205,6 +205,22 @@ describe('bin/toolman.js runs the CommonJS build with the code cache', () => {
     const spoiled = await runBin(args, { env });
     expect(spoiled).toEqual(first);
     expect(readFileSync(join(folder, made[0]!)).subarray(65).every((b) => b === 0x41)).toBe(false);
+  });
+
+  it('a build with a chunk missing, or a current folder deleted meanwhile: a clear error and exit 2, no stack trace', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'toolman-partial-'));
+    for (const part of ['bin', 'dist', 'schema', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+    const chunk = /chunks\/chunk-\w+\.cjs/.exec(readFileSync(join(copy, 'dist', 'cli', 'main.cjs'), 'utf8'))![0];
+    rmSync(join(copy, 'dist', 'cli', chunk));
+    const broken = spawnSync(process.execPath, [join(copy, 'bin', 'toolman.js'), '--version'], { encoding: 'utf8', env: { ...process.env, TOOLMAN_CACHE_DIR: 'off' } });
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toMatch(/^toolman: error: toolman's build cannot be loaded \(MODULE_NOT_FOUND/);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+
+    const gone = mkdtempSync(join(tmpdir(), 'toolman-gone-'));
+    const inGone = spawnSync('sh', ['-c', `cd "${gone}" && rmdir "${gone}" && exec "${process.execPath}" "${join(ROOT, 'bin', 'toolman.js')}" validate x.yaml`], { encoding: 'utf8' });
+    expect(inGone.status).toBe(2);
+    expect(inGone.stderr).toBe('toolman: error: the current folder no longer exists\n  hint: cd to a folder that exists and run it again\n');
   });
 });
 
