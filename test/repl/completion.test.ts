@@ -3,11 +3,11 @@ import './ink-as-terminal.js';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { completionAt, replaceWord, type CompletionSources } from '../../src/repl/completion.js';
 import { lineOf } from '../../src/repl/line-editor.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { startRepl, type Harness, type HarnessOptions } from './harness.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { replTestbed } from './harness.js';
 
 const folder = () => {
   const cwd = mkdtempSync(join(tmpdir(), 'toolman-complete-'));
@@ -63,21 +63,13 @@ describe('what Tab completes', () => {
   });
 });
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const TAB = '\t';
 const SHIFT_TAB = '\u001b[Z';
 

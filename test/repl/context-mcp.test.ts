@@ -4,26 +4,18 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { catalogDir, NODE, scripted, SERVERS } from '../mcp/helpers.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { startRepl, type Harness, type HarnessOptions } from './harness.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { replTestbed, type Harness } from './harness.js';
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const flat = (h: Harness) => h.frame().replace(/\s+/g, ' ');
 
 describe('/context', () => {

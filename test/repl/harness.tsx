@@ -93,6 +93,7 @@ export async function startRepl(server: ModelServer, options: HarnessOptions = {
   // Ink turns raw mode on and starts listening in an effect: let it run.
   await pause(20);
   const frame = () => app.lastFrame() ?? '';
+  let closed = false;
   const waitFor: Harness['waitFor'] = async (what, timeoutMs = 8000) => {
     const test = typeof what === 'function' ? what : typeof what === 'string' ? () => frame().includes(what) : () => what.test(frame());
     const started = Date.now();
@@ -118,7 +119,10 @@ export async function startRepl(server: ModelServer, options: HarnessOptions = {
     },
     waitFor,
     idle: (timeoutMs) => waitFor(() => !controller.state.running, timeoutMs),
+    // Once: a test may close a REPL itself (to start another on its transcript), and its testbed closes it again.
     close: async () => {
+      if (closed) return;
+      closed = true;
       app.unmount();
       await manager.close();
     },
@@ -193,9 +197,10 @@ function renderAt(tree: ReactElement, columns: number) {
 
 /**
  * The usual set-up of a REPL test file: one scripted model server for the file, and the REPLs a
- * test starts (`start`) closed after it. Call at the top level of the file.
+ * test starts (`start`, with the file's `defaults` under its own options) closed after it. Call at
+ * the top level of the file.
  */
-export function replTestbed(): { readonly server: ModelServer; start(options?: HarnessOptions): Promise<Harness> } {
+export function replTestbed(defaults: HarnessOptions = {}): { readonly server: ModelServer; start(options?: HarnessOptions): Promise<Harness> } {
   let server: ModelServer | undefined;
   let open: Harness[] = [];
   beforeAll(async () => {
@@ -215,7 +220,7 @@ export function replTestbed(): { readonly server: ModelServer; start(options?: H
       return started();
     },
     async start(options = {}) {
-      const h = await startRepl(started(), options);
+      const h = await startRepl(started(), { ...defaults, ...options });
       open.push(h);
       return h;
     },

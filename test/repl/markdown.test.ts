@@ -4,13 +4,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import chalk from 'chalk';
 import stringWidth from 'string-width';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fitColumns, lineText, loadMarkdown, markdownLines, sections, type MarkdownLine } from '../../src/repl/markdown.js';
 import { wrapPlain } from '../../src/repl/markdown-lines.js';
 import { runBin } from '../helpers/cli.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import type { ModelServer } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
-import { startRepl, type Harness, type HarnessOptions } from './harness.js';
+import { replTestbed } from './harness.js';
 
 const ANSWER = [
   '# Trip plan',
@@ -135,21 +135,13 @@ describe('Markdown laid out for the terminal', () => {
   });
 });
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 
 describe('answers in the REPL', () => {
   it('are drawn as Markdown in 80 columns: styles, a bordered code block, a fitted table', async () => {

@@ -1,9 +1,9 @@
 // First: ink must load as on a terminal even when CI is set (see the module).
 import './ink-as-terminal.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { catalogDir, EVERYTHING, MODERN, NODE } from '../mcp/helpers.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { KEY, replTestbed, type Harness } from './harness.js';
 import { completionAt } from '../../src/repl/completion.js';
 import { promptArguments } from '../../src/repl/content-commands.js';
 import { resourceReferences } from '../../src/repl/resource-attachments.js';
@@ -11,26 +11,18 @@ import { resourceReferences } from '../../src/repl/resource-attachments.js';
 // The MCP servers' prompts and resources in the REPL (ink, a scripted model): /prompt sends a
 // server's prompt as the next message, @SERVER:URI attaches a resource, Tab completes both.
 
-let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
-});
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
 
 const CATALOG = catalogDir(
   `toolman: 1\nname: content\nmcp_servers:\n  notes:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(MODERN)}, stdio, --modern-only]\n    prefix: n_\n  every:\n    command: ${JSON.stringify(EVERYTHING)}\n`,
 ).file;
 
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, { catalog: CATALOG, env: { TOOLMAN_CACHE_DIR: 'off' }, ...options });
-  open.push(h);
-  return h;
-}
+const bed = replTestbed({ catalog: CATALOG, env: { TOOLMAN_CACHE_DIR: 'off' } });
+/** The file's model server (bed.server, named once it has started). */
+let server: ModelServer;
+beforeAll(() => {
+  server = bed.server;
+});
+const repl = bed.start;
 const flat = (h: Harness) => h.frame().replace(/\s+/g, ' ');
 /** The last user message the model was sent (OpenAI chat completions). */
 function lastUserMessage(): string {

@@ -1,11 +1,11 @@
 // First: ink must load as on a terminal even when CI is set (see the module).
 import './ink-as-terminal.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { inputView } from '../../src/repl/components.js';
 import { edit, lineOf, moveLine, type KeyAction } from '../../src/repl/line-editor.js';
 import { MAX_PASTE_CHARS, PASTE_END, PASTE_START, TerminalKeys } from '../../src/repl/terminal-keys.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { KEY, replTestbed } from './harness.js';
 
 const keys = (...raw: string[]) => {
   const decoder = new TerminalKeys();
@@ -102,21 +102,13 @@ describe('editing several lines', () => {
   });
 });
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const lastUserMessage = () => {
   const messages = server.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
   return messages.filter((m) => m.role === 'user').at(-1)!.content;

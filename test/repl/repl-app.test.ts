@@ -5,26 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chalk from 'chalk';
 import stringWidth from 'string-width';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ModelServer } from '../helpers/model-server.js';
+import { KEY, replTestbed, type Harness } from './harness.js';
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const tmp = () => mkdtempSync(join(tmpdir(), 'toolman-repl-'));
 const call = (name: string, args: unknown, id?: string) => ({ ...(id ? { id } : {}), name, arguments: args });
 /** The screen with line breaks as spaces: for what may wrap. */

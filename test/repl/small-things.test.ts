@@ -1,26 +1,18 @@
 // First: ink must load as on a terminal even when CI is set (see the module).
 import './ink-as-terminal.js';
 import stringWidth from 'string-width';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, KEYS } from '../../src/repl/slash-commands.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+import type { ModelServer } from '../helpers/model-server.js';
+import { KEY, replTestbed } from './harness.js';
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const deleting = () => [{ toolCalls: [{ name: 'delete_event', arguments: { id: 'e1' } }] }, { text: 'Fine, not deleted.' }];
 
 describe('what a user noticed', () => {

@@ -3,27 +3,19 @@ import './ink-as-terminal.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readTranscriptFile } from '../../src/conversation/transcript-history.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import type { ModelServer } from '../helpers/model-server.js';
 import { ROOT } from '../helpers/paths.js';
-import { KEY, startRepl, type Harness, type HarnessOptions } from './harness.js';
+import { KEY, replTestbed, type Harness } from './harness.js';
 
+const bed = replTestbed();
+/** The file's model server (bed.server, named once it has started). */
 let server: ModelServer;
-beforeAll(async () => {
-  server = await startModelServer();
+beforeAll(() => {
+  server = bed.server;
 });
-afterAll(() => server.close());
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open) await h.close();
-  open = [];
-});
-async function repl(options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startRepl(server, options);
-  open.push(h);
-  return h;
-}
+const repl = bed.start;
 const flat = (h: Harness) => h.frame().replace(/\s+/g, ' ');
 
 describe('/model and /provider', () => {
@@ -82,7 +74,6 @@ describe('a resumed conversation', () => {
     await first.send('weather in Oslo?');
     await first.idle();
     await first.close();
-    open = open.filter((h) => h !== first);
     const resume = readTranscriptFile(join(folder, 't.jsonl'), ROOT);
     const h = await repl({ resume });
     await h.waitFor('resumed');
