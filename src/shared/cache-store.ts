@@ -3,7 +3,7 @@ import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readdi
 import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
 import { writePrivateFile } from './output-file.js';
-import { makePrivateFolders, NO_FOLLOW, notPrivate, symlinkOnPath } from './write-path.js';
+import { lstatOrUndefined, makePrivateFolders, NO_FOLLOW, notPrivate, symlinkOnPath } from './write-path.js';
 
 /** How an entry starts: the HMAC-SHA256 of its folder, name and payload, in hex, then a newline. */
 const TAG_LENGTH = 64;
@@ -68,7 +68,7 @@ export class CacheStore {
     try {
       if (!this.made) {
         // Nothing is made through a link, or in a root someone else controls.
-        if (symlinkOnPath(this.dir, { root: this.root }) || (exists(this.root) && !folderTrusted(this.root, this.root))) return;
+        if (symlinkOnPath(this.dir, { root: this.root }) || (lstatOrUndefined(this.root) !== undefined && !folderTrusted(this.root, this.root))) return;
         makePrivateFolders(this.dir);
         this.made = true;
         this.trust = undefined;
@@ -88,7 +88,7 @@ export class CacheStore {
    */
   prune(maxAgeMs: number, keep: ReadonlySet<string> = new Set()): void {
     try {
-      if (!exists(this.dir) || !this.trusted()) return;
+      if (lstatOrUndefined(this.dir) === undefined || !this.trusted()) return;
       const before = Date.now() - maxAgeMs;
       for (const name of readdirSync(this.dir)) {
         if (keep.has(name)) continue;
@@ -108,7 +108,7 @@ export class CacheStore {
    */
   private trusted(): boolean {
     if (this.trust === undefined) {
-      this.trust = folderTrusted(this.root, this.root) && (!exists(this.dir) || folderTrusted(this.dir, this.root));
+      this.trust = folderTrusted(this.root, this.root) && (lstatOrUndefined(this.dir) === undefined || folderTrusted(this.dir, this.root));
       if (this.trust) for (const folder of [this.root, this.dir]) tighten(folder);
     }
     return this.trust;
@@ -143,7 +143,7 @@ function cacheKey(env: Record<string, string | undefined>): Buffer | undefined {
   try {
     makePrivateFolders(scopeRoot);
     if (!folderTrusted(scopeRoot, scopeRoot)) throw new Error('untrusted key folder');
-    if (!exists(file)) {
+    if (lstatOrUndefined(file) === undefined) {
       try {
         writePrivateFile(file, `${randomBytes(32).toString('hex')}\n`, { label: 'cache key', mode: 'new', scope: { root: scopeRoot } });
       } catch {
@@ -180,14 +180,6 @@ function tighten(folder: string): void {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A file's bytes when it is a regular file (never through a link), this user's, not changeable by

@@ -1,9 +1,9 @@
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode, ToolmanError } from './errors.js';
 import { describeFsError } from './fs-errors.js';
-import { FILE_MODE, makePrivateFolders, NO_FOLLOW, symlinkOnPath, type WriteScope } from './write-path.js';
+import { FILE_MODE, lstatOrUndefined, makePrivateFolders, NO_FOLLOW, symlinkOnPath, type WriteScope } from './write-path.js';
 
 export type { WriteScope } from './write-path.js';
 
@@ -119,12 +119,4 @@ function checkTarget(file: string, label: string, makeFolders: boolean, scope: W
   const existing = lstatOrUndefined(file);
   if (existing?.isDirectory()) fail('it is a folder', 'name a file in it');
   return { fail, existing };
-}
-
-function lstatOrUndefined(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }

@@ -116,3 +116,12 @@ export function notPrivate(stats: Stats, what: string, privateRead = false): str
   if (process.platform !== 'win32' && (stats.mode & (privateRead ? 0o077 : 0o022)) !== 0) return `${what} can be ${privateRead ? 'read or changed' : 'changed'} by other users (mode ${(stats.mode & 0o777).toString(8)})`;
   return undefined;
 }
+
+/** What is at `path` itself (a link is not followed), or undefined when nothing is. */
+export function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@ import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/is-record.js';
 import { writePrivateFile } from '../../shared/output-file.js';
 import { readRegularFile } from '../../shared/read-file.js';
-import { symlinkOnPath } from '../../shared/write-path.js';
+import { lstatOrUndefined, symlinkOnPath } from '../../shared/write-path.js';
 
 /** A token file larger than this is not toolman's. */
 const MAX_FILE_BYTES = 1 << 20;
@@ -104,7 +104,7 @@ export class TokenStore {
   /** Forgets everything toolman holds for an issuer (its registration too). */
   forgetIssuer(issuer: string): boolean {
     const file = this.fileOf(issuer);
-    if (!exists(file)) return false;
+    if (lstatOrUndefined(file) === undefined) return false;
     this.remove(issuer);
     return true;
   }
@@ -172,14 +172,6 @@ export function oauthFolder(env: Record<string, string | undefined>): string {
   return join(config, 'toolman', 'oauth');
 }
 
-function exists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Line and column of a JSON.parse error (Node says "at position N", or "line L column C"). */
 function position(text: string, error: unknown): { line: number; column: number } | undefined {
