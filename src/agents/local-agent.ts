@@ -1,4 +1,5 @@
 import type { LocalAgentConfig } from '../catalog/types.js';
+import { ownUsage } from '../conversation/side-models.js';
 import { ToolFailure, type RunContext } from '../execute/runner.js';
 import type { Approver } from '../execute/types.js';
 import type { LoopEvent, SideUsage, TurnSummary } from '../loop/loop-events.js';
@@ -88,12 +89,10 @@ function askParent(agent: string, parentCallId: string, approve: Approver): Appr
  * calls as they were.
  */
 export function nestedUsage(provider: string, model: string, summary: TurnSummary): SideUsage[] {
-  const { usage } = summary;
-  const side = (key: 'input' | 'output' | 'cached') => usage.side.reduce((n, s) => n + s[key], 0);
-  const own = { input: usage.input - side('input'), output: usage.output - side('output'), cached: usage.cached - side('cached') };
+  const own = ownUsage(summary.usage);
   const reported = own.input + own.output > 0;
   const list: SideUsage[] = summary.rounds > 0 ? [{ provider, model, calls: summary.rounds, ...own, unreported: reported ? 0 : summary.rounds }] : [];
-  return [...list, ...usage.side];
+  return [...list, ...summary.usage.side];
 }
 
 /** What the parent sees of the nested loop while it runs: its calls, their failures, their progress, retries. */

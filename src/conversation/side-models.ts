@@ -33,6 +33,12 @@ export type SideConnection = { mode: 'live'; fetch?: typeof fetch | undefined } 
 /** How long one side call may take, retries included: a summary or a verdict is not worth a stalled turn. */
 export const SIDE_CALL_TIMEOUT_MS = 60_000;
 
+/** The conversation's own requests' part of a turn's (or a run's) usage: the totals without the side calls. */
+export function ownUsage(usage: { input: number; output: number; cached: number; side: readonly SideUsage[] }): { input: number; output: number; cached: number } {
+  const side = (key: 'input' | 'output' | 'cached') => usage.side.reduce((n, s) => n + s[key], 0);
+  return { input: usage.input - side('input'), output: usage.output - side('output'), cached: usage.cached - side('cached') };
+}
+
 /** The request fragment of a call with no tools: nothing offered, nothing to choose. */
 function noTools(provider: ProviderName): FormatResult {
   return { provider, payload: {}, systemPayload: {}, toolChoice: { type: 'auto' }, warnings: [], changes: {}, sent: {}, prompts: { system: [], user: [], reminders: [] } };

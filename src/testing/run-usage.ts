@@ -1,6 +1,10 @@
 import type { SideUsage, TurnSummary } from '../loop/loop-events.js';
+import { ownUsage } from '../conversation/side-models.js';
 import { costOf } from './prices.js';
 import type { Prices } from './suite-types.js';
+
+/** Defined with the side calls it leaves out (conversation/side-models.ts); a run's usage reads it here. */
+export { ownUsage };
 
 /** A run's side calls for one provider and model, priced at that model's price (null: no price, or calls that reported no usage). */
 export interface RunSideUsage extends SideUsage {
@@ -35,11 +39,6 @@ export function inputTokens(usage: Pick<RunUsage, 'input' | 'estimated_input' | 
   return usage.input + (usage.reported ? 0 : usage.estimated_input);
 }
 
-/** The conversation's own requests' part of a run's usage: the totals without the side calls. */
-export function ownUsage(usage: { input: number; output: number; cached: number; side: readonly SideUsage[] }): { input: number; output: number; cached: number } {
-  const side = (key: 'input' | 'output' | 'cached') => usage.side.reduce((n, s) => n + s[key], 0);
-  return { input: usage.input - side('input'), output: usage.output - side('output'), cached: usage.cached - side('cached') };
-}
 
 /** One turn's usage as a run counts it (its `tokens:` expectations read it). */
 export function turnUsage(summary: TurnSummary): RunUsage {
