@@ -232,7 +232,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       const { serveCommand } = await import('./commands/serve.js');
       const interrupt = interruption();
       try {
-        setCode(await serveCommand({ catalog: catalogOf(command), ...opts, interactive: Boolean(stdinIsTerminal()), signal: interrupt.signal }, io));
+        setCode(await serveCommand({ catalog: catalogOf(command), ...opts, interactive: stdinIsTerminal(), signal: interrupt.signal }, io));
       } finally {
         interrupt.dispose();
       }
@@ -269,7 +269,7 @@ function buildProgram(io: CliIO, setCode: (code: ExitCode) => void): Command {
       try {
         setCode(
           await chatCommand(
-            { catalog: catalogOf(command), ...opts, interactive: Boolean(stdinIsTerminal() && process.stdout.isTTY), stdinIsTerminal: Boolean(stdinIsTerminal()), readStdin: () => readPrompt(process.stdin, interrupt.signal), signal: interrupt.signal },
+            { catalog: catalogOf(command), ...opts, interactive: stdinIsTerminal() && Boolean(process.stdout.isTTY), stdinIsTerminal: stdinIsTerminal(), readStdin: () => readPrompt(process.stdin, interrupt.signal), signal: interrupt.signal },
             io,
           ),
         );
