@@ -1,4 +1,4 @@
-import { Client, InsufficientScopeError, IssuerMismatchError, OAuthError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError, type McpSubscription, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type McpSubscription, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isRecord } from '../shared/is-record.js';
@@ -9,16 +9,15 @@ import { timerDelay } from '../shared/timers.js';
 import { interactionHandlers, type InteractionHandlers, type McpInteraction } from './mcp-interaction.js';
 import { currentCallAsker, type CallAsker } from './question-relay.js';
 import { inputRounds, MAX_INPUT_ROUNDS } from './input-rounds.js';
-import { LoginRequired, type ToolmanOAuthProvider } from './oauth/oauth-provider.js';
+import { authRefusal, finishSignIn, refusalsTo, SignInStarted } from './oauth/connection-sign-in.js';
+import type { ToolmanOAuthProvider } from './oauth/oauth-provider.js';
+import { McpCallError, reasonOf } from './mcp-errors.js';
+import { NoToolsList, readToolListPages, type ListHints } from './tool-list-pages.js';
 import { plainText } from '../shared/plain-text.js';
 import { describeLaunch, type ServerLaunch } from './server-launch.js';
 import { describeExit, StdioProcessTransport } from './stdio-process-transport.js';
 import { TolerantTransport, type RepairNote } from './tolerant-transport.js';
 
-/** A hostile server could answer `tools/list` with a cursor forever: this many pages, then stop. */
-export const MAX_TOOL_PAGES = 100;
-/** ...and this many tools in all. */
-export const MAX_TOOLS_PER_SERVER = 5_000;
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server. */
 export const STDIO_PROBE_TIMEOUT_MS = 3_000;
 /** JSON-RPC error of a 2026-07-28 server whose header check failed (`basic/transports/streamable-http.mdx`). */
@@ -232,58 +231,37 @@ export class McpConnection {
   /** Why the last tool list was cut short (too many tools or pages, a repeated page), if it was. */
   listCut: string | undefined;
   /** The last list's cache hints (2026-07-28 `ttlMs`, `cacheScope`); undefined from a 2025 server. */
-  listHints: { ttlMs: number; cacheScope: 'public' | 'private' } | undefined;
+  listHints: ListHints | undefined;
   /** What the tolerant transport repaired in the last list (tools left out, with why). */
   listRepairs: RepairNote[] = [];
 
   /** Every tool, following `nextCursor`, within bounds a hostile server cannot stretch, with secrets redacted. */
   async listTools(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
-    const tools: Record<string, unknown>[] = [];
-    let cursor: string | undefined;
-    const seen = new Set<string>();
     this.listCut = undefined;
     this.listHints = undefined;
     this.repairs = [];
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      let result: Record<string, unknown>;
+    // Read as any result, not through the SDK's tool schema: one malformed tool must not cost
+    // the whole list (toolman checks each entry itself, as untrusted input).
+    const readPage = async (cursor: string | undefined) => {
       try {
-        // Read as any result, not through the SDK's tool schema: one malformed tool must not cost
-        // the whole list (toolman checks each entry itself, as untrusted input).
-        const params = cursor === undefined ? {} : { cursor };
-        result = await this.authorized(() => this.sdk.request({ method: 'tools/list', params }, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
+        return await this.authorized(() => this.sdk.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.launch.timeoutMs, ...(signal ? { signal } : {}) }));
       } catch (error) {
         throw this.authFailure(error) ?? this.failure(`tools/list failed: ${reasonOf(error)}`, error);
       }
-      if (!Array.isArray(result.tools)) throw this.failure('answered tools/list without a tools list');
-      // Each page has its own hints; the list is as fresh as its stalest page (2026-07-28, caching.mdx).
-      if (this.era === 'modern' && typeof result.ttlMs === 'number') {
-        const scope = result.cacheScope === 'public' ? 'public' : 'private';
-        const before = this.listHints as { ttlMs: number; cacheScope: 'public' | 'private' } | undefined;
-        this.listHints = { ttlMs: Math.min(result.ttlMs, before?.ttlMs ?? Infinity), cacheScope: before?.cacheScope === 'private' ? 'private' : scope };
-      }
-      tools.push(...result.tools.filter(isRecord));
-      cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-      if (cursor !== undefined && seen.has(cursor)) {
-        this.listCut = `its tool list repeats a page (cursor ${JSON.stringify(cursor.slice(0, 40))}); the tools after it are missing`;
-        break;
-      }
-      if (tools.length >= MAX_TOOLS_PER_SERVER) {
-        if (tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined) this.listCut = `it offers more than ${MAX_TOOLS_PER_SERVER} tools; the first ${MAX_TOOLS_PER_SERVER} are used`;
-        break;
-      }
-      if (cursor === undefined) break;
-      if (page === MAX_TOOL_PAGES - 1) this.listCut = `its tool list has more than ${MAX_TOOL_PAGES} pages; the tools after them are missing`;
-      seen.add(cursor);
+    };
+    let list;
+    try {
+      list = await readToolListPages(readPage, this.era === 'modern');
+    } catch (error) {
+      throw error instanceof NoToolsList ? this.failure(error.message) : error;
     }
+    this.listCut = list.cut;
+    this.listHints = list.hints;
     this.listRepairs = this.secrets.redactValue(this.repairs);
-    // A name listed twice (a repeated page, a careless server) is one tool: the first entry wins.
-    const names = new Set<unknown>();
-    const unique = tools.filter((tool) => typeof tool.name !== 'string' || (!names.has(tool.name) && names.add(tool.name)));
-    if (unique.length < tools.length && !this.listCut) this.listCut = `it lists ${tools.length - unique.length} tool name(s) twice; the first of each is used`;
     // A server may echo what it was given (an API key in its environment, a token in a header)
     // into a title, a description, an enum or a default: every list is redacted as it arrives,
     // before anything shows, sends, serves or caches it.
-    return this.secrets.redactValue(unique.slice(0, MAX_TOOLS_PER_SERVER));
+    return this.secrets.redactValue(list.tools);
   }
 
   /**
@@ -475,14 +453,7 @@ export class McpConnection {
 
   /** A refusal to authorize as toolman says it (login needed, more scopes, a mix-up), or undefined for any other failure. */
   authFailure(error: unknown): ToolmanError | undefined {
-    const hint = this.loginHint ?? `toolman mcp login ${this.launch.name}`;
-    if (error instanceof LoginRequired) return error;
-    if (error instanceof InsufficientScopeError) return new LoginRequired(this.launch.name, hint, `needs more scopes than toolman's login has${error.requiredScope ? ` (${plainText(String(error.requiredScope)).slice(0, 200)})` : ''}`);
-    if (error instanceof UnauthorizedError) return new LoginRequired(this.launch.name, hint);
-    if (error instanceof SdkHttpError && (error.code === SdkErrorCode.ClientHttpAuthentication || error.code === SdkErrorCode.ClientHttpForbidden)) {
-      return new LoginRequired(this.launch.name, hint, `refused toolman's request (HTTP ${error.code === SdkErrorCode.ClientHttpAuthentication ? 401 : 403})${this.authProvider ? '' : ', and toolman holds no token for it'}`);
-    }
-    return undefined;
+    return authRefusal(error, this.launch.name, this.loginHint ?? `toolman mcp login ${this.launch.name}`, this.authProvider !== undefined);
   }
 
   private repaired(note: RepairNote): void {
@@ -511,71 +482,8 @@ export class McpConnection {
   }
 }
 
-/** A request the server answered with a JSON-RPC error (unknown tool, invalid params...), with its code when it gave one. */
-export class McpCallError extends Error {
-  constructor(
-    message: string,
-    readonly code?: number,
-  ) {
-    super(message);
-  }
-}
-
 /** The server process ended during the `server/discover` probe: start it again, as a 2025 server. */
 class ProbeExit extends Error {}
-
-/**
- * The fetch the HTTP transport sends through: when the MCP server refuses a token toolman sent
- * (401), the authorization server toolman found for it may be another one now (the server's
- * protected resource metadata names a new one, SEP-2352), so the next sign-in or refresh looks
- * again instead of going where the old discovery said.
- */
-function refusalsTo(server: string, provider: ToolmanOAuthProvider): typeof fetch {
-  const target = new URL(server).href;
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const sentToken = new Headers(init?.headers).has('authorization');
-    if (response.status === 401 && sentToken && new URL(url).href === target) provider.tokenRefused();
-    return response;
-  };
-}
-
-/** The handshake started a browser sign-in: finish it (the transport exchanges the code), then connect again. */
-class SignInStarted extends Error {
-  constructor(
-    readonly transport: StreamableHTTPClientTransport,
-    readonly callback: Promise<URLSearchParams>,
-  ) {
-    super('a sign-in is under way');
-  }
-}
-
-/**
- * The last step of a browser sign-in: the answer the loopback callback took (its `state` already
- * checked) goes to the SDK, which checks `iss` against the issuer it discovered (RFC 9207),
- * exchanges the code at that authorization server with the PKCE verifier and the `resource`,
- * and saves the tokens through the provider. What the authorization server said goes into a
- * message only as its error code: `error_description` is its text, and after an issuer mismatch
- * not even the code is shown (MCP 2026-07-28 basic/authorization/index.mdx).
- */
-async function finishSignIn(launch: ServerLaunch, transport: StreamableHTTPClientTransport, callback: Promise<URLSearchParams>, secrets: SecretSet): Promise<void> {
-  const params = await callback;
-  try {
-    await transport.finishAuth(params);
-  } catch (error) {
-    const failed = `MCP server "${launch.name}" sign-in failed:`;
-    if (error instanceof IssuerMismatchError) {
-      const why = params.has('iss') ? 'the answer came from another authorization server than the one toolman asked (iss)' : 'the answer does not say which authorization server sent it (no iss), though that server says it always does';
-      throw new ToolmanError(ErrorCode.MCP_SERVER, `${failed} ${why}; it was not used`, { hint: 'this can be a mix-up attack: sign in again, and check the server\'s address' });
-    }
-    if (error instanceof OAuthError) {
-      const code = /^[a-z_]{1,40}$/.test(error.code) ? error.code : 'an error';
-      throw new ToolmanError(ErrorCode.MCP_SERVER, `${failed} the authorization server refused it (${code})`, { hint: 'sign in again: toolman mcp login' });
-    }
-    throw new ToolmanError(ErrorCode.MCP_SERVER, secrets.redact(`${failed} ${plainText(reasonOf(error)).slice(0, 300)}`), { hint: 'sign in again: toolman mcp login', cause: error });
-  }
-}
 
 /** "elicitation, sampling": the capabilities a -32021 error names (from the server: names only, cleaned). */
 function missingCapabilities(data: unknown): string {
@@ -590,11 +498,6 @@ function stderrTail(text: string): string {
   const lines = text.trimEnd().split(/\r?\n/).slice(-20);
   const joined = lines.map((line) => `    ${line}`).join('\n');
   return joined.length > 2000 ? joined.slice(-2000) : joined;
-}
-
-export function reasonOf(error: unknown): string {
-  if (error instanceof Error) return error.message.replace(/^MCP error -?\d+: /, '');
-  return String(error);
 }
 
 let version: string | undefined;

@@ -1,7 +1,8 @@
 import { ErrorCode, isToolmanError, ToolmanError } from '../shared/errors.js';
 import { closest } from '../shared/did-you-mean.js';
 import { isRecord } from '../shared/is-record.js';
-import { McpCallError, type McpConnection } from './mcp-connection.js';
+import type { McpConnection } from './mcp-connection.js';
+import { McpCallError } from './mcp-errors.js';
 import type { McpServers } from './mcp-servers.js';
 import { describeArguments, promptArgumentsProblem, promptResult, serverPrompts, type McpPrompt, type McpPromptResult } from './server-prompts.js';
 import { resourceRead, serverResources, serverTemplates, templateMatches, type McpResource, type McpResourceRead, type McpResourceTemplate } from './server-resources.js';
