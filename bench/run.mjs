@@ -195,7 +195,7 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const r = await replBench({ runs: quick ? 5 : 11, bareMs: results.bare_node_ms });
   if (!r) console.log('  toolman chat (REPL): skipped, tmux is not installed');
   else {
-    rows.push(r);
+    rows.push({ id: 'repl', ...r });
     say(`  ${r.label}`, ms(r.median_ms), `${r.ratio_to_bare_node.toFixed(2)}x node -e 0`);
   }
 }
