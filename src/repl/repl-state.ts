@@ -61,6 +61,11 @@ export interface Panel {
   declinedBy?: string;
 }
 
+/** A call the model just asked for: nothing run, asked or shown yet. */
+export function requestedPanel(call: Pick<Panel, 'n' | 'id' | 'round' | 'name' | 'arguments'>): Panel {
+  return { ...call, status: 'requested', startedAt: null, durationMs: null, approval: null, approvalReason: null, progress: null, result: null, expanded: false };
+}
+
 export type NoteLevel = 'info' | 'dim' | 'success' | 'warning' | 'error';
 
 export interface OutputLine {
@@ -287,21 +292,7 @@ function onEvent(state: ReplState, event: LoopEvent, now: number): ReplState {
       let next = settleReplies(state);
       const panelIndex = { ...next.panelIndex };
       for (const call of event.calls) {
-        const panel: Panel = {
-          n: next.panelCount + 1,
-          id: call.id,
-          round: event.round,
-          name: call.tool,
-          arguments: call.arguments,
-          status: 'requested',
-          startedAt: null,
-          durationMs: null,
-          approval: null,
-          approvalReason: null,
-          progress: null,
-          result: null,
-          expanded: false,
-        };
+        const panel = requestedPanel({ n: next.panelCount + 1, id: call.id, round: event.round, name: call.tool, arguments: call.arguments });
         panelIndex[`${event.round}:${call.id}`] = next.items.length;
         next = add({ ...next, panelCount: panel.n }, { kind: 'panel', settled: false, panel });
       }

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../providers/model-client.js';
-import type { Item, Panel } from './repl-state.js';
+import { requestedPanel, type Item, type Panel } from './repl-state.js';
 
 type NewItem = Item extends infer I ? (I extends Item ? Omit<I, 'key'> : never) : never;
 
@@ -21,21 +21,7 @@ export function resumedItems(messages: readonly ChatMessage[], firstPanel: numbe
       round++;
       if (message.text) items.push({ kind: 'assistant', settled: true, round, text: message.text });
       for (const call of message.toolCalls) {
-        const panel: Panel = {
-          n: ++n,
-          id: call.id,
-          round,
-          name: call.name,
-          arguments: parsed(call.arguments),
-          status: 'requested',
-          startedAt: null,
-          durationMs: null,
-          approval: null,
-          approvalReason: null,
-          progress: null,
-          result: null,
-          expanded: false,
-        };
+        const panel = requestedPanel({ n: ++n, id: call.id, round, name: call.name, arguments: parsed(call.arguments) });
         byId.set(call.id, panel);
         items.push({ kind: 'panel', settled: true, panel });
       }
