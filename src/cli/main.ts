@@ -540,8 +540,7 @@ function reportError(thrown: unknown, io: CliIO, json: boolean, argv: readonly s
   if (error instanceof CommanderError) {
     // Commander has already printed its message (and help, for usage errors).
     if (error.exitCode === 0) return EXIT.OK;
-    // `toolman show catalog.yaml tool`: the extra word is most often a catalog file.
-    const hint = error.code === 'commander.excessArguments' && argv.some((a) => /\.ya?ml$/i.test(a)) ? 'catalog files go after --catalog (-c FILE); only validate, list and profiles take them as arguments' : undefined;
+    const hint = error.code === 'commander.excessArguments' ? excessArgumentHint(argv) : undefined;
     if (hint) io.stderr.write(`  hint: ${hint}\n`);
     return document(EXIT.USAGE, 'USAGE', error.message.replace(/^error: /, ''), hint);
   }
@@ -556,6 +555,19 @@ function reportError(thrown: unknown, io: CliIO, json: boolean, argv: readonly s
   if (io.env.TOOLMAN_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n');
   else io.stderr.write(`  ${c.dim('hint:')} this is a bug in toolman; set TOOLMAN_DEBUG=1 for details and report it\n`);
   return document(EXIT.USAGE, 'INTERNAL', message);
+}
+
+/**
+ * What an extra word most often was: a catalog file (`toolman show catalog.yaml tool`), or a
+ * call's arguments written after the tool's name (`toolman call tool '{"a": 1}'`). Words that are
+ * an option's value (`-c catalog.yaml`, `--args {...}`) are not extra and say nothing.
+ */
+function excessArgumentHint(argv: readonly string[]): string | undefined {
+  const OPTIONS_WITH_VALUE = /^(-c|--catalog|-a|--args|--args-file|--batch|-p|--profile|-P|--provider|-m|--model)$/;
+  const words = argv.filter((word, i) => !word.startsWith('-') && !(i > 0 && OPTIONS_WITH_VALUE.test(argv[i - 1]!)));
+  if (argv.includes('call') && words.some((word) => /^\s*[{[]/.test(word))) return 'a call\'s arguments go in --args \'{"name": "value"}\' (or --args-file FILE)';
+  if (words.some((word) => /\.ya?ml$/i.test(word))) return 'catalog files go after --catalog (-c FILE); only validate, list and profiles take them as arguments';
+  return undefined;
 }
 
 export { processIO } from './io.js';

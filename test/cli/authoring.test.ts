@@ -249,6 +249,16 @@ describe('what the review of these items found', () => {
     expect(run.stderr).toContain('catalog files go after --catalog');
   });
 
+  it('a call\'s JSON written after the tool name gets a hint naming --args; a catalog after -c is no extra word', async () => {
+    const run = await runMain(['-c', 'catalogs/assistant.yaml', 'call', 'list_calendar_events', '{"start": "2026-11-24"}']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("a call's arguments go in --args");
+    expect(run.stderr).not.toContain('catalog files go after --catalog');
+    const other = await runMain(['-c', 'catalogs/assistant.yaml', 'show', 'add_calendar_event', 'extra']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).not.toContain('hint:');
+  });
+
   it('SARIF gives a file outside the working folder its own file URL', async () => {
     const { file } = write(broken);
     const log = JSON.parse((await runMain(['validate', file, '--format', 'sarif'])).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[] }[] }[] };
