@@ -16,6 +16,15 @@ const { setFlagsFromString } = require('node:v8');
 // waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
 // (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
 setFlagsFromString('--liftoff-only');
+// V8 optimises a function with TurboFan once it has run a certain amount of bytecode (its
+// "interrupt budget"). Most toolman processes live for well under a second: the functions their
+// start-up runs a few times were being optimised (on a background thread, CPU the process pays)
+// only to exit soon after. Four times the default budget (67,584 on Node 20) leaves those alone
+// and still optimises what stays hot: median CPU, interleaved runs (2026-11-24, Node 20.20, 2 shared
+// cores): a 1-run `toolman test` shard 267 -> 229 ms, `test --replay` of suites/assistant.yaml
+// 271 -> 248 ms, a 250-run shard 1,907 -> 1,693 ms, the 1,000-run suite unchanged within noise
+// (5,317 -> 5,264 ms). docs/architecture.md, "Start-up".
+setFlagsFromString('--interrupt-budget=270336');
 try {
   process.cwd();
 } catch {

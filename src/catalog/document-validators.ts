@@ -1,15 +1,14 @@
 import type { ValidateFunction } from 'ajv';
-import resultsValidator from '../generated/results-schema-validator.js';
 import metaValidator from '../generated/meta-schema-validator.js';
 import suiteValidator from '../generated/suite-schema-validator.js';
 
 /**
- * The validators of toolman test's documents, precompiled from schema/suite.schema.json and
- * schema/results.schema.json at build time (scripts/build-validators.mjs): compiling the suite
- * schema took about 50 ms of every `toolman test` start, and each shard of a run starts once.
+ * The validators of toolman test's suites, precompiled from schema/suite.schema.json at build
+ * time (scripts/build-validators.mjs): compiling the suite schema took about 50 ms of every
+ * `toolman test` start, and each shard of a run starts once. The results files' validator is in
+ * results-validator.ts, apart: `toolman test merge` reads only those.
  */
 export const validateSuiteDocument = suiteValidator as unknown as ValidateFunction;
-export const validateResultsDocument = resultsValidator as unknown as ValidateFunction;
 
 /**
  * The draft 2020-12 meta-schema's validator, precompiled too: an ajv instance that checks a schema

@@ -104,6 +104,8 @@ export interface OpenOptions {
  */
 export class ToolManager {
   private readonly searches = new Map<string, ToolSearch>();
+  /** Selections without automatic deferral, per catalog and request (`plainSelection`). */
+  private readonly plainSelections = new WeakMap<Catalog, Map<string, Selection>>();
   private readonly sessions = new Set<ToolSession>();
   private checked: CheckedCatalog | undefined;
   private registry: Promise<RunnerRegistry> | undefined;
@@ -426,7 +428,21 @@ export class ToolManager {
       const budgeted = await budgetedSelection(this.catalog, { provider, model: request.model ?? DEFAULT_MODELS[provider], ...base, deferAuto: request.deferAuto ?? false, ...(request.format ? { format: request.format } : {}) }, this.tokenCounts());
       return { request: budgeted.selection, selection: selectTools(this.catalog, budgeted.selection) };
     }
-    return { request: base, selection: selectTools(this.catalog, base) };
+    return { request: base, selection: this.plainSelection(base) };
+  }
+
+  /**
+   * A selection without automatic deferral: a pure function of the catalog and the request, so
+   * made once per catalog and request and handed to every session that asks (each run of a suite,
+   * each client of `serve`); sessions share the fragments formatted for it (session/tool-session.ts).
+   */
+  private plainSelection(request: SelectionRequest): Selection {
+    const key = JSON.stringify([request.profile ?? null, request.force ?? []]);
+    let byRequest = this.plainSelections.get(this.catalog);
+    if (!byRequest) this.plainSelections.set(this.catalog, (byRequest = new Map()));
+    let selection = byRequest.get(key);
+    if (!selection) byRequest.set(key, (selection = selectTools(this.catalog, request)));
+    return selection;
   }
 
   /** A search engine over `tools` (default: every enabled tool), built on first use and kept. */

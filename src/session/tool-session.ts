@@ -247,12 +247,16 @@ export class ToolSession {
    * is reused until what is offered changes.
    */
   format(provider: ProviderName, round: number, options: FormatOptions = {}): FormatResult {
-    const key = `${provider}|${round === 1 ? 1 : 'n'}|${this.discovered.size}|${canonicalJson(options)}`;
-    let result = this.formatted.get(key);
+    const key = `${provider}|${round === 1 ? 1 : 'n'}|${this.discovered.size}|${this.searchMode}|${canonicalJson(options)}`;
+    // Until a tool is found, what is offered depends on the selection and the search mode alone:
+    // sessions given the same selection (the manager hands one to every session of a profile:
+    // each run of a suite, each client of `serve`) share its fragments, formatted once.
+    const cache = this.discovered.size === 0 ? pristineFragments(this.selection) : this.formatted;
+    let result = cache.get(key);
     if (!result) {
       const offered = this.offered(round);
       result = formatTools(provider, { tools: offered.tools, deferred: this.selection.deferred.filter((t) => !this.discovered.has(t.name)), toolChoice: offered.toolChoice, options });
-      this.formatted.set(key, result);
+      cache.set(key, result);
     }
     return result;
   }
@@ -409,4 +413,17 @@ function parseArguments(value: unknown): unknown {
 
 function isCallRecord(call: ToolCall | CallRecord): call is CallRecord {
   return 'tool' in call && 'via' in call;
+}
+
+/**
+ * The fragments of sessions that have found nothing yet, per selection: formatting a large
+ * catalog's tools was a tenth of the CPU of every test run, done again by each run's session.
+ * A fragment is never changed once made (the session's own cache reuses it round after round too).
+ */
+const fragmentsBySelection = new WeakMap<Selection, Map<string, FormatResult>>();
+
+function pristineFragments(selection: Selection): Map<string, FormatResult> {
+  let fragments = fragmentsBySelection.get(selection);
+  if (!fragments) fragmentsBySelection.set(selection, (fragments = new Map()));
+  return fragments;
 }

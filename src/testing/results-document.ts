@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { SourceFile, validateResultsDocument } from '../manager/documents.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth.js';
@@ -100,14 +99,22 @@ interface ParsedResults {
   suites: { suite: string; runs: RunResult[] }[];
 }
 
-/** Precompiled at build time from schema/results.schema.json (catalog/document-validators.ts). */
-const resultsValidator = (): ValidateFunction => validateResultsDocument;
+/**
+ * Precompiled at build time from schema/results.schema.json (catalog/results-validator.ts), and
+ * loaded only to read a results file: `toolman test` writes them and never needs it.
+ */
+const resultsValidator = async (): Promise<ValidateFunction> => (await import('../manager/results-documents.js')).validateResultsDocument;
 
-/** A results file that cannot be used, with where: a JSON pointer, and a line and column when the file is small enough to index. */
-function invalid(file: string, text: string, problems: { pointer: string; message: string }[]): ToolmanError {
+/**
+ * A results file that cannot be used, with where: a JSON pointer, and a line and column when the
+ * file is small enough to index. The YAML parser that places a pointer (SourceFile) is loaded only
+ * here, for a file already refused: a merge of good shards never needs it.
+ */
+async function invalid(file: string, text: string, problems: { pointer: string; message: string }[]): Promise<ToolmanError> {
   let locate: ((pointer: string) => string) | undefined;
-  if (text.length <= 8 * MiB) {
+  if (text.length <= 8 * MiB && text) {
     try {
+      const { SourceFile } = await import('../manager/documents.js');
       const { file: source } = SourceFile.parse(file, file, text);
       locate = (pointer) => {
         const span = source.locate(pointer);
@@ -125,7 +132,7 @@ function invalid(file: string, text: string, problems: { pointer: string; messag
 }
 
 /** Reads one results file: bounded in size and depth, checked against schema/results.schema.json, every run tied to its plan. */
-export function readResultsFile(path: string, cwd: string): ParsedResults {
+export async function readResultsFile(path: string, cwd: string): Promise<ParsedResults> {
   const text = readRegularFile(resolve(cwd, path), { maxBytes: MAX_RESULTS_BYTES, label: 'results file' });
   let value: unknown;
   try {
@@ -133,9 +140,9 @@ export function readResultsFile(path: string, cwd: string): ParsedResults {
   } catch (error) {
     throw new ToolmanError(ErrorCode.USAGE, `${plainText(path)} is not valid JSON: ${jsonErrorReason(error)}`, { hint: 'give the documents `toolman test --json` printed' });
   }
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw invalid(path, '', [{ pointer: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
-  const validate = resultsValidator();
-  if (!validate(value)) throw invalid(path, text, schemaProblems(validate.errors ?? []));
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw await invalid(path, '', [{ pointer: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
+  const validate = await resultsValidator();
+  if (!validate(value)) throw await invalid(path, text, schemaProblems(validate.errors ?? []));
   const doc = value as { plan: RunPlan; suites: { suite: string; runs: RunResult[] }[]; interrupted?: unknown };
   if (doc.interrupted === true) throw new ToolmanError(ErrorCode.USAGE, `${plainText(path)} is the results of an interrupted run: some of its runs never finished`, { hint: `run ${doc.plan.shard ? `shard ${doc.plan.shard.index}/${doc.plan.shard.count}` : 'it'} again` });
   const problems: { pointer: string; message: string }[] = [];
@@ -164,7 +171,7 @@ export function readResultsFile(path: string, cwd: string): ParsedResults {
       seen.add(key);
     });
   });
-  if (problems.length) throw invalid(path, text, problems);
+  if (problems.length) throw await invalid(path, text, problems);
   return { file: path, plan: doc.plan, suites: doc.suites };
 }
 
@@ -192,9 +199,10 @@ function schemaProblems(errors: readonly ErrorObject[]): { pointer: string; mess
  * render it again: HTML, JUnit, a baseline). Refused: files of different runs (fingerprints), a
  * shard missing or given twice, shards of different counts.
  */
-export function mergeResults(files: readonly string[], cwd: string): TestResults {
+export async function mergeResults(files: readonly string[], cwd: string): Promise<TestResults> {
   if (files.length === 0) throw new ToolmanError(ErrorCode.USAGE, 'name the results files to merge', { hint: 'e.g. toolman test merge shard-1.json shard-2.json shard-3.json' });
-  const parsed = files.map((f) => readResultsFile(f, cwd));
+  const parsed: ParsedResults[] = [];
+  for (const f of files) parsed.push(await readResultsFile(f, cwd));
   const first = parsed[0]!;
   for (const p of parsed.slice(1)) {
     if (p.plan.fingerprint !== first.plan.fingerprint) {

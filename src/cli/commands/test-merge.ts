@@ -14,7 +14,7 @@ export interface MergeOptions extends FinishOptions {
 export async function mergeCommand(options: MergeOptions, io: CliIO): Promise<ExitCode> {
   await checkFinishOptions(options, io.cwd);
   const { mergeResults } = await import('../../testing/results-document.js');
-  const results = mergeResults(options.files, io.cwd);
+  const results = await mergeResults(options.files, io.cwd);
   const { finishResults } = await import('./test-finish.js');
   return finishResults(results, options, io);
 }
