@@ -95,6 +95,9 @@ export interface OpenOptions {
   mcpAuth?: Pick<McpServersOptions, 'login' | 'loginHint' | 'oauth'>;
 }
 
+/** Selections remembered per catalog (`plainSelection`): profiles times forced-tool lists in use. */
+const MAX_PLAIN_SELECTIONS = 64;
+
 /**
  * The facade every driver goes through: the CLI's commands, the chat loop and REPL, `serve` and
  * the test runner. It owns the catalog, selection, search, the runners that run tools, sessions,
@@ -441,7 +444,11 @@ export class ToolManager {
     let byRequest = this.plainSelections.get(this.catalog);
     if (!byRequest) this.plainSelections.set(this.catalog, (byRequest = new Map()));
     let selection = byRequest.get(key);
-    if (!selection) byRequest.set(key, (selection = selectTools(this.catalog, request)));
+    if (!selection) {
+      // A long REPL session can force many different lists: the oldest selection goes first.
+      if (byRequest.size >= MAX_PLAIN_SELECTIONS) byRequest.delete(byRequest.keys().next().value!);
+      byRequest.set(key, (selection = selectTools(this.catalog, request)));
+    }
     return selection;
   }
 

@@ -35,6 +35,16 @@ describe('ToolManager sessions', () => {
     await manager.close();
   });
 
+  it('remembers at most 64 selections per catalog, dropping the oldest', async () => {
+    const manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/selection.yaml'], cwd: ROOT });
+    const first = await manager.session({ profile: 'coding' });
+    expect((await manager.session({ profile: 'coding' })).selection).toBe(first.selection);
+    // 64 other forced lists (a tool named twice is another key): the first selection is let go.
+    for (let i = 1; i <= 64; i++) await manager.session({ profile: 'coding', force: Array.from({ length: i }, () => 'status') });
+    expect((await manager.session({ profile: 'coding' })).selection).not.toBe(first.selection);
+    await manager.close();
+  });
+
   it('a forced tool is another selection than none forced', async () => {
     const manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/selection.yaml'], cwd: ROOT });
     const [plain, forced] = await Promise.all([manager.session({ profile: 'coding' }), manager.session({ profile: 'coding', force: ['status'] })]);
