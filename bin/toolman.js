@@ -11,11 +11,6 @@ const { setFlagsFromString } = require('node:v8');
 // keeps code in the shared temporary folder, checked only by a checksum of the source, so another
 // local user could plant code there; toolman's own code cache (below) is authenticated.
 
-// The only WebAssembly toolman runs is the HTTP parser of Node's own fetch (undici's llhttp). V8
-// optimises its hot parse function in a background thread, and a process that made one request
-// waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
-// (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
-setFlagsFromString('--liftoff-only');
 try {
   process.cwd();
 } catch {
@@ -37,7 +32,12 @@ let main;
 let processIO;
 try {
   const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
-  require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
+  const { installCodeCache, v8FlagsFor } = require(join(cliFolder, 'code-cache.cjs'));
+  // Every V8 flag of the run (src/cli/v8-flags.ts) is set before the cache is installed: code V8
+  // compiled under other flags is refused, so the entries are named by them and they never change later.
+  const flags = v8FlagsFor(process.argv.slice(2));
+  for (const flag of flags) setFlagsFromString(flag);
+  installCodeCache(process.env, folders, flags);
   ({ main, processIO } = require(join(cliFolder, 'main.cjs')));
 } catch (error) {
   // A build cut short (an upgrade interrupted: a chunk missing) is a clear error, not a stack trace.

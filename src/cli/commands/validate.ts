@@ -13,18 +13,6 @@ import type { CatalogQuality, ToolQuality } from '../../validate/description-qua
 import { formatDiagnosticsText, formatJudge, formatQuality, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
 import { jsonDocument } from '../output/json-document.js';
-import { setFlagsFromString } from 'node:v8';
-
-/**
- * V8's heap growth for this one-shot command: at most twice what the heap held after the last full
- * collection. V8 otherwise lets it grow to up to four times that (it judges by how fast the
- * collector is), and `validate` leaves a lot of short-lived garbage behind (schema compiles, one
- * finding's words at a time): at 50,000 tools the live heap is about 160 MB and the peak was 760-890
- * MB. At 100 a first run into an empty cache peaked at 577-602 MB (six runs), too close to the
- * 600 MB asked; at 80, 561-582 MB for about 4% more CPU (README, "Performance"). Small catalogs
- * are not affected: V8 grows a small heap by at least 16 MB anyway.
- */
-export const VALIDATE_HEAP_GROWING_PERCENT = 80;
 
 export interface ValidateOptions {
   files: string[];
@@ -63,7 +51,6 @@ const QUALITY_INFOS_SHOWN = 5;
  * includes), so example catalogs that reuse tool names can be checked in one run.
  */
 export async function validateCommand(options: ValidateOptions, io: CliIO): Promise<ExitCode> {
-  if (VALIDATE_HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${VALIDATE_HEAP_GROWING_PERCENT}`);
   const format = options.json ? 'json' : (options.format ?? 'text');
   // Positional files are separate roots; --catalog files (or ./toolman.yaml) form one catalog,
   // as they do for every other command.
