@@ -7,8 +7,7 @@ import { catalogPaths } from '../catalog-paths.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
-import '../../manager/preload-checks.js';
-import { clientDiagnostics, CLIENTS, descriptionQuality, parseRuleOptions, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
+import { clientDiagnostics, CLIENTS, parseRuleOptions, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
 import type { CatalogQuality, ToolQuality } from '../../validate/description-quality.js';
 import { formatDiagnosticsText, formatJudge, formatQuality, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
@@ -79,17 +78,18 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
           const [{ addLockFindings }, { parameterChanges }] = await Promise.all([import('../../manager/lock.js'), import('../../testing/parameter-changes.js')]);
           addLockFindings(manager, parameterChanges);
         }
-        // Plugins load only here (and when their tools run): their configs are checked against the schemas they export.
-        await manager.checkPlugins();
+        // Plugins load only here (and when their tools run): their configs are checked against the
+        // schemas they export. Their workers start now; validate() waits for what they find.
+        manager.checkPlugins();
+        // `--quiet` text shows no quality: not graded then (about 5% of a run at 50,000 tools).
+        const rootGraded = qualityShown ? (await manager.qualityGrades()).map((tool) => ({ ...tool, catalog: root.join(', ') })) : [];
         diagnostics.push(...(await manager.validate(rules)));
         // Clients the catalog already names were checked with it.
         const named = new Set(manager.catalog.lintClients.map((c) => c.name));
-        diagnostics.push(...clientDiagnostics(manager.loaded, clients.filter((c) => !named.has(c)), rules));
+        diagnostics.push(...(await clientDiagnostics(manager.loaded, clients.filter((c) => !named.has(c)), rules)));
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);
         tools += manager.catalog.tools.length;
-        // `--quiet` text shows no quality: not graded then (about 5% of a run at 50,000 tools).
-        const rootGraded = qualityShown ? descriptionQuality(manager.catalog).tools.map((tool) => ({ ...tool, catalog: root.join(', ') })) : [];
         await judge?.grade(manager, rootGraded);
         graded.push(...rootGraded);
       }, { requireValid: false, lock: 'off', ...(options.locked ? { refreshMcp: true } : {}) });
