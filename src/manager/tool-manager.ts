@@ -373,17 +373,19 @@ export class ToolManager {
    * Starts loading the catalog's plugins (in their worker threads) to find what `validate`
    * reports about them: a plugin that cannot be found or used, an unknown kind, a config that does
    * not match the kind's schema (TM0740–TM0744), each at its place in the catalog. Their findings
-   * join `validate()`'s, which waits for them; the workers start while the rest is checked. They
-   * depend on the plugins' code, not only on the catalog's files, so they are never remembered.
+   * join `validate()`'s, which waits for them; the workers start while the rest is checked. What
+   * the plugins answer depends on their code, not only on the catalog's files, so they are asked
+   * every time; only where their answers sit in the files is remembered.
    * Only `validate` asks: other commands load a plugin when one of its tools is first called. A
    * catalog opened `namedBy` a recording or a suite never loads one.
    */
   checkPlugins(): void {
     if (this.pluginFindings || this.namedBy || !this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) return;
     const loaded = this.loaded;
+    const findings = this.findingsCache();
     this.pluginFindings = Promise.all([import('../validate/check-plugins.js'), this.runners()]).then(([{ checkPlugins }, registry]) => {
       const runner = registry.get('plugin');
-      return runner && 'inspect' in runner ? checkPlugins(loaded, runner as unknown as PluginInspector) : [];
+      return runner && 'inspect' in runner ? checkPlugins(loaded, runner as unknown as PluginInspector, findings) : [];
     });
     // Not a rejection nobody handles meanwhile: `validate()` awaits it, and throws what it threw.
     this.pluginFindings.catch(() => undefined);

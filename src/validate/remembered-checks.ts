@@ -66,6 +66,21 @@ export function rememberGrades(loaded: LoadedCatalog, cache: ParseCache, grades:
   cache.set(`grades\u0000${findingsKey(loaded)}`, grades);
 }
 
+/**
+ * Findings from outside the checks, located, when the cache holds them for this catalog and
+ * `inputs` (what they were made from, besides the files: the plugins' answers); anything of
+ * another shape is a miss. Placing a finding parses its file again for the positions, which on an
+ * unchanged catalog is the same work every run (a second per 200 findings at 10,000 tools).
+ */
+export function rememberedFindings(loaded: LoadedCatalog, cache: ParseCache, inputs: string): Diagnostic[] | undefined {
+  const remembered = cache.get(`located\u0000${findingsKey(loaded)}\u0000${inputs}`);
+  return Array.isArray(remembered) && remembered.every(isDiagnostic) ? (remembered as Diagnostic[]) : undefined;
+}
+
+export function rememberFindings(loaded: LoadedCatalog, cache: ParseCache, inputs: string, found: readonly Diagnostic[]): void {
+  cache.set(`located\u0000${findingsKey(loaded)}\u0000${inputs}`, found);
+}
+
 const CRITERIA_NAMES = Object.keys(CRITERIA) as Criterion[];
 
 function isGrade(value: unknown): value is ToolQuality {
