@@ -3,7 +3,7 @@
 // Each generated tool gets its own name and one extra parameter, so no two schemas are equal.
 // With `uniqueShapes`, that parameter also differs in structure (its own `minimum`), so toolman's
 // per-shape compile cache cannot help either: the worst case.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
@@ -59,6 +59,10 @@ export function generateCatalog(dir, count = 10_000, { perFile = 1_000, uniqueSh
     writeFileSync(join(dir, file), dump({ toolman: 1, tools }, { lineWidth: 120, noRefs: true }));
     includes.push(`./${file}`);
   }
+  // The coding catalog's module and plugin handlers name files beside it: they come along, or every
+  // copy of those tools is an error (TM0703, TM0740) and the commands that refuse a broken catalog
+  // (`format`, `budget`) would measure only their refusal.
+  for (const folder of ['handlers', 'plugins']) cpSync(join(root, 'catalogs', folder), join(dir, folder), { recursive: true });
   const rootFile = join(dir, 'catalog.yaml');
   // The enterprise catalog's tools name its evaluations and summarise with its small model: the
   // root carries those, so the generated catalog is as valid as the catalogs its tools come from.

@@ -53,7 +53,7 @@ function commands({ diff, big }) {
   ];
   if (big) {
     rows.push(
-      { id: 'format-10k', label: 'format -P openai, 10,000 tools (3 warnings, 80 infos)', argv: ['-c', big, 'format', '--provider', 'openai'], first: false },
+      { id: 'format-10k', label: 'format -P openai, 10,000 tools (3 warnings, 158 infos)', argv: ['-c', big, 'format', '--provider', 'openai'], first: false },
       { id: 'budget-10k', label: 'budget -P openai, 10,000 tools', argv: ['-c', big, 'budget', '--provider', 'openai', '--json'], first: false },
     );
   }

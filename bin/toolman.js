@@ -11,20 +11,6 @@ const { setFlagsFromString } = require('node:v8');
 // keeps code in the shared temporary folder, checked only by a checksum of the source, so another
 // local user could plant code there; toolman's own code cache (below) is authenticated.
 
-// The only WebAssembly toolman runs is the HTTP parser of Node's own fetch (undici's llhttp). V8
-// optimises its hot parse function in a background thread, and a process that made one request
-// waited at exit for that compile to finish: about 45 ms of every one-shot `chat` or live `test`
-// (Node 20.20, 2 cores; docs/architecture.md). Its baseline code parses a reply fast enough.
-setFlagsFromString('--liftoff-only');
-// V8 optimises a function with TurboFan once it has run a certain amount of bytecode (its
-// "interrupt budget"). Most toolman processes live for well under a second: the functions their
-// start-up runs a few times were being optimised (on a background thread, CPU the process pays)
-// only to exit soon after. Four times the default budget (67,584 on Node 20) leaves those alone
-// and still optimises what stays hot: median CPU, interleaved runs (2026-11-24, Node 20.20, 2 shared
-// cores): a 1-run `toolman test` shard 267 -> 229 ms, `test --replay` of suites/assistant.yaml
-// 271 -> 248 ms, a 250-run shard 1,907 -> 1,693 ms, the 1,000-run suite unchanged within noise
-// (5,317 -> 5,264 ms). docs/architecture.md, "Start-up".
-setFlagsFromString('--interrupt-budget=270336');
 try {
   process.cwd();
 } catch {
@@ -46,7 +32,12 @@ let main;
 let processIO;
 try {
   const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
-  require(join(cliFolder, 'code-cache.cjs')).installCodeCache(process.env, folders);
+  const { installCodeCache, v8FlagsFor } = require(join(cliFolder, 'code-cache.cjs'));
+  // Every V8 flag of the run (src/cli/v8-flags.ts) is set before the cache is installed: code V8
+  // compiled under other flags is refused, so the entries are named by them and they never change later.
+  const flags = v8FlagsFor(process.argv.slice(2));
+  for (const flag of flags) setFlagsFromString(flag);
+  installCodeCache(process.env, folders, flags);
   ({ main, processIO } = require(join(cliFolder, 'main.cjs')));
 } catch (error) {
   // A build cut short (an upgrade interrupted: a chunk missing) is a clear error, not a stack trace.

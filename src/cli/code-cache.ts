@@ -4,6 +4,8 @@ import { dirname, sep } from 'node:path';
 import { Script } from 'node:vm';
 import { CacheStore } from '../shared/cache-store.js';
 
+export { v8FlagsFor } from './v8-flags.js';
+
 /**
  * V8's compiled code for toolman's own CommonJS chunks (dist/cli/, see scripts/build-cli.mjs),
  * kept from one run to the next in toolman's cache (`code/`). Node 20 compiles every module's text
@@ -14,8 +16,8 @@ import { CacheStore } from '../shared/cache-store.js';
  *
  * The cache folder is not trusted, and compiled code is code: V8 checks a blob's V8 version, flags
  * and the source's length, not its content. So a blob is only ever offered to V8 for the exact
- * text it was made from (its name is a hash of that text, the file's path, Node's version and
- * flags) and only when its HMAC says this user's toolman wrote it (CacheStore); anything else is a
+ * text it was made from (its name is a hash of that text, the file's path, Node's version and the
+ * V8 flags in force) and only when its HMAC says this user's toolman wrote it (CacheStore); anything else is a
  * miss, and a blob V8 rejects (`cachedDataRejected`) is compiled afresh and replaced. Failing to
  * read or write the cache only ever costs the time it would have saved.
  */
@@ -27,8 +29,12 @@ export class CodeCache {
 
   constructor(
     private readonly store: CacheStore | undefined,
-    /** What else a blob depends on: Node's version and platform (V8 checks its flags itself: a blob made under other flags is refused and replaced). */
-    private readonly salt = runtimeSalt(),
+    /**
+     * What else a blob depends on: Node's version and platform, and the V8 flags in force. V8 refuses
+     * a blob made under other flags; named by them, runs with different flags (`validate`'s heap
+     * flag, a NODE_OPTIONS) each keep entries of their own instead of replacing each other's.
+     */
+    private readonly salt = runtimeSalt([]),
   ) {}
 
   /**
@@ -71,8 +77,12 @@ const ENTRY_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 /** An entry bigger than this is not kept (the tokenizer's chunks, the largest, make a few MB). */
 const MAX_ENTRY_BYTES = 32 << 20;
 
-function runtimeSalt(): string {
-  return [process.version, process.arch, process.platform].join('\0');
+/**
+ * Node's version and platform, the V8 flags toolman set (`v8FlagsFor`) and those Node was started
+ * with (its own options, NODE_OPTIONS; the ones that are not V8 flags only cost an entry of their own).
+ */
+function runtimeSalt(flags: readonly string[]): string {
+  return JSON.stringify([process.version, process.arch, process.platform, flags, process.execArgv, process.env.NODE_OPTIONS ?? '']);
 }
 
 interface CompilingModule {
@@ -86,10 +96,11 @@ interface CompilingModule {
  * in the environment's cache (none with TOOLMAN_CACHE_DIR=off: then they are compiled as Node
  * would), and save what was compiled when the process exits. Every other file Node loads, and
  * anything that is not plainly CommonJS, is compiled by Node as before. Called once, by
- * bin/toolman.js, before it loads the CLI.
+ * bin/toolman.js, before it loads the CLI and after it set `flags` (`v8FlagsFor`): no flag may
+ * change after this, or V8 refuses the entries this process made before the change.
  */
-export function installCodeCache(env: Record<string, string | undefined>, folders: readonly string[]): CodeCache {
-  const cache = new CodeCache(CacheStore.open(env, 'code'));
+export function installCodeCache(env: Record<string, string | undefined>, folders: readonly string[], flags: readonly string[] = []): CodeCache {
+  const cache = new CodeCache(CacheStore.open(env, 'code'), runtimeSalt(flags));
   const prefixes = folders.map((folder) => (folder.endsWith(sep) ? folder : folder + sep));
   const proto = Module.prototype as unknown as CompilingModule;
   const nodeCompile = proto._compile;

@@ -7,6 +7,7 @@ import type { DiagnosticCode } from '../catalog/diagnostic-codes.js';
 import type { RuleLevel } from '../validate/rule-settings.js';
 import type { CheckedCatalog } from '../validate/validate-catalog.js';
 import type { PluginInspector } from '../validate/check-plugins.js';
+import type { ToolQuality } from '../validate/quality-criteria.js';
 import { loadCatalog, type LoadedCatalog } from '../catalog/load-catalog.js';
 import { toolIndex } from '../catalog/tool-index.js';
 import type { Catalog, Tool } from '../catalog/types.js';
@@ -330,32 +331,72 @@ export class ToolManager {
 
   /**
    * Every finding `validate` reports for this catalog: the checks run once, and rule settings
-   * (the catalog's `lint:`, `rules` from `--rule`, disable comments) apply on each call.
+   * (the catalog's `lint:`, `rules` from `--rule`, disable comments) apply on each call. With
+   * `checkPlugins` under way, its findings join these once it is done.
    */
   async validate(rules?: ReadonlyMap<DiagnosticCode, RuleLevel>): Promise<Diagnostic[]> {
-    const module = await import('../validate/validate-catalog.js');
+    // On an unchanged catalog what the checks found is remembered: the checks themselves (ajv,
+    // WordNet, the schema walkers) are not even loaded then.
+    const remembered = await import('../validate/remembered-checks.js');
+    const findings = this.findingsCache();
+    if (!this.checked && findings) this.checked = remembered.rememberedChecks(this.loaded, findings);
+    let checks: typeof import('../validate/validate-catalog.js') | undefined;
     if (!this.checked) {
+      checks = await import('../validate/validate-catalog.js');
       const schemaChecks = schemaCheckCacheFrom(this.env);
-      const findings = this.current === this.asLoaded && this.catalog.mcpServers.size === 0 ? findingsCacheFrom(this.env) : undefined;
       // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
-      this.checked = module.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), ...(findings ? { findings } : {}), mcpServers: this.mcpServers() });
+      this.checked = checks.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), ...(findings ? { findings } : {}), mcpServers: this.mcpServers() });
     }
-    return module.withRuleSettings(this.loaded, this.checked, rules);
+    const checked = this.checked;
+    const plugins = (await this.pluginFindings) ?? [];
+    if (!remembered.qualityPending(checked, rules)) return remembered.settledFindings(this.loaded, checked, rules, plugins);
+    checks ??= await import('../validate/validate-catalog.js');
+    return checks.withRuleSettings(this.loaded, checked, rules, plugins);
   }
 
   /**
-   * Loads the catalog's plugins (in their worker threads) and adds what `validate` finds about
-   * them: a plugin that cannot be found or used, an unknown kind, a config that does not match the
-   * kind's schema (TM0740–TM0744), each at its place in the catalog. Only `validate` asks: other
-   * commands load a plugin when one of its tools is first called. A catalog opened `namedBy` a
-   * recording or a suite never loads one.
+   * Each tool's description-quality grade (the facade's `descriptionQuality`), remembered with
+   * the findings for an unchanged catalog.
    */
-  async checkPlugins(): Promise<void> {
-    if (this.namedBy || !this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) return;
-    const [{ checkPlugins }, registry] = await Promise.all([import('../validate/check-plugins.js'), this.runners()]);
-    const runner = registry.get('plugin');
-    if (runner && 'inspect' in runner) this.addFindings(await checkPlugins(this.loaded, runner as unknown as PluginInspector));
+  async qualityGrades(): Promise<ToolQuality[]> {
+    const findings = this.findingsCache();
+    const remembered = findings ? await import('../validate/remembered-checks.js') : undefined;
+    const known = findings && remembered?.rememberedGrades(this.loaded, findings);
+    if (known) return known;
+    const { descriptionQuality } = await import('../validate/description-quality.js');
+    const grades = descriptionQuality(this.catalog).tools;
+    if (findings) remembered!.rememberGrades(this.loaded, findings, grades);
+    return grades;
   }
+
+  /** Where what the checks find is remembered: only for the catalog as its files say it, with no MCP servers' tools in it. */
+  private findingsCache(): ParseCache | undefined {
+    return this.current === this.asLoaded && this.catalog.mcpServers.size === 0 ? findingsCacheFrom(this.env) : undefined;
+  }
+
+  /**
+   * Starts loading the catalog's plugins (in their worker threads) to find what `validate`
+   * reports about them: a plugin that cannot be found or used, an unknown kind, a config that does
+   * not match the kind's schema (TM0740–TM0744), each at its place in the catalog. Their findings
+   * join `validate()`'s, which waits for them; the workers start while the rest is checked. What
+   * the plugins answer depends on their code, not only on the catalog's files, so they are asked
+   * every time; only where their answers sit in the files is remembered.
+   * Only `validate` asks: other commands load a plugin when one of its tools is first called. A
+   * catalog opened `namedBy` a recording or a suite never loads one.
+   */
+  checkPlugins(): void {
+    if (this.pluginFindings || this.namedBy || !this.catalog.tools.some((tool) => tool.handler?.kind === 'plugin')) return;
+    const loaded = this.loaded;
+    const findings = this.findingsCache();
+    this.pluginFindings = Promise.all([import('../validate/check-plugins.js'), this.runners()]).then(([{ checkPlugins }, registry]) => {
+      const runner = registry.get('plugin');
+      return runner && 'inspect' in runner ? checkPlugins(loaded, runner as unknown as PluginInspector, findings) : [];
+    });
+    // Not a rejection nobody handles meanwhile: `validate()` awaits it, and throws what it threw.
+    this.pluginFindings.catch(() => undefined);
+  }
+
+  private pluginFindings: Promise<Diagnostic[]> | undefined;
 
   /** The runners tools run through, by handler kind (MCP servers and agents add theirs). */
   runners(): Promise<RunnerRegistry> {

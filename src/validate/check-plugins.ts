@@ -1,7 +1,9 @@
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import { Reporter } from '../catalog/reporter.js';
+import type { ParseCache } from '../catalog/parse-cache.js';
 import type { PluginHandler } from '../catalog/types.js';
+import { rememberedFindings, rememberFindings } from './remembered-checks.js';
 
 /**
  * What a plugin makes of a handler (the plugin runner's `inspect`, execute/runners/plugin-runner.ts;
@@ -21,7 +23,7 @@ export interface PluginInspector {
  * each way the config does not match the kind's schema (at the key or value in `config:`). The
  * findings are new diagnostics; the loaded catalog is not changed.
  */
-export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspector): Promise<Diagnostic[]> {
+export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspector, cache?: ParseCache): Promise<Diagnostic[]> {
   const found: Diagnostic[] = [];
   const reporters = new Map<string, Reporter>();
   const reporterOf = (file: string): Reporter | undefined => {
@@ -39,6 +41,11 @@ export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspe
     if (!handlers.has(place)) handlers.set(place, handler);
   }
   const inspections = await Promise.all([...handlers.values()].map(async (handler) => ({ handler, inspection: await inspector.inspect(handler) })));
+  // The plugins are asked on every run; what they answered is placed in the files as before when
+  // it is what they answered then (`cache`: the findings cache, for the catalog as loaded).
+  const inputs = cache ? JSON.stringify(inspections.map(({ handler, inspection }) => [handler.file, handler.pointer, handler.specifier, inspection])) : '';
+  const remembered = cache ? rememberedFindings(loaded, cache, inputs) : undefined;
+  if (remembered) return remembered;
   for (const { handler, inspection } of inspections) {
     const reporter = reporterOf(handler.file);
     if (!reporter) continue;
@@ -53,5 +60,6 @@ export async function checkPlugins(loaded: LoadedCatalog, inspector: PluginInspe
       });
     }
   }
+  if (cache) rememberFindings(loaded, cache, inputs, found);
   return found;
 }

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
 import { survivesJson, type ParseCache } from '../../src/catalog/parse-cache.js';
 import { checkLoadedCatalog, runChecks, withRuleSettings } from '../../src/validate/validate-catalog.js';
+import { descriptionQuality } from '../../src/validate/description-quality.js';
+import { rememberedGrades, rememberGrades } from '../../src/validate/remembered-checks.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 import { readdirSync } from 'node:fs';
 
@@ -173,5 +175,51 @@ describe('the findings cache', () => {
         JSON.stringify({ ...good, diagnostics: [{ ...good.diagnostics[0], fix: { description: 'x', edits: [{ start: 0 }] } }] }),
       ];
     });
+  });
+});
+
+describe('the quality grades remembered with the findings', () => {
+  const load = (file: string) => loadCatalog([file], { cwd: ROOT });
+
+  it('are the grades description-quality gives, field for field and in order, for every diagnostic fixture and shipped catalog', () => {
+    const { cache, stats } = memoryCache();
+    for (const file of files) {
+      const fresh = descriptionQuality(load(file).catalog).tools;
+      expect(rememberedGrades(load(file), cache), file).toBeUndefined();
+      rememberGrades(load(file), cache, fresh);
+      const remembered = rememberedGrades(load(file), cache);
+      expect(JSON.stringify(remembered), file).toBe(JSON.stringify(fresh));
+    }
+    expect(stats.hits).toBe(files.length);
+  });
+
+  it('are a miss when an entry has another shape, or when a file changes', () => {
+    const { cache, entries } = memoryCache();
+    const file = 'catalogs/assistant.yaml';
+    const fresh = descriptionQuality(load(file).catalog).tools;
+    rememberGrades(load(file), cache, fresh);
+    const key = [...entries.keys()][0]!;
+    const good = JSON.parse(entries.get(key)!) as Record<string, unknown>[];
+    for (const damaged of [
+      '{}',
+      '[1]',
+      JSON.stringify([{ ...good[0], score: 101 }]),
+      JSON.stringify([{ ...good[0], score: 50.5 }]),
+      JSON.stringify([{ ...good[0], graded_by: 'judge' }]),
+      JSON.stringify([{ ...good[0], checks: { ...(good[0]!.checks as object), extra: true } }]),
+      JSON.stringify([{ ...good[0], checks: { ...(good[0]!.checks as object), usage: 'yes' } }]),
+      JSON.stringify([{ ...good[0], tool: 7 }]),
+    ]) {
+      entries.set(key, damaged);
+      expect(rememberedGrades(load(file), cache), damaged).toBeUndefined();
+    }
+    // Keys stay in their order and nothing else comes along: a remembered grade is rebuilt, not passed through.
+    entries.set(key, JSON.stringify(good.map((g) => ({ note: 'x', ...g, checks: Object.fromEntries(Object.entries(g.checks as object).reverse()) }))));
+    expect(JSON.stringify(rememberedGrades(load(file), cache))).toBe(JSON.stringify(fresh));
+    const dir = mkdtempSync(join(tmpdir(), 'toolman-grades-'));
+    writeFileSync(join(dir, 'catalog.yaml'), 'toolman: 1\ntools:\n  - name: shout\n    description: Repeats the given text in capital letters.\n    handler: { mock: [{ result: ok }] }\n');
+    rememberGrades(load(join(dir, 'catalog.yaml')), cache, descriptionQuality(load(join(dir, 'catalog.yaml')).catalog).tools);
+    writeFileSync(join(dir, 'catalog.yaml'), 'toolman: 1\ntools:\n  - name: shout\n    description: Repeats the given text in capital letters. Use it when asked to shout.\n    handler: { mock: [{ result: ok }] }\n');
+    expect(rememberedGrades(load(join(dir, 'catalog.yaml')), cache)).toBeUndefined();
   });
 });

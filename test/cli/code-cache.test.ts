@@ -207,6 +207,30 @@ describe('bin/toolman.js runs the CommonJS build with the code cache', () => {
     expect(readFileSync(join(folder, made[0]!)).subarray(65).every((b) => b === 0x41)).toBe(false);
   });
 
+  it('runs of validate and budget in turn take each other\'s entries as they are: a warm run writes no entry again', async () => {
+    // validate runs with a V8 heap flag of its own, and V8 refuses code made under other flags: each
+    // command once rewrote the entries the other had made (about 56 files per validate of large.yaml).
+    const { env, folder } = fresh();
+    const validate = ['validate', join(CATALOGS, 'large.yaml'), '--json'];
+    const budget = ['-c', join(CATALOGS, 'large.yaml'), 'budget', '--json'];
+    const answers = new Map<string, unknown>();
+    for (const args of [validate, budget, validate, budget]) {
+      const run = await runBin(args, { env });
+      expect(run.code, run.stderr).toBeLessThan(2);
+      answers.set(args.join(' '), run);
+    }
+    /** Each entry's identity on disk: a rewrite (written aside, renamed over it) is a new inode. */
+    const snapshot = () => Object.fromEntries(entries(folder).map((name) => { const s = statSync(join(folder, name)); return [name, `${s.ino}:${s.mtimeMs}`]; }));
+    const before = snapshot();
+    for (const args of [validate, validate, budget, validate]) {
+      const run = await runBin(args, { env });
+      // budget's --json carries its own timing; the rest of every answer is the same.
+      const timeless = (r: unknown) => JSON.stringify(r).replace(/\\"count_eager_ms\\": [\d.]+/g, '');
+      expect(timeless(run)).toBe(timeless(answers.get(args.join(' '))));
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
   it('a build with a chunk missing, or a current folder deleted meanwhile: a clear error and exit 2, no stack trace', () => {
     const copy = mkdtempSync(join(tmpdir(), 'toolman-partial-'));
     for (const part of ['bin', 'dist', 'schema', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });

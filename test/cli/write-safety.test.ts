@@ -192,14 +192,15 @@ describe('a cache folder someone else could write never changes what runs', () =
     expect(await validate(cached)).toEqual(truth);
     expect(await validate(cached)).toEqual(truth);
     const folder = join(repo, '.cache', 'findings');
-    expect(readdirSync(folder)).toHaveLength(1);
+    // The checks' findings and the tools' quality grades.
+    expect(readdirSync(folder)).toHaveLength(2);
     for (const name of readdirSync(folder)) {
       expect(mode(join(folder, name))).toBe('600');
-      // The attacker hides the findings and keeps the rest.
+      // The attacker hides the findings and keeps the rest, or gives every tool full marks.
       const entry = readFileSync(join(folder, name), 'utf8');
-      const hidden = entry.replace(/"diagnostics":\[.*\],"levels"/, '"diagnostics":[],"levels"');
-      expect(hidden).not.toBe(entry);
-      writeFileSync(join(folder, name), hidden);
+      const changed = entry.replace(/"diagnostics":\[.*\],"levels"/, '"diagnostics":[],"levels"').replace(/"score":\d+/g, '"score":100');
+      expect(changed).not.toBe(entry);
+      writeFileSync(join(folder, name), changed);
     }
     expect(await validate(cached)).toEqual(truth);
   });

@@ -7,24 +7,11 @@ import { catalogPaths } from '../catalog-paths.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
-import '../../manager/preload-checks.js';
-import { clientDiagnostics, CLIENTS, descriptionQuality, parseRuleOptions, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
+import { clientDiagnostics, CLIENTS, parseRuleOptions, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
 import type { CatalogQuality, ToolQuality } from '../../validate/description-quality.js';
 import { formatDiagnosticsText, formatJudge, formatQuality, formatSummary } from '../output/diagnostics-text.js';
 import { toolmanVersion } from '../version.js';
 import { jsonDocument } from '../output/json-document.js';
-import { setFlagsFromString } from 'node:v8';
-
-/**
- * V8's heap growth for this one-shot command: at most twice what the heap held after the last full
- * collection. V8 otherwise lets it grow to up to four times that (it judges by how fast the
- * collector is), and `validate` leaves a lot of short-lived garbage behind (schema compiles, one
- * finding's words at a time): at 50,000 tools the live heap is about 160 MB and the peak was 760-890
- * MB. At 100 a first run into an empty cache peaked at 577-602 MB (six runs), too close to the
- * 600 MB asked; at 80, 561-582 MB for about 4% more CPU (README, "Performance"). Small catalogs
- * are not affected: V8 grows a small heap by at least 16 MB anyway.
- */
-export const VALIDATE_HEAP_GROWING_PERCENT = 80;
 
 export interface ValidateOptions {
   files: string[];
@@ -63,7 +50,6 @@ const QUALITY_INFOS_SHOWN = 5;
  * includes), so example catalogs that reuse tool names can be checked in one run.
  */
 export async function validateCommand(options: ValidateOptions, io: CliIO): Promise<ExitCode> {
-  if (VALIDATE_HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${VALIDATE_HEAP_GROWING_PERCENT}`);
   const format = options.json ? 'json' : (options.format ?? 'text');
   // Positional files are separate roots; --catalog files (or ./toolman.yaml) form one catalog,
   // as they do for every other command.
@@ -92,17 +78,18 @@ export async function validateCommand(options: ValidateOptions, io: CliIO): Prom
           const [{ addLockFindings }, { parameterChanges }] = await Promise.all([import('../../manager/lock.js'), import('../../testing/parameter-changes.js')]);
           addLockFindings(manager, parameterChanges);
         }
-        // Plugins load only here (and when their tools run): their configs are checked against the schemas they export.
-        await manager.checkPlugins();
+        // Plugins load only here (and when their tools run): their configs are checked against the
+        // schemas they export. Their workers start now; validate() waits for what they find.
+        manager.checkPlugins();
+        // `--quiet` text shows no quality: not graded then (about 5% of a run at 50,000 tools).
+        const rootGraded = qualityShown ? (await manager.qualityGrades()).map((tool) => ({ ...tool, catalog: root.join(', ') })) : [];
         diagnostics.push(...(await manager.validate(rules)));
         // Clients the catalog already names were checked with it.
         const named = new Set(manager.catalog.lintClients.map((c) => c.name));
-        diagnostics.push(...clientDiagnostics(manager.loaded, clients.filter((c) => !named.has(c)), rules));
+        diagnostics.push(...(await clientDiagnostics(manager.loaded, clients.filter((c) => !named.has(c)), rules)));
         for (const file of manager.catalog.files) if (!files.includes(file)) files.push(file);
         for (const [path, source] of manager.loaded.sources) sources.set(path, source);
         tools += manager.catalog.tools.length;
-        // `--quiet` text shows no quality: not graded then (about 5% of a run at 50,000 tools).
-        const rootGraded = qualityShown ? descriptionQuality(manager.catalog).tools.map((tool) => ({ ...tool, catalog: root.join(', ') })) : [];
         await judge?.grade(manager, rootGraded);
         graded.push(...rootGraded);
       }, { requireValid: false, lock: 'off', ...(options.locked ? { refreshMcp: true } : {}) });
