@@ -70,7 +70,9 @@ const ANONYMOUS: AuthInfo = { token: '', clientId: 'anonymous', scopes: [], extr
 export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const { limits } = options;
   const guard = new HttpGuard(options.host, options.token, options.token !== undefined || options.authorizer !== undefined);
-  const legacy = new LegacySessions(options.openSession, limits, options.log);
+  // The endpoint's own origin, known once it listens (before any request is read).
+  let origin = 'http://127.0.0.1';
+  const legacy = new LegacySessions(options.openSession, limits, options.log, () => origin);
   const modern = createMcpHandler(({ authInfo }) => options.modern.server(authInfo ?? ANONYMOUS), {
     legacy: 'reject',
     onerror: (error) => options.log(`protocol error: ${error.message}`),
@@ -78,8 +80,6 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
     maxSubscriptions: limits.maxSessions,
     maxRequestBodySize: MAX_BODY_BYTES,
   });
-  // The endpoint's own origin, known once it listens (before any request is read).
-  let origin = 'http://127.0.0.1';
   const modernNode = parsedBodyHandler(modern, () => origin, (error) => options.log(`HTTP request failed: ${error.message}`));
 
   const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
