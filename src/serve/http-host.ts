@@ -70,9 +70,7 @@ const ANONYMOUS: AuthInfo = { token: '', clientId: 'anonymous', scopes: [], extr
 export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const { limits } = options;
   const guard = new HttpGuard(options.host, options.token, options.token !== undefined || options.authorizer !== undefined);
-  // The endpoint's own origin, known once it listens (before any request is read).
-  let origin = 'http://127.0.0.1';
-  const legacy = new LegacySessions(options.openSession, limits, options.log, () => origin);
+  const legacy = new LegacySessions(options.openSession, limits, options.log);
   const modern = createMcpHandler(({ authInfo }) => options.modern.server(authInfo ?? ANONYMOUS), {
     legacy: 'reject',
     onerror: (error) => options.log(`protocol error: ${error.message}`),
@@ -80,7 +78,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
     maxSubscriptions: limits.maxSessions,
     maxRequestBodySize: MAX_BODY_BYTES,
   });
-  const modernNode = parsedBodyHandler(modern, () => origin, (error) => options.log(`HTTP request failed: ${error.message}`));
+  const modernNode = parsedBodyHandler(modern, (error) => options.log(`HTTP request failed: ${error.message}`));
 
   const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -164,7 +162,6 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
       const port = typeof address === 'object' && address ? address.port : options.port;
       const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
       const url = `http://${host}:${port}${MCP_PATH}`;
-      origin = `http://${host}:${port}`;
       // Here, before the first request can be read: the authorizer's audience and documents name this URL.
       options.authorizer?.bind?.(url);
       resolve(url);

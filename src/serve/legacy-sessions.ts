@@ -37,8 +37,6 @@ export class LegacySessions {
     private readonly openSession: () => Promise<OpenedSession>,
     private readonly limits: Pick<ServeLimits, 'maxSessions' | 'idleTimeoutMs'>,
     private readonly log: (line: string) => void,
-    /** The endpoint's origin (`http://host:port`), known once it listens. */
-    private readonly origin: () => string,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, Math.max(50, Math.floor(limits.idleTimeoutMs / 4))));
     this.sweeper.unref();
@@ -84,7 +82,7 @@ export class LegacySessions {
 
   private serve(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
     const options = { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) };
-    return serveWebRequest(req, res, this.origin(), (request) => transport.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
+    return serveWebRequest(req, res, (request) => transport.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
   }
 
   private end(live: Live, id: string | undefined): void {

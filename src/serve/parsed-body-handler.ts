@@ -6,42 +6,59 @@ export interface FetchHandler {
   fetch(request: Request, options?: { authInfo?: AuthInfo; parsedBody?: unknown }): Promise<Response>;
 }
 
-/** Headers that describe a body: the web request made here has none (the handler is given the parsed body). */
-const BODY_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
+/** The client going away before its answer was written: what must stop then (the request, the answer's stream). */
+class Departure {
+  gone = false;
+  private readonly stops: (() => void)[] = [];
+
+  constructor(res: ServerResponse, done: () => boolean) {
+    res.once('close', () => {
+      if (done()) return;
+      this.gone = true;
+      for (const stop of this.stops.splice(0)) stop();
+    });
+    if (res.destroyed) this.gone = true;
+  }
+
+  /** Runs `stop` when the client goes (at once when it has); returns what takes it back. */
+  on(stop: () => void): () => void {
+    if (this.gone) {
+      stop();
+      return () => undefined;
+    }
+    this.stops.push(stop);
+    return () => {
+      const at = this.stops.indexOf(stop);
+      if (at >= 0) this.stops.splice(at, 1);
+    };
+  }
+}
 
 /**
  * One request to a web-standard MCP handler (the 2026-07-28 handler, a 2025-11-25 session's
  * transport) on Node's HTTP server, its JSON body (for a POST) read, bounded and parsed already
- * (`readJson`). The SDK's Node adapters (`toNodeHandler`, and `NodeStreamableHTTPServerTransport`
- * through @hono/node-server) build the web `Request` with the body again (serialised back to
- * text, or read from a stream that is already read) for handlers that are handed the parsed body
- * and never read it; here the `Request` carries the method, the headers and the cancellation, and
- * no body. The answer: a JSON one is written whole with its length, in one write; an SSE one is
- * streamed as it comes, each chunk written with the headers or the end that follow it in the same
- * turn of the event loop (a result that ends its stream at once: headers, event and end in one
- * write, where the adapters made three), waiting for the socket to drain. About a fifth of
- * toolman's CPU per call over the SDK's adapters (issue 24).
- *
- * `origin` gives the endpoint's own (`http://host:port`): the request's URL is built on it, not on
- * the Host header (checked by the guard, but a value no URL can hold would fail the request).
+ * (`readJson`) and handed to the handler as such. The SDK's Node adapters build a web `Request`
+ * with the body again (`toNodeHandler` serialises the parsed body back to text for undici to
+ * stream; `NodeStreamableHTTPServerTransport` goes through @hono/node-server), for handlers that
+ * never read it. These handlers read of their request only its method, its headers
+ * (`headers.get`) and its signal (the 2026-07-28 handler: a call's and a listen stream's
+ * cancellation), as @modelcontextprotocol/server 2.4 does (`createMcpHandler`,
+ * `PerRequestHTTPServerTransport`, `WebStandardStreamableHTTPServerTransport`): they get a view of
+ * the Node request with just those, the signal made only when read. A `Request` built per request
+ * (URL, headers copied, signal linked) cost more than the rest of serve's HTTP layer. The answer:
+ * a JSON one is written whole with its length, in one write; an SSE one is streamed as it comes,
+ * each chunk corked until the end of its tick so that what follows it at once goes in the same
+ * write (a call's answer that ends its stream: headers, event and end in one write, where the
+ * adapters made two or three), waiting for the socket to drain. Together about a fifth of a call's
+ * CPU (issue 24). The serve tests (both eras, every method, cancellation, streams) and the MCP
+ * conformance legs hold that the handlers need nothing more.
  */
-export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, origin: string, handle: (request: Request) => Promise<Response>, onerror: (error: Error) => void, parsedBody?: unknown): Promise<void> {
-  // The client going away (the socket closed before the answer was written) cancels the request.
-  const gone = new AbortController();
+export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handle: (request: Request) => Promise<Response>, onerror: (error: Error) => void, parsedBody?: unknown): Promise<void> {
   let finished = false;
-  res.once('close', () => {
-    if (!finished) gone.abort();
-  });
-  if (res.destroyed) gone.abort();
+  const departure = new Departure(res, () => finished);
   let response: Response;
   try {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || BODY_HEADERS.has(name)) continue;
-      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      else headers.set(name, value);
-    }
-    response = await handle(new Request(origin + (req.url ?? '/'), { method: req.method ?? 'POST', headers, signal: gone.signal }));
+    response = await handle(requestView(req, departure));
   } catch (error) {
     onerror(error instanceof Error ? error : new Error(String(error)));
     response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: requestIdOf(parsedBody) }, { status: 500 });
@@ -61,50 +78,78 @@ export async function serveWebRequest(req: IncomingMessage, res: ServerResponse,
     return;
   }
   res.writeHead(response.status, head);
-  await pipeStream(response.body, res, gone.signal);
+  await pipeStream(response.body, res, departure);
   finished = true;
   res.end();
 }
 
+/**
+ * The method, the headers and the cancellation of a Node request, read as a web `Request`'s are
+ * (names in any case; a header sent twice joined with ", "); the signal is made when read.
+ */
+function requestView(req: IncomingMessage, departure: Departure): Request {
+  const headers = {
+    get(name: string): string | null {
+      const value = req.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    has(name: string): boolean {
+      return req.headers[name.toLowerCase()] !== undefined;
+    },
+  };
+  let gone: AbortController | undefined;
+  return {
+    method: req.method ?? 'POST',
+    headers,
+    get signal(): AbortSignal {
+      if (!gone) {
+        const controller = (gone = new AbortController());
+        departure.on(() => controller.abort());
+      }
+      return gone.signal;
+    },
+  } as unknown as Request;
+}
+
 /** A 2026-07-28 handler (`createMcpHandler`) on Node's HTTP server, for POSTs toolman has parsed (see serveWebRequest). */
-export function parsedBodyHandler(handler: FetchHandler, origin: () => string, onerror: (error: Error) => void) {
+export function parsedBodyHandler(handler: FetchHandler, onerror: (error: Error) => void) {
   return (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody: unknown): Promise<void> =>
-    serveWebRequest(req, res, origin(), (request) => handler.fetch(request, { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), parsedBody }), onerror, parsedBody);
+    serveWebRequest(req, res, (request) => handler.fetch(request, { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), parsedBody }), onerror, parsedBody);
 }
 
 /**
  * Writes a stream's chunks as they come, waiting when the socket is full; stops when the client
- * is gone. Each chunk is written corked until the end of the current tick: what follows it at
- * once (the end of a stream that closes after its one event) goes out in the same write.
+ * is gone (the stream is cancelled: the transport's end of it learns so).
  */
-async function pipeStream(body: ReadableStream<Uint8Array>, res: ServerResponse, gone: AbortSignal): Promise<void> {
+async function pipeStream(body: ReadableStream<Uint8Array>, res: ServerResponse, departure: Departure): Promise<void> {
   const reader = body.getReader();
-  const cancel = () => void reader.cancel().catch(() => undefined);
-  gone.addEventListener('abort', cancel, { once: true });
+  const forget = departure.on(() => void reader.cancel().catch(() => undefined));
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || gone.aborted) return;
+      if (done || departure.gone) return;
       res.cork();
       const room = res.write(value);
       // end() uncorks fully, so this one finds nothing left to do when the stream ended meanwhile.
       process.nextTick(() => res.uncork());
       if (!room) {
         await new Promise<void>((resolve) => {
+          let stopWaiting = () => undefined as void;
           const go = () => {
             res.off('drain', go);
-            gone.removeEventListener('abort', go);
+            stopWaiting();
             resolve();
           };
           res.on('drain', go);
-          gone.addEventListener('abort', go, { once: true });
+          stopWaiting = departure.on(go);
         });
       }
     }
   } catch {
     // The stream failed or was cancelled (the client left): the answer ends here.
   } finally {
-    gone.removeEventListener('abort', cancel);
+    forget();
     reader.releaseLock();
   }
 }
