@@ -1,7 +1,9 @@
 // The baseline `bench/serve.mjs` holds `toolman serve --port` against: a plain MCP server written
-// the way the official TypeScript SDK's v2 packages document it (the packages and versions
-// toolman's serve runs on: @modelcontextprotocol/server and @modelcontextprotocol/node), with the
-// one tool the benchmark calls and nothing of toolman's. Streamable HTTP on 127.0.0.1, both
+// the way the official TypeScript SDK's v2 packages document it (@modelcontextprotocol/server, the
+// package and version toolman's serve runs on, and @modelcontextprotocol/node, the SDK's Node
+// adapters, which toolman no longer uses: it hands the SDK's web-standard handlers the parsed body
+// and a view of the Node request itself, src/serve/parsed-body-handler.ts), with the one tool the
+// benchmark calls and nothing of toolman's. Streamable HTTP on 127.0.0.1, both
 // protocol revisions on one endpoint, as toolman serves them:
 //  - 2026-07-28 (per-request `_meta`): `createMcpHandler` with a per-request McpServer, through
 //    `toNodeHandler` (the SDK's serving guide);
@@ -11,7 +13,10 @@
 // In front, the SDK's own localhost Host/Origin guards (its README for plain node:http).
 // The tool does what the catalog's mock tool `instant` does for toolman: its arguments checked
 // against the same JSON Schema (the SDK's `fromJsonSchema`, ajv), `{ok: true, q}` answered as
-// JSON text and as structuredContent.
+// JSON text and as structuredContent. What it does not do that toolman does on every call (so
+// the comparison is toolman's whole call path against the SDK's bare one): no call slots or
+// limits, no timeout, no secret redaction, no result size estimate or truncation, no principal
+// or session binding beyond the SDK's own, no `_meta` (duration) in the answer.
 //   node bench/serve-baseline.mjs   → prints "listening at URL" on stderr
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';

@@ -135,12 +135,15 @@ const percentile = (values, p) => sorted(values)[Math.min(values.length - 1, Mat
  * `toolman serve --port` against the plain SDK server: every (revision, clients) pair, `rounds`
  * interleaved rounds, `calls` tools/call per client per round.
  */
-export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, calls = quick ? 100 : 200, clientCounts = [10, 50], eras = ['legacy', 'modern'] } = {}) {
+export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, calls = quick ? 100 : 200, clientCounts = [10, 50], eras = ['legacy', 'modern'], before } = {}) {
   const { file } = benchCatalog();
   const servers = {
     toolman: await startServer([bin, '--catalog', file, 'serve', '--port', '0']),
     baseline: await startServer([join(root, 'bench', 'serve-baseline.mjs')]),
+    // Another build of toolman (`--before DIR`: a folder holding its bin/ and dist/), in the same rounds: an A/B of a change.
+    ...(before ? { before: await startServer([join(before, 'bin', 'toolman.js'), '--catalog', file, 'serve', '--port', '0']) } : {}),
   };
+  const names = Object.keys(servers);
   const samples = {};
   try {
     // Warm both (JIT, sessions' code paths) before anything is timed.
@@ -149,8 +152,10 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
       for (const era of eras) {
         for (const clients of clientCounts) {
           const key = `${era}-${clients}`;
-          samples[key] ??= { toolman: [], baseline: [] };
-          const order = (round + clients) % 2 ? ['toolman', 'baseline'] : ['baseline', 'toolman'];
+          samples[key] ??= Object.fromEntries(names.map((name) => [name, []]));
+          // Which goes first turns with the rounds.
+          const shift = (round + clients) % names.length;
+          const order = [...names.slice(shift), ...names.slice(0, shift)];
           for (const name of order) {
             const server = servers[name];
             const cpuBefore = server.cpuMs();
@@ -175,7 +180,7 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
     for (const server of Object.values(servers)) server.stop();
   }
   const rows = [];
-  for (const [key, { toolman, baseline }] of Object.entries(samples)) {
+  for (const [key, { toolman, baseline, before: earlier }] of Object.entries(samples)) {
     const [era, clients] = key.split('-');
     const of = (list, field) => (list.some((s) => s[field] === undefined) ? undefined : median(list.map((s) => s[field])));
     const summary = (list) => ({ requests_per_s: of(list, 'requests_per_s'), p50_ms: of(list, 'p50_ms'), p99_ms: of(list, 'p99_ms'), cpu_per_call_ms: of(list, 'cpu_per_call_ms'), generator_cpu_per_call_ms: of(list, 'generator_cpu_per_call_ms') });
@@ -186,6 +191,8 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
       rounds,
       toolman: summary(toolman),
       baseline: summary(baseline),
+      ...(earlier ? { before: summary(earlier), cpu_ratio_to_before: median(toolman.map((t, i) => t.cpu_per_call_ms / earlier[i].cpu_per_call_ms)) } : {}),
+      cpu_ratio: median(toolman.map((t, i) => t.cpu_per_call_ms / baseline[i].cpu_per_call_ms)),
       // Each round's two runs are neighbours in time: the ratio is taken per round, then the median.
       throughput_ratio: median(toolman.map((t, i) => t.requests_per_s / baseline[i].requests_per_s)),
       p99_ratio: median(toolman.map((t, i) => t.p99_ms / baseline[i].p99_ms)),
@@ -196,9 +203,13 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
+  const beforeAt = process.argv.indexOf('--before');
+  const before = beforeAt > 0 ? process.argv[beforeAt + 1] : undefined;
+  const roundsAt = process.argv.indexOf('--rounds');
+  const rounds = roundsAt > 0 ? { rounds: Number(process.argv[roundsAt + 1]) } : {};
   if (!process.argv.includes('--http-only')) console.log(await serveBench({ quick }));
   const { loadavg } = await import('node:os');
   console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start of the HTTP rounds`);
-  for (const row of await serveHttpBench({ quick })) console.log(JSON.stringify(row));
+  for (const row of await serveHttpBench({ quick, before, ...rounds })) console.log(JSON.stringify(row));
   console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
 }

@@ -17,6 +17,11 @@ export function loadValidator(): Promise<void> {
   });
   return loading;
 }
+/** Whether ajv is loaded: the checks can run now. Awaiting `loadValidator()` once it is still costs a turn of the microtask queue. */
+export function validatorLoaded(): boolean {
+  return ajv !== undefined;
+}
+
 const argumentValidators = new WeakMap<Tool, ValidateFunction>();
 const outputValidators = new WeakMap<JsonSchema, ValidateFunction>();
 

@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../catalog/types.js';
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
-import { loadValidator, validateArguments, validateOutput } from './argument-validator.js';
+import { loadValidator, validateArguments, validateOutput, validatorLoaded } from './argument-validator.js';
 import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
@@ -112,7 +112,7 @@ export class Executor {
 
   private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation): Promise<TurnResult> {
     // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
-    if (calls.length > 0) await loadValidator();
+    if (calls.length > 0 && !validatorLoaded()) await loadValidator();
     const listener = turn.onEvent ?? this.options.onEvent;
     // Optional calls skip building the event when nobody listens (the common case for scripts).
     const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
@@ -261,19 +261,24 @@ export class Executor {
     if (!runner) return fail('tool_error', `${tool.name} is ${tool.handler.kind === 'agent' ? 'a sub-agent' : `a ${tool.handler.kind} tool`}, and this toolman cannot run ${tool.handler.kind} tools`);
     if (outer.aborted) return fail('cancelled', `${tool.name} was cancelled`);
     // The call's own signal exists only once a runner reads it (a mock without latency never
-    // does): making one costs a few µs per call. The race below is rejected directly.
+    // does): making one costs a few µs per call. The promise below is rejected directly.
     const controller = new AbortController();
-    let stop: (reason: Error) => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => (stop = reject));
-    const abort = (reason: Error) => {
-      controller.abort(reason);
-      stop(reason);
-    };
-    const unlisten = outer.onAbort(() => abort(new CancelledError()));
-    const timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+    let unlisten = noop;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const context = this.runContext(tool, callId, () => controller.signal, emit, approve);
+    const handler = tool.handler as never;
     try {
-      const value = await Promise.race([runner.run(tool.handler as never, args, context), aborted]);
+      // The run, or its end by timeout or cancellation, whichever comes first: one promise (a
+      // Promise.race with a second promise for the stop cost more, issue 24).
+      const value = await new Promise<unknown>((resolve, reject) => {
+        const abort = (reason: Error) => {
+          controller.abort(reason);
+          reject(reason);
+        };
+        unlisten = outer.onAbort(() => abort(new CancelledError()));
+        timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+        runner.run(handler, args, context).then(resolve, reject);
+      });
       // 8. The result against the tool's output schema, whole: before truncation, which would cut a
       // valid result into an invalid one (or an invalid one into something that passes).
       if (tool.outputSchema) {
@@ -537,6 +542,8 @@ export class Executor {
     }
   }
 }
+
+function noop(): void {}
 
 class TimeoutError extends Error {}
 class CancelledError extends Error {}

@@ -14,7 +14,7 @@ import type { LoginResult } from '../mcp/oauth/login.js';
 export { describeDefaults, formDefaults, MAX_SAMPLING_TOKENS, singleConfirmation, yesInteraction, type ElicitAnswer, type ElicitRequest, type McpInteraction, type SampleAnswer, type SampleRequest } from '../mcp/mcp-interaction.js';
 export { openInBrowser, type BrowserOutcome } from '../mcp/oauth/browser.js';
 /** `toolman serve` passes a server's questions on to the client whose call it is about. */
-export { relayInteraction, withCallAsker, type CallAsker } from '../mcp/question-relay.js';
+export { mayBeAsked, relayInteraction, withCallAsker, type CallAsker } from '../mcp/question-relay.js';
 export type { LoginResult } from '../mcp/oauth/login.js';
 /**
  * The servers' prompts and resources as drivers show them and hand them to a conversation

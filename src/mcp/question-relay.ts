@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { HandlerKind, Tool } from '../catalog/types.js';
 import type { ElicitAnswer, ElicitRequest, McpInteraction } from './mcp-interaction.js';
 
 /**
@@ -18,6 +19,25 @@ const callScope = new AsyncLocalStorage<CallAsker>();
 /** Runs `run` (a call, a `prompts/get`, a `resources/read`) with `asker` answering what its server asks. */
 export function withCallAsker<T>(asker: CallAsker, run: () => Promise<T>): Promise<T> {
   return callScope.run(asker, run);
+}
+
+/**
+ * Handler kinds whose calls never reach an MCP server: a mock answers from the catalog, a program,
+ * a request, a module or a plugin get no connection of the manager's. An MCP tool does; so may a
+ * sub-agent (its tools) and a meta-tool (invoke_tool, a job's tools); a kind added later is
+ * assumed to until it is listed here.
+ */
+const NEVER_REACHES_SERVERS: ReadonlySet<HandlerKind> = new Set<HandlerKind>(['mock', 'exec', 'http', 'module', 'plugin']);
+
+/**
+ * Whether a call of `tool` may reach an MCP server, and so be asked something by one: only then
+ * does a driver need `withCallAsker` around it. On Node 20 the first `AsyncLocalStorage.run` of a
+ * process turns on async hooks for every promise it makes from then on (an init, before and after
+ * hook each): about a twentieth of the CPU of each `serve` call, SDK work included, for calls that
+ * can never be asked anything (issue 24).
+ */
+export function mayBeAsked(tool: Tool): boolean {
+  return tool.handler === undefined || !NEVER_REACHES_SERVERS.has(tool.handler.kind);
 }
 
 /** The asker of the call running now, when a driver gave one. */

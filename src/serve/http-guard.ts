@@ -21,6 +21,8 @@ export type Refusal = { status: number; message: string; headers?: Record<string
  */
 export class HttpGuard {
   private readonly digest: Buffer | undefined;
+  /** Whether the server listens on loopback only: then Host must name this machine (decided once, not per request). */
+  private readonly loopback: boolean;
 
   /**
    * @param authorized whether requests must prove who they are (a token, or an authorization
@@ -28,11 +30,12 @@ export class HttpGuard {
    * without credentials. Default: when there is a token.
    */
   constructor(
-    private readonly bind: string,
+    bind: string,
     token: string | undefined,
     private readonly authorized = token !== undefined,
   ) {
     this.digest = token === undefined ? undefined : sha256(token);
+    this.loopback = isLoopbackHost(bind);
   }
 
   /** Whether the request carries the static token (`--token-env`); false when there is none. */
@@ -44,7 +47,7 @@ export class HttpGuard {
 
   /** Why a request may not pass, or undefined. A CORS preflight carries no credentials, so it is not asked for the token. */
   check(headers: IncomingHttpHeaders, preflight = false): Refusal | undefined {
-    if (isLoopbackHost(this.bind)) {
+    if (this.loopback) {
       const host = hostnameOf(headers.host);
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])' };
     }

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler, type AuthInfo, type Server } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type Server } from '@modelcontextprotocol/server';
+import { isRecord } from '../shared/is-record.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
 import type { ServeLimits } from './call-slots.js';
 import { header, MAX_BODY_BYTES, readJson, reply } from './http-body.js';
 import { HttpGuard, type Refusal } from './http-guard.js';
 import { LegacySessions, type OpenedSession } from './legacy-sessions.js';
+import { parsedBodyHandler } from './parsed-body-handler.js';
 
 export type { OpenedSession } from './legacy-sessions.js';
 
@@ -77,7 +78,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
     maxSubscriptions: limits.maxSessions,
     maxRequestBodySize: MAX_BODY_BYTES,
   });
-  const modernNode = toNodeHandler(modern, { onerror: (error) => options.log(`HTTP request failed: ${error.message}`), maxRequestBodySize: MAX_BODY_BYTES });
+  const modernNode = parsedBodyHandler(modern, (error) => options.log(`HTTP request failed: ${error.message}`));
 
   const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -192,6 +193,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
  * `Headers` would (Node does so for these names); the classifier trims them.
  */
 export function isLegacyPost(req: Pick<IncomingMessage, 'headers'>, body: unknown): boolean {
+  if (claimsEnvelope(body)) return false;
   const standard = (name: string): string | undefined => {
     const value = req.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
@@ -207,6 +209,20 @@ export function isLegacyPost(req: Pick<IncomingMessage, 'headers'>, body: unknow
     ...(body !== undefined ? { body } : {}),
   });
   return outcome.kind === 'legacy';
+}
+
+/**
+ * The common 2026-07-28 POST: one message, a request or a notification (a `method`, no `result`
+ * or `error`), not `initialize`, whose `params._meta` holds the envelope's protocol-version key.
+ * The classifier never calls such a body legacy: the claim makes it modern, or a rejection that
+ * the modern handler (which classifies every request again) answers (`classifyRequestBody` and
+ * `classifyNotificationBody` in @modelcontextprotocol/server 2.4). Its schema checks of the
+ * message were about a thirtieth of a 2026-07-28 call's CPU here (issue 24).
+ */
+function claimsEnvelope(body: unknown): boolean {
+  if (!isRecord(body) || typeof body.method !== 'string' || body.method === 'initialize' || 'result' in body || 'error' in body) return false;
+  const meta = isRecord(body.params) ? body.params._meta : undefined;
+  return isRecord(meta) && Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY);
 }
 
 function isInitialize(message: unknown): boolean {

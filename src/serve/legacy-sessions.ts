@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, Server } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server } from '@modelcontextprotocol/server';
 import type { ServeLimits } from './call-slots.js';
 import { reply } from './http-body.js';
+import { serveWebRequest } from './parsed-body-handler.js';
 
 /** One MCP session: its server (over its own toolman session), what to close, and whether a call of it is running or waiting. */
 export interface OpenedSession {
@@ -13,7 +13,7 @@ export interface OpenedSession {
 }
 
 interface Live {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   opened: OpenedSession;
   lastSeen: number;
   closed: boolean;
@@ -23,7 +23,8 @@ interface Live {
 
 /**
  * The 2025-11-25 side of the endpoint: sessions opened by `initialize` (`Mcp-Session-Id`), each
- * with its own transport (the SDK's sessionful streamable HTTP transport), MCP server and toolman
+ * with its own transport (the SDK's sessionful streamable HTTP transport, the web-standard one:
+ * toolman writes its answers to Node's response itself, `serveWebRequest`), MCP server and toolman
  * session (tools found by search belong to the session that searched). At most
  * `limits.maxSessions` are kept: a new client closes the one idle longest, never one with a call
  * running or waiting; sessions idle past the idle timeout are closed.
@@ -51,7 +52,7 @@ export class LegacySessions {
     // Someone else's session id is as unknown as a made-up one.
     if (!live || live.principal !== principal) return reply(res, 404, 'Session not found: start a new one with initialize', undefined, -32001);
     live.lastSeen = Date.now();
-    await live.transport.handleRequest(req, res, body);
+    await this.serve(live.transport, req, res, body);
     live.lastSeen = Date.now();
   }
 
@@ -67,16 +68,21 @@ export class LegacySessions {
     }
     const opened = await this.openSession();
     const live: Live = { transport: undefined as never, opened, lastSeen: Date.now(), closed: false, principal };
-    live.transport = new NodeStreamableHTTPServerTransport({
+    live.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void this.sessions.set(sessionId, live),
       onsessionclosed: (sessionId) => this.end(live, sessionId),
     });
     opened.server.onclose = () => this.end(live, live.transport.sessionId);
     await opened.server.connect(live.transport);
-    await live.transport.handleRequest(req, res, body);
+    await this.serve(live.transport, req, res, body);
     // An initialize the transport refused leaves no session behind.
     if (live.transport.sessionId === undefined) this.end(live, undefined);
+  }
+
+  private serve(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
+    const options = { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) };
+    return serveWebRequest(req, res, (request) => transport.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
   }
 
   private end(live: Live, id: string | undefined): void {

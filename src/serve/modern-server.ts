@@ -8,7 +8,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { ApprovalStates, Principal, StateClaim } from './approval-state.js';
 import type { CallSlots } from './call-slots.js';
 import { busyResult, runCall, type CallRunResult } from './call-runner.js';
-import { withCallAsker, type CallAsker } from '../manager/mcp-client.js';
+import { mayBeAsked, withCallAsker, type CallAsker, type ElicitRequest } from '../manager/mcp-client.js';
 import { modernRounds, type QuestionRelay } from './question-rounds.js';
 import { withUnanswered } from './relayed-questions.js';
 import type { ParkedCalls } from './parked-calls.js';
@@ -133,7 +133,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       }
     }
     const id = String(ctx.mcpReq.id);
-    const start = async (asker: CallAsker, signal: AbortSignal): Promise<StartedCall> => {
+    const start = async (asker: CallAsker | undefined, signal: AbortSignal): Promise<StartedCall> => {
       const started: StartedCall = { tool, session: state.session, outcome: undefined as never };
       let first = true;
       const approve: Approver = async (approval) => {
@@ -166,7 +166,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
       const owner = JOB_TOOLS.has(tool.name) && isRecord(args) && typeof args.job_id === 'string' ? state.jobs.get(args.job_id) : undefined;
       started.session = owner ?? state.session;
       if (view.deferred.has(tool.name) && !started.session.isCallable(tool.name)) started.session.activate([tool.name]);
-      started.outcome = await withCallAsker(asker, () =>
+      const call = () =>
         runCall({
           session: started.session,
           tool,
@@ -181,13 +181,20 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
           slots: { session: state.slots, total: options.total },
           log: options.log,
           verbose: options.verbose,
-        }),
-      );
+        });
+      started.outcome = asker ? await withCallAsker(asker, call) : await call();
       return started;
     };
-    const round = await modernRounds(relay, ctx, principal, { name, args }, resume, start);
-    if (round.kind === 'input_required') return round.result;
-    const { outcome, ask, unasked, session } = round.value;
+    // A call no MCP server can ask anything (see mayBeAsked) runs on the request's own signal,
+    // without the rounds' background call, its controller and async context.
+    let done: { value: StartedCall; unanswered: readonly ElicitRequest[] };
+    if (resume?.q === undefined && !mayBeAsked(tool)) done = { value: await start(undefined, ctx.mcpReq.signal), unanswered: [] };
+    else {
+      const round = await modernRounds(relay, ctx, principal, { name, args }, resume, start);
+      if (round.kind === 'input_required') return round.result;
+      done = { value: round.value, unanswered: round.call.unanswered };
+    }
+    const { outcome, ask, unasked, session } = done.value;
     if (!outcome.ran) {
       void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
       return busyResult(outcome.busy);
@@ -203,14 +210,14 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     // A background job for a client that declared the tasks extension on this request: a task
     // handle instead of the job id in a result (the server decides per request; a client that did
     // not declare it never gets one: ext-tasks §Capability Negotiation).
-    if (response.ok && response.job_id && round.value.tool.mode === 'background' && declaresTasks(ctx.mcpReq.envelope)) {
-      const task = options.tasks.create(principal.key, response.job_id, session, round.value.tool.name);
+    if (response.ok && response.job_id && done.value.tool.mode === 'background' && declaresTasks(ctx.mcpReq.envelope)) {
+      const task = options.tasks.create(principal.key, response.job_id, session, done.value.tool.name);
       if (task) return createTaskResult(options.tasks, task) as unknown as CallToolResult;
-      options.log(`no room for another task (${options.tasks.limits.maxPerPrincipal} per client, ${options.tasks.limits.maxTotal} in all): ${round.value.tool.name} answered with its job id instead`);
+      options.log(`no room for another task (${options.tasks.limits.maxPerPrincipal} per client, ${options.tasks.limits.maxTotal} in all): ${done.value.tool.name} answered with its job id instead`);
     }
     const errorText = response.error_kind === 'declined' && unasked ? cannotAskText(unasked) : undefined;
-    const result = toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: round.value.tool.outputSchema !== undefined });
-    return round.call.unanswered.length ? withUnanswered(result, round.call.unanswered, options.secrets) : result;
+    const result = toCallToolResult(response, { ...(errorText ? { errorText } : {}), anyJson: done.value.tool.outputSchema !== undefined });
+    return done.unanswered.length ? withUnanswered(result, done.unanswered, options.secrets) : result;
   });
 
   server.onerror = (error) => options.log(`protocol error: ${error.message}`);

@@ -112,9 +112,13 @@ export class ModernServing {
     return view.listing.byName.get(name) ?? view.deferred.get(name);
   }
 
+  /** What every server instance is built over: made once (spread per request, it was a tenth of building an instance, issue 24). */
+  private serverOptions: ModernServerOptions | undefined;
+
   /** A server instance for one request (HTTP) or one connection (stdio) of `principal`. */
   server(principal: Principal): Server {
-    return createModernServer({ ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals, parked: this.parked, tasks: this.tasks }, principal);
+    this.serverOptions ??= { ...this.options, view: () => this.view(), principals: this.principals, approvals: this.approvals, parked: this.parked, tasks: this.tasks };
+    return createModernServer(this.serverOptions, principal);
   }
 
   close(): void {

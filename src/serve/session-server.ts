@@ -7,7 +7,7 @@ import type { SecretSet } from '../shared/secrets.js';
 import type { CallSlots } from './call-slots.js';
 import { busyResult, runCall } from './call-runner.js';
 import { elicitApproval } from './elicit-approval.js';
-import { withCallAsker, type ElicitRequest } from '../manager/mcp-client.js';
+import { mayBeAsked, withCallAsker, type ElicitRequest } from '../manager/mcp-client.js';
 import { sessionAsker, withUnanswered } from './relayed-questions.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
@@ -108,9 +108,8 @@ export function createSessionServer(options: SessionServerOptions): Server {
     running++;
     // What the catalog's MCP server behind the tool asks during the call goes to this client.
     const unanswered: ElicitRequest[] = [];
-    const asker = sessionAsker(ctx, () => server.getClientCapabilities(), options.secrets, unanswered, log);
     try {
-      const outcome = await withCallAsker(asker, () => runCall({
+      const call = () => runCall({
         session,
         tool,
         arguments: request.params.arguments ?? {},
@@ -123,7 +122,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
         ...(options.slots ? { slots: options.slots } : {}),
         log,
         verbose: options.verbose,
-      }));
+      });
+      // Only a call that can reach an MCP server can be asked anything (see mayBeAsked).
+      const outcome = mayBeAsked(tool) ? await withCallAsker(sessionAsker(ctx, () => server.getClientCapabilities(), options.secrets, unanswered, log), call) : await call();
       if (!outcome.ran) {
         void ctx.mcpReq.log('warning', outcome.busy, 'toolman').catch(() => undefined);
         return busyResult(outcome.busy);

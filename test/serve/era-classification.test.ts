@@ -26,6 +26,20 @@ const cases: { what: string; headers: IncomingHttpHeaders; body: unknown }[] = [
   { what: 'header values with spaces around them', headers: { 'mcp-protocol-version': ` ${MODERN} `, 'mcp-method': ' tools/list' }, body: { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: envelope } } },
   { what: 'an envelope naming an unknown revision', headers: {}, body: { jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } } },
   { what: 'not JSON-RPC', headers: {}, body: { hello: 'world' } },
+  // Bodies with the envelope's claim (answered without the classifier, claimsEnvelope): never legacy.
+  { what: 'a 2026-07-28 call without the standard headers', headers: {}, body: { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'x', arguments: {}, _meta: envelope } } },
+  { what: 'a 2026-07-28 notification', headers: { 'mcp-protocol-version': MODERN }, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope } } },
+  { what: 'a claim naming a 2025 revision', headers: {}, body: { jsonrpc: '2.0', id: 12, method: 'tools/list', params: { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } } },
+  { what: 'a claim that is not a string', headers: {}, body: { jsonrpc: '2.0', id: 13, method: 'tools/list', params: { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': 7 } } } },
+  { what: 'a claim with the rest of the envelope missing', headers: {}, body: { jsonrpc: '2.0', id: 14, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } } },
+  { what: 'a claim on a 2025 session\'s header', headers: { 'mcp-protocol-version': '2025-11-25' }, body: { jsonrpc: '2.0', id: 15, method: 'tools/list', params: { _meta: envelope } } },
+  // ...and those the shortcut leaves to the classifier.
+  { what: 'initialize with a modern claim', headers: {}, body: { jsonrpc: '2.0', id: 16, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' }, _meta: envelope } } },
+  { what: 'initialize with a broken claim', headers: {}, body: { jsonrpc: '2.0', id: 17, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } } },
+  { what: 'a posted response with a method and a claim', headers: {}, body: { jsonrpc: '2.0', id: 18, method: 'tools/list', result: {}, params: { _meta: envelope } } },
+  { what: 'a posted error with a method and a claim', headers: {}, body: { jsonrpc: '2.0', id: 19, method: 'tools/list', error: { code: 1, message: 'm' }, params: { _meta: envelope } } },
+  { what: 'a batch of claims', headers: {}, body: [{ jsonrpc: '2.0', id: 20, method: 'tools/list', params: { _meta: envelope } }] },
+  { what: 'a claim in params that are an array', headers: {}, body: { jsonrpc: '2.0', id: 21, method: 'tools/list', params: [{ _meta: envelope }] } },
   { what: 'null', headers: {}, body: null },
 ];
 
