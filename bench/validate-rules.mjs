@@ -5,6 +5,8 @@
 // processes, with the new rules and with them stubbed out, the two interleaved. The difference
 // is what the rules add. CPU time throughout (the machine is shared; wall time would count the
 // waits for a core). Each rule's warm cost (median of many calls in one process) is shown too.
+// The whole process is timed with the cache off: a warm `validate` takes its findings from the
+// cache and runs no rule at all, so it is no denominator for what a rule costs when it runs.
 //   node bench/validate-rules.mjs [--quick]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -91,7 +93,7 @@ export async function validateRulesBench({ quick = false } = {}) {
     samples.withoutConfusable.push(child(withoutConfusable, 'default'));
     samples.with.push(child(full, 'default'));
     samples.withQuality.push(child(full, 'quality'));
-    const whole = spawnSync(process.execPath, ['--import', CPU_REPORTER, join(root, 'bin', 'toolman.js'), 'validate', 'catalogs/large.yaml'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const whole = spawnSync(process.execPath, ['--import', CPU_REPORTER, join(root, 'bin', 'toolman.js'), 'validate', 'catalogs/large.yaml'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TOOLMAN_CACHE_DIR: 'off' } });
     samples.whole.push(Number(/BENCH_CPU_US=(\d+)/.exec(whole.stderr)[1]) / 1000);
   }
   const whole = median(samples.whole);
