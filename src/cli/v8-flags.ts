@@ -8,7 +8,7 @@
  * (and every entry the process writes at exit) another, so each run refused and rewrote the entries
  * the last one made. Setting the flags first, and naming entries by them (src/cli/code-cache.ts),
  * gives each set of flags entries of its own that later runs with the same flags take as they are.
- * Nothing else in toolman sets V8 flags (test/cli/code-cache.test.ts holds that).
+ * Nothing else in toolman sets V8 flags (test/cli/v8-flags.test.ts holds that).
  */
 export function v8FlagsFor(argv: readonly string[]): string[] {
   const flags = [...EVERY_RUN];
