@@ -8,7 +8,7 @@
  * (and every entry the process writes at exit) another, so each run refused and rewrote the entries
  * the last one made. Setting the flags first, and naming entries by them (src/cli/code-cache.ts),
  * gives each set of flags entries of its own that later runs with the same flags take as they are.
- * Nothing else in toolman sets V8 flags (test/cli/code-cache.test.ts holds that).
+ * Nothing else in toolman sets V8 flags (test/cli/v8-flags.test.ts holds that).
  */
 export function v8FlagsFor(argv: readonly string[]): string[] {
   const flags = [...EVERY_RUN];
@@ -45,7 +45,7 @@ const EVERY_RUN = [LIFTOFF_ONLY, LATER_TURBOFAN];
  * collector is), and `validate` leaves a lot of short-lived garbage behind (schema compiles, one
  * finding's words at a time): at 50,000 tools the live heap is about 160 MB and the peak was 760-890
  * MB. At 100 a first run into an empty cache peaked at 577-602 MB (six runs), too close to the
- * 600 MB asked; at 80, 561-582 MB for about 4% more CPU (README, "Performance"). Small catalogs
+ * 600 MB asked; at 80, 561-582 MB for about 4% more CPU (docs/performance.md). Small catalogs
  * are not affected: V8 grows a small heap by at least 16 MB anyway.
  */
 export const VALIDATE_HEAP_GROWING_PERCENT = 80;

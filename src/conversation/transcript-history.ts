@@ -132,7 +132,10 @@ export function readTranscriptHistory(text: string, file: string): TranscriptHis
         break;
       case 'tool_calls': {
         if (!Array.isArray(entry.calls)) throw fail('tool calls without a list');
-        roundOf(entry.round).calls.push(...entry.calls.map((c, j) => toolCall(c, (problem) => fail(`call ${j + 1}: ${problem}`))));
+        // A line of a few hundred thousand calls overflowed the stack (spread into push()): no chat makes that many.
+        if (entry.calls.length > MAX_HISTORY_MESSAGES) throw fail(`more than ${MAX_HISTORY_MESSAGES} calls in one round: not a chat's transcript`);
+        const calls = roundOf(entry.round).calls;
+        entry.calls.forEach((c, j) => calls.push(toolCall(c, (problem) => fail(`call ${j + 1}: ${problem}`))));
         break;
       }
       case 'tool_result': {

@@ -327,8 +327,12 @@ function loopResponse(record: CallRecord, message: string): ToolResponse {
   return { id: record.id, name: record.name, tool: record.tool, ok: false, content: message, error: message, error_kind: 'over_limit', deduplicated: false, truncated: false, original_tokens: null, duration_ms: 0 };
 }
 
-/** Per offered-tools fragment: the tokens of a request holding only those tools (a fragment is reused until the offer changes). */
-const toolsOnlyCost = new WeakMap<object, number>();
+/**
+ * Per offered-tools fragment, then per provider and model: the tokens of a request holding only
+ * those tools. A fragment is reused until the offer changes, and shared by the sessions of one
+ * selection (session/tool-session.ts), whatever model each talks to: the count is the model's.
+ */
+const toolsOnlyCost = new WeakMap<object, Map<string, number>>();
 /** Per provider and model: the tokens of an empty request (what every request costs anyway). */
 const emptyCost = new Map<string, number>();
 
@@ -345,9 +349,11 @@ async function estimateInput(client: ModelClient, request: ModelRequest): Promis
       return (await countRequest(client.provider, body, client.model)).tokens;
     };
     const none = { ...request.tools, payload: {} };
-    let tools = toolsOnlyCost.get(request.tools);
-    if (tools === undefined) toolsOnlyCost.set(request.tools, (tools = await count({ ...request, system: '', messages: [] })));
     const key = `${client.provider}\u0000${client.model}`;
+    let byModel = toolsOnlyCost.get(request.tools);
+    if (!byModel) toolsOnlyCost.set(request.tools, (byModel = new Map()));
+    let tools = byModel.get(key);
+    if (tools === undefined) byModel.set(key, (tools = await count({ ...request, system: '', messages: [] })));
     let empty = emptyCost.get(key);
     if (empty === undefined) emptyCost.set(key, (empty = await count({ ...request, tools: none, system: '', messages: [] })));
     return tools + (await count({ ...request, tools: none })) - empty;

@@ -32,6 +32,8 @@ export interface ResourceRef {
 
 /** A list's pages past this many are not asked for (a hostile server could page for ever). */
 const MAX_PAGES = 100;
+/** ...and this many entries in all (resources, templates, prompts). */
+const MAX_ENTRIES = 10_000;
 
 interface Listed {
   prompts?: Promise<{ entries: unknown[]; cut?: string }>;
@@ -215,10 +217,20 @@ export class ServerContent {
       repaired.push(...repairs);
       const items = result[key];
       if (!Array.isArray(items)) throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${server}" answered ${method} without a list`);
-      entries.push(...items);
+      // One by one, and no more than the bound: a page is a message of any length, and spreading a
+      // few hundred thousand entries into push() overflows the stack (the list was then lost).
+      let over = false;
+      for (const item of items) {
+        if (entries.length === MAX_ENTRIES) {
+          over = true;
+          break;
+        }
+        entries.push(item);
+      }
+      if (over) return { entries, cut: cut(`its ${method} answer has more than 10,000 entries; the rest are missing`) };
       cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
       if (cursor === undefined) return repaired.length ? { entries, cut: repaired.join('; ') } : { entries };
-      if (seen.has(cursor) || entries.length > 10_000) return { entries, cut: cut(`its ${method} answer ${seen.has(cursor) ? 'repeats a page' : 'has more than 10,000 entries'}; the rest are missing`) };
+      if (seen.has(cursor)) return { entries, cut: cut(`its ${method} answer repeats a page; the rest are missing`) };
       seen.add(cursor);
     }
     return { entries, cut: cut(`its ${method} answer has more than ${MAX_PAGES} pages; the rest are missing`) };

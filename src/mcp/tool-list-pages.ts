@@ -47,7 +47,9 @@ export async function readToolListPages(readPage: ReadPage, modern: boolean): Pr
       const scope = result.cacheScope === 'public' ? 'public' : 'private';
       hints = { ttlMs: Math.min(result.ttlMs, hints?.ttlMs ?? Infinity), cacheScope: hints?.cacheScope === 'private' ? 'private' : scope };
     }
-    tools.push(...result.tools.filter(isRecord));
+    // One by one: a page is a message of any length, and spreading a few hundred thousand entries
+    // into push() overflows the stack (the server was then 'unavailable', not cut with a notice).
+    for (const entry of result.tools as unknown[]) if (isRecord(entry)) tools.push(entry);
     cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
     if (cursor !== undefined && seen.has(cursor)) {
       cut = `its tool list repeats a page (cursor ${JSON.stringify(cursor.slice(0, 40))}); the tools after it are missing`;

@@ -18,9 +18,14 @@ export function parseJsonText(text: string, label: string): unknown {
 /**
  * The parser's reason without its quote of the text: V8 writes `Unexpected token 's', "sk-live-ab"...
  * is not valid JSON` (the quote cut at ten characters, then `...`) or the whole text when it is
- * short. The offending character is shown as a visible escape when it is a control character.
+ * short, or only the quote (`"NaN" is not valid JSON`). The offending character is shown as a
+ * visible escape when it is a control character.
  */
 export function jsonErrorReason(error: unknown): string {
-  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  return visibleText(message.replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '').replace(/^Unexpected/, 'unexpected').replace(/^Expected/, 'expected'));
+  const message = error instanceof Error ? error.message : String(error);
+  // The quote goes before the first line is taken: the text's own line breaks are in it
+  // (`"sk\nSECRET"`), and its first line alone no longer looks like a quote.
+  // A text that is only `NaN`, `Infinity` or `undefined` gets no reason but the quote: `"NaN" is not valid JSON`.
+  const reason = message.replace(/(?:^|, )".*"(?:\.\.\.)? is not valid JSON$/s, '').split('\n')[0]!.replace(/^Unexpected/, 'unexpected').replace(/^Expected/, 'expected');
+  return visibleText(reason || 'not a JSON value');
 }

@@ -128,6 +128,9 @@ describe('a transcript is untrusted input', () => {
   it('is bounded: more messages than a chat holds is refused', () => {
     const many = Array.from({ length: MAX_HISTORY_MESSAGES + 1 }, () => ({ role: 'user', text: 'x' }));
     expect(() => readTranscriptHistory([header, JSON.stringify({ type: 'history', messages: many })].join('\n'), 'big.jsonl')).toThrow(`more than ${MAX_HISTORY_MESSAGES} messages`);
+    // One line of 300,000 calls: a located error, not a stack overflow.
+    const calls = Array.from({ length: 300_000 }, (_, i) => ({ id: `c${i}`, name: 'n' }));
+    expect(() => readTranscriptHistory([header, '{"type": "turn_start", "text": "hi"}', JSON.stringify({ type: 'tool_calls', round: 1, calls })].join('\n'), 'calls.jsonl')).toThrow(`calls.jsonl:3: cannot resume from this transcript: more than ${MAX_HISTORY_MESSAGES} calls in one round`);
   });
 });
 

@@ -241,6 +241,26 @@ describe('a turn\'s estimate remembered by request', () => {
   });
 });
 
+describe('a request\'s estimate per model', () => {
+  it('counts the tools again for another model of the provider, though sessions share the formatted tools', async () => {
+    // Sessions of one selection share its fragments (session/tool-session.ts): each run of a suite
+    // with `providers: [openai:gpt-4o, openai:gpt-4]` gets the same fragment, and gpt-4 counts
+    // with another tokenizer and other per-tool constants than gpt-4o.
+    const [gpt4o, gpt4] = await Promise.all(['gpt-4o', 'gpt-4'].map((model) => createModelClient('openai', model, { apiKey: 'test', baseUrl: `${server.url}/v1` })));
+    const text = 'What is the weather in Oslo?';
+    const alone = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/chat.yaml'], cwd: ROOT });
+    try {
+      const expected = await new ChatLoop({ client: gpt4!, session: await alone.session({}) }).estimateTurn(text);
+      const first = await new ChatLoop({ client: gpt4o!, session: await manager.session({}) }).estimateTurn(text);
+      expect(first).not.toBe(expected);
+      const second = await manager.session({});
+      expect(await new ChatLoop({ client: gpt4!, session: second }).estimateTurn(text)).toBe(expected);
+    } finally {
+      await alone.close();
+    }
+  });
+});
+
 describe('native tool search', () => {
   it('Anthropic: sends the server tool, echoes its blocks back, and runs the tool it found', async () => {
     const found = [

@@ -118,6 +118,14 @@ describe('prompts and resources of a catalog\'s servers', () => {
     expect(resourceProblems.map((p) => p.message)).toContain('1 malformed resource left out of its answer');
   });
 
+  it('cuts a list of several hundred thousand resources in one page to 10,000, saying so', async () => {
+    const manager = await open(modern('many', '    env: { MANY_RESOURCES: "300000" }\n'));
+    const { resources, problems } = await (await manager.mcpContent()).resources();
+    expect(resources).toHaveLength(10_000);
+    expect(resources.at(-1)!.uri).toBe('m://9996');
+    expect(problems.map((p) => p.message)).toEqual(['its resources/list answer has more than 10,000 entries; the rest are missing']);
+  }, 30_000);
+
   it('hears that a server\'s prompts changed, and lists them again', async () => {
     const manager = await open(modern('a'));
     const content = await manager.mcpContent();

@@ -21,6 +21,14 @@ describe('readToolListPages', () => {
     expect(list.cut).toMatch(/more than 100 pages/);
   });
 
+  it('cuts one page of several hundred thousand tools to MAX_TOOLS_PER_SERVER, and says so', async () => {
+    const huge = Array.from({ length: 300_000 }, (_, i) => ({ name: `t${i}` }));
+    const list = await readToolListPages(async () => ({ tools: huge }), false);
+    expect(list.tools).toHaveLength(MAX_TOOLS_PER_SERVER);
+    expect(list.tools.at(-1)!.name).toBe(`t${MAX_TOOLS_PER_SERVER - 1}`);
+    expect(list.cut).toMatch(/more than 5000 tools/);
+  });
+
   it('stops at a cursor it has seen', async () => {
     let served = 0;
     const list = await readToolListPages(async () => ({ tools: [tool(`t${served++}`)], nextCursor: 'same' }), false);

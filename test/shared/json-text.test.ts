@@ -12,12 +12,17 @@ const reason = (text: string) => {
 
 describe('parseJsonText', () => {
   it('never quotes the text back, short or long (a file pointed at by mistake may hold a key)', () => {
-    for (const text of ['sk-live-abcdefghijklmnopqrstuvwxyz0123456789', 'sk', '{"a": sk-live-abcdefghijklmnopqrstuvwxyz}', 'sk-live-0123456789abcdef\n{"x": 1}']) {
+    // A line break within the quote's ten characters too: `"sk\nSECRET"` once left `"sk` in the reason.
+    for (const text of ['sk-live-abcdefghijklmnopqrstuvwxyz0123456789', 'sk', '{"a": sk-live-abcdefghijklmnopqrstuvwxyz}', 'sk-live-0123456789abcdef\n{"x": 1}', 'sk-live\nABCDEFGH', 'sk\nSECRET', 'sk\r\nSECRET']) {
       const message = reason(text);
       expect(message).toMatch(/^the file is not valid JSON: unexpected token 's'/);
       expect(message).not.toContain('sk-live');
       expect(message).not.toContain('"sk');
     }
+  });
+
+  it('quotes nothing of a text that is only a word JavaScript knows and JSON does not', () => {
+    for (const text of ['NaN', 'Infinity', 'undefined']) expect(reason(text)).toBe('the file is not valid JSON: not a JSON value');
   });
 
   it('shows a control character in the reason as a visible escape, never the raw byte', () => {

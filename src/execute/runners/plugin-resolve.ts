@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { jsonErrorReason } from '../../shared/json-text.js';
 
 /** Where a plugin's code is, or why it cannot be found. */
 export type PluginLocation = { ok: true; file: string } | { ok: false; message: string; hint: string };
@@ -50,7 +51,7 @@ function folderEntry(specifier: string, folder: string): Promise<PluginLocation>
     try {
       pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
     } catch (error) {
-      return { ok: false, message: `the plugin ${specifier}'s package.json cannot be read: ${error instanceof Error ? error.message : String(error)}`, hint: 'fix its package.json' };
+      return { ok: false, message: `the plugin ${specifier}'s package.json cannot be read: ${jsonErrorReason(error)}`, hint: 'fix its package.json' };
     }
   }
   if (typeof pkg.name === 'string' && pkg.exports !== undefined) {
