@@ -287,7 +287,8 @@ async function runCase(options: SuiteRunOptions, testCase: SuiteCase, target: Pr
       references = summary.references;
       evaluations.push(...summary.evaluations);
       const calls = summary.calls.map((call) => observe(call, index + 1, options.manager.toolNames(call.tool).slice(1)));
-      result.calls.push(...calls);
+      // One by one: a reply (live or replayed) may hold more calls than a call's arguments can.
+      for (const call of calls) result.calls.push(call);
       result.answer = summary.answer;
       result.rounds += summary.rounds;
       result.stop = summary.stop;
