@@ -6,7 +6,7 @@ import { colorEnabled, palette } from './color.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { interruption } from './interrupt.js';
 import type { CliIO } from './io.js';
-import { toolmanVersion } from './version.js';
+import { toolmanVersion } from '../shared/package-root.js';
 import { ERROR_PREFIX } from './output/error-prefix.js';
 import { jsonDocument } from './output/json-document.js';
 import { routeLibraryConsole } from './library-console.js';

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { LoadedCatalog } from '../catalog/load-catalog.js';
 import type { ParseCache } from '../catalog/parse-cache.js';
 import { CacheStore } from '../shared/cache-store.js';
+import { toolmanVersion } from '../shared/package-root.js';
 
 /** The largest parsed file or schema-check result read back (the 10,000-tool catalog parses to about 12 MB of JSON). */
 const MAX_CONTENT_BYTES = 256 << 20;
@@ -94,14 +95,20 @@ function contentStore(env: Record<string, string | undefined>, folder: string): 
   };
 }
 
-/** This build of toolman: a change to any check must not reuse an older verdict. */
+/**
+ * This build of toolman: a change to any check must not reuse an older verdict. The version names a
+ * release; the build file's time and size tell development builds apart, and the version still
+ * tells releases apart where an install gives every file the same time (a Nix store, some image
+ * layers).
+ */
 let build: string | undefined;
 function buildId(): string {
   if (build === undefined) {
     try {
-      build = String(statSync(fileURLToPath(import.meta.url)).mtimeMs);
+      const stats = statSync(fileURLToPath(import.meta.url));
+      build = `${toolmanVersion()} ${stats.mtimeMs} ${stats.size}`;
     } catch {
-      build = 'unknown';
+      build = `${toolmanVersion()} unknown`;
     }
   }
   return build;

@@ -1,9 +1,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type McpSubscription, type StandardSchemaV1 } from '@modelcontextprotocol/client';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isRecord } from '../shared/is-record.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
-import { packageRoot } from '../shared/package-root.js';
+import { toolmanVersion } from '../shared/package-root.js';
 import type { SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { interactionHandlers, type InteractionHandlers, type McpInteraction } from './mcp-interaction.js';
@@ -129,7 +127,7 @@ export class McpConnection {
     let connection: McpConnection | undefined;
     const handlers = interactionHandlers(launch.name, options.interaction, launch.roots, () => connection?.askerOfQuestion());
     const client = new Client(
-      { name: 'toolman', version: clientVersion() },
+      { name: 'toolman', version: toolmanVersion() },
       {
         capabilities: handlers.capabilities,
         versionNegotiation:
@@ -498,15 +496,4 @@ function stderrTail(text: string): string {
   const lines = text.trimEnd().split(/\r?\n/).slice(-20);
   const joined = lines.map((line) => `    ${line}`).join('\n');
   return joined.length > 2000 ? joined.slice(-2000) : joined;
-}
-
-let version: string | undefined;
-/** toolman's version for the MCP handshake (`clientInfo`). */
-function clientVersion(): string {
-  try {
-    version ??= String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: unknown }).version);
-  } catch {
-    version = '0.0.0';
-  }
-  return version;
 }

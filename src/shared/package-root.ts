@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,4 +18,18 @@ export function packageRoot(): string {
   }
   root = dir;
   return dir;
+}
+
+let version: string | undefined;
+
+/** toolman's version, from its package.json (read once, on demand); '0.0.0' when it cannot be read. */
+export function toolmanVersion(): string {
+  if (version === undefined) {
+    try {
+      version = String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: unknown }).version);
+    } catch {
+      version = '0.0.0';
+    }
+  }
+  return version;
 }

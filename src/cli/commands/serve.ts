@@ -9,7 +9,7 @@ import { relayInteraction } from '../../manager/mcp-client.js';
 import { colorEnabled, palette } from '../color.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
-import { toolmanVersion } from '../version.js';
+import { toolmanVersion } from '../../shared/package-root.js';
 
 export interface ServeCommandOptions {
   catalog?: string[];

@@ -10,7 +10,7 @@ import { withManager } from '../open-manager.js';
 import { clientDiagnostics, CLIENTS, parseRuleOptions, UNDOCUMENTED_CLIENTS } from '../../manager/lint.js';
 import type { CatalogQuality, ToolQuality } from '../../validate/description-quality.js';
 import { formatDiagnosticsText, formatJudge, formatQuality, formatSummary } from '../output/diagnostics-text.js';
-import { toolmanVersion } from '../version.js';
+import { toolmanVersion } from '../../shared/package-root.js';
 import { jsonDocument } from '../output/json-document.js';
 
 export interface ValidateOptions {
