@@ -43,20 +43,11 @@ describe('serve calls a mock tool without an async context for its asker', () =>
     return run.mock.calls.filter(([store]) => typeof store === 'function').length;
   }
 
-  it('2025-11-25 (a session)', async () => {
-    const { client } = await connectHttp(served.url);
-    try {
-      const scopes = await askerScopes(async () => {
-        expect(textOf(await client.callTool({ name: 'lookup', arguments: { key: 'k1' } }))).toContain('"found":true');
-      });
-      expect(scopes).toBe(0);
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('2026-07-28 (stateless)', async () => {
-    const { client } = await connectModern(served.url);
+  it.each([
+    ['2025-11-25 (a session)', connectHttp],
+    ['2026-07-28 (stateless)', connectModern],
+  ])('%s', async (_era, connect) => {
+    const { client } = await connect(served.url);
     try {
       const scopes = await askerScopes(async () => {
         expect(textOf(await client.callTool({ name: 'lookup', arguments: { key: 'k1' } }))).toContain('"found":true');
