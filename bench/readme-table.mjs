@@ -1,8 +1,10 @@
 // The README's performance tables, written from one `npm run bench` run (.bench/results.json), so
 // the figures a reader sees are the ones a run measured, with that run's date, Node, load and
 // `node -e 0`, and each target's verdict computed from the figure, not typed by hand.
-//   node bench/readme-table.mjs            prints the Markdown
-//   node bench/readme-table.mjs --write    replaces the part of README.md between its bench markers
+//   node bench/readme-table.mjs [RESULTS]            prints the Markdown
+//   node bench/readme-table.mjs [RESULTS] --write    replaces the part of README.md between its bench markers
+// RESULTS: a run's results file (default .bench/results.json, the last run; bench/results/ keeps
+// the runs the README has shown).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -86,7 +88,8 @@ export function readmeTables(results) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const results = JSON.parse(readFileSync(join(root, '.bench', 'results.json'), 'utf8'));
+  const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? join(root, '.bench', 'results.json');
+  const results = JSON.parse(readFileSync(file, 'utf8'));
   const tables = readmeTables(results);
   if (!process.argv.includes('--write')) console.log(tables);
   else {
@@ -96,6 +99,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const to = text.indexOf(END);
     if (from < 0 || to < from) throw new Error(`README.md has no bench markers (${START} ... ${END})`);
     writeFileSync(readme, `${text.slice(0, from + START.length)}\n${tables}\n${text.slice(to)}`);
-    console.log('README.md: performance tables written from .bench/results.json');
+    console.log(`README.md: performance tables written from ${file}`);
   }
 }
