@@ -345,7 +345,9 @@ export class ToolManager {
       checks = await import('../validate/validate-catalog.js');
       const schemaChecks = schemaCheckCacheFrom(this.env);
       // Patterns are checked against MCP servers' tools wherever those are known (listed or cached).
-      this.checked = checks.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), ...(findings ? { findings } : {}), mcpServers: this.mcpServers() });
+      // The findings cache was asked above: the checks run without it, and what they find is kept.
+      this.checked = checks.runChecks(this.loaded, { ...(schemaChecks ? { schemaChecks } : {}), mcpServers: this.mcpServers() });
+      if (findings) remembered.rememberChecks(this.loaded, findings, this.checked);
     }
     const checked = this.checked;
     const plugins = (await this.pluginFindings) ?? [];
