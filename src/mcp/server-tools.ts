@@ -1,4 +1,4 @@
-import { buildTool } from '../catalog/load-catalog.js';
+import { buildTool } from '../catalog/build-tool.js';
 import { matchesPattern, parsePattern, type ParsedPattern } from '../catalog/tool-patterns.js';
 import type { McpServerConfig, Tool } from '../catalog/types.js';
 import { importTools } from '../import/import-tools.js';
