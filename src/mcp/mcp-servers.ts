@@ -13,9 +13,8 @@ import type { McpInteraction } from './mcp-interaction.js';
 import { describeLaunch, serverLaunch, type ServerLaunch } from './server-launch.js';
 import { serverTools } from './server-tools.js';
 import type { RepairNote } from './tolerant-transport.js';
-import { LoginRequired, ToolmanOAuthProvider } from './oauth/oauth-provider.js';
-import { LoopbackCallback } from './oauth/loopback-callback.js';
-import { TokenStore } from './oauth/token-store.js';
+import { LoginRequired } from './oauth/oauth-provider.js';
+import { ServerSignIns } from './oauth/server-sign-ins.js';
 import { describeAge, freshFor, ToolListCache } from './tool-list-cache.js';
 import { isChange, toolsChange, type McpToolsChange } from './tools-change.js';
 
@@ -88,8 +87,6 @@ interface ServerState {
   lastFailure?: unknown;
   /** The era the cache says the server speaks: a 2025 server starts without the probe. */
   verdict?: EraVerdict;
-  /** The OAuth provider of an HTTP server (made once: its loopback callback lives as long as the servers). */
-  auth?: ToolmanOAuthProvider | null;
 }
 
 /**
@@ -129,8 +126,7 @@ export class McpServers {
   /** Changes found while loading, until a driver takes them. */
   private readonly seen: McpToolsChange[] = [];
   private closed = false;
-  private tokens: TokenStore | undefined;
-  private callback: Promise<LoopbackCallback> | undefined;
+  private readonly signIns: ServerSignIns;
   /** A chat watches: servers started later are asked to tell about tool changes too. */
   private watching = false;
   /** Tools `admit` left out while loading, with why (the manager says them). */
@@ -141,6 +137,7 @@ export class McpServers {
     private readonly options: McpServersOptions,
   ) {
     this.cache = ToolListCache.from(options.env);
+    this.signIns = new ServerSignIns(options);
     for (const config of holder.loaded.catalog.mcpServers.values()) this.servers.set(config.name, { config, status: { name: config.name, source: 'unavailable', tools: 0 } });
   }
 
@@ -154,7 +151,7 @@ export class McpServers {
           this.unavailable(state, error);
           return;
         }
-        const stored = this.cache?.get(state.launch, this.loginOf(state.launch));
+        const stored = this.cache?.get(state.launch, this.signIns.loginOf(state.launch));
         const cached = this.options.refresh ? undefined : stored;
         // A 2025 server's verdict is kept as long as its list is fresh: past that, it is probed again (it may have moved on).
         if (stored?.verdict?.era === 'legacy' && !this.options.refresh && Date.now() - stored.listedAt <= freshFor(stored)) state.verdict = stored.verdict;
@@ -296,56 +293,7 @@ export class McpServers {
     const connections = [...this.servers.values()].flatMap((s) => (s.connection ? [s.connection] : []));
     for (const state of this.servers.values()) state.connection = undefined;
     await Promise.allSettled(connections.map(async (c) => (await c).close(options)));
-    await this.callback?.then((callback) => callback.close(), () => undefined);
-  }
-
-  /**
-   * The OAuth provider of an HTTP server: with the browser step when this command may sign in
-   * (`mcp login`, `--login`), else only when toolman holds tokens for it (so they are sent and
-   * refreshed); a server without either gets none, and its 401 says to log in. A static
-   * `Authorization` header in the entry wins: that server is not signed in to.
-   */
-  private async authProvider(state: ServerState): Promise<ToolmanOAuthProvider | undefined> {
-    if (state.auth !== undefined) return state.auth ?? undefined;
-    const launch = state.launch;
-    state.auth = null;
-    if (launch?.kind !== 'http' || Object.keys(launch.headers).some((h) => h.toLowerCase() === 'authorization')) return undefined;
-    const store = this.tokenStore();
-    const resource = canonicalResource(launch.url);
-    if (!this.options.login && !store.find(resource)) return undefined;
-    const oauth = { ...launch.oauth, ...this.options.oauth };
-    const secretEnv = this.options.oauth?.clientSecretEnv ?? launch.oauth?.clientSecretEnv;
-    const clientSecret = secretEnv ? this.options.env[secretEnv] : undefined;
-    if (secretEnv && clientSecret === undefined) throw new ToolmanError(ErrorCode.MCP_SERVER, `MCP server "${state.config.name}": environment variable ${secretEnv} (its OAuth client secret) is not set`, { hint: `set ${secretEnv}` });
-    if (clientSecret) this.options.secrets.add(clientSecret);
-    const clientMetadataUrl = launch.oauth?.clientMetadataUrl ?? this.options.env.TOOLMAN_OAUTH_CLIENT_METADATA_URL;
-    const browser = this.options.login ? { callback: await (this.callback ??= LoopbackCallback.start()), open: this.options.login.open, ...(this.options.login.signal ? { signal: this.options.login.signal } : {}) } : undefined;
-    state.auth = new ToolmanOAuthProvider(
-      resource,
-      store,
-      { ...(oauth.clientId ? { clientId: oauth.clientId } : {}), ...(clientSecret ? { clientSecret } : {}), ...(oauth.scopes?.length ? { scopes: oauth.scopes } : {}), ...(clientMetadataUrl ? { clientMetadataUrl } : {}) },
-      { server: state.config.name, loginHint: this.loginHint(state.config.name) },
-      browser,
-    );
-    return state.auth;
-  }
-
-  private tokenStore(): TokenStore {
-    return (this.tokens ??= new TokenStore(this.options.env));
-  }
-
-  /** The login a private tool list is kept under: toolman's id of the current login to the server ('' for none). */
-  private loginOf(launch: ServerLaunch): string {
-    if (launch.kind !== 'http') return '';
-    try {
-      return this.tokenStore().find(canonicalResource(launch.url))?.entry.loginId ?? '';
-    } catch {
-      return ''; // a token file toolman cannot use is reported when the server is reached
-    }
-  }
-
-  private loginHint(server: string): string {
-    return this.options.loginHint?.(server) ?? `toolman mcp login ${server}`;
+    await this.signIns.close();
   }
 
   private connect(state: ServerState, signal?: AbortSignal): Promise<McpConnection> {
@@ -354,14 +302,14 @@ export class McpServers {
       // The SDK loads with the first server started: cached lists never load it.
       const open = async (verdict: EraVerdict | undefined) => {
         const { McpConnection } = await import('./mcp-connection.js');
-        const authProvider = await this.authProvider(state);
+        const authProvider = await this.signIns.provider(state.config, state.launch);
         return McpConnection.open(state.launch!, {
           secrets: this.options.secrets,
           ...(signal ? { signal } : {}),
           ...(verdict ? { verdict } : {}),
           ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
           ...(authProvider ? { authProvider } : {}),
-          loginHint: this.loginHint(state.config.name),
+          loginHint: this.signIns.loginHint(state.config.name),
         });
       };
       // A 2025 verdict that no longer holds (the server moved to 2026-07-28 only) is dropped, and the server probed.
@@ -522,7 +470,7 @@ export class McpServers {
   private remember(state: ServerState, connection: McpConnection, listed: readonly unknown[]): void {
     const hints = connection.listHints;
     const serverInfo = connection.serverInfo;
-    this.cache?.set(state.launch!, { tools: [...listed], verdict: connection.verdict, ...(hints ? { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope } : {}), ...(serverInfo ? { serverInfo } : {}) }, this.loginOf(state.launch!));
+    this.cache?.set(state.launch!, { tools: [...listed], verdict: connection.verdict, ...(hints ? { ttlMs: hints.ttlMs, cacheScope: hints.cacheScope } : {}), ...(serverInfo ? { serverInfo } : {}) }, this.signIns.loginOf(state.launch!));
   }
 
   private describeSource(tool: Tool): string {
@@ -565,13 +513,6 @@ function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** A server's URL as the resource its tokens are for (RFC 8707: no fragment). */
-export function canonicalResource(url: string): string {
-  const parsed = new URL(url);
-  parsed.hash = '';
-  return parsed.href;
 }
 
 /** A repair of the tolerant transport as a finding's text: `tool "x": left out: ...`. */

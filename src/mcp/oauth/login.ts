@@ -1,7 +1,7 @@
 import type { McpServerConfig } from '../../catalog/types.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
 import type { SecretSet } from '../../shared/secrets.js';
-import { canonicalResource } from '../mcp-servers.js';
+import { canonicalResource } from './server-sign-ins.js';
 import { serverLaunch } from '../server-launch.js';
 import { LoopbackCallback } from './loopback-callback.js';
 import { ToolmanOAuthProvider, type OAuthClientSettings } from './oauth-provider.js';
