@@ -56,7 +56,7 @@ describe('patterns', () => {
   });
 
   it('matches source: against MCP servers and agents', () => {
-    expect(matches('source:files', tool({ source: { kind: 'mcp', server: 'files' } }))).toBe(true);
+    expect(matches('source:files', tool({ source: { kind: 'mcp', server: 'files', tool: 'read', file: 'toolman.yaml', pointer: '/mcp_servers/files' } }))).toBe(true);
     expect(matches('source:researcher', tool({ source: { kind: 'agent', name: 'researcher', file: 'x', pointer: '/agents/researcher' } }))).toBe(true);
     expect(matches('source:files', tool({}))).toBe(false);
   });

@@ -16,9 +16,9 @@ describe('the test report prints names from suites and recordings safely', () =>
   it('drops escape sequences and bidi overrides from providers, cases, confusions', async () => {
     const provider = `openai:gpt-4o${ESC}[31mX${ESC}]0;title\u0007`;
     const report: SuiteReport = {
-      suite: 's', file: 'f', pass_rate: 0, failed_cases: 1, ok: false,
+      suite: 's', file: 'f', pass_rate: 0, failed_cases: 1, ok: false, not_run: { runs: 0, reasons: [] },
       cases: [{ case: `evil${RLO}txt.exe\u2066`, provider, runs: 1, passes: 0, pass_rate: 0, min_pass_rate: 1, pass_hat_k: 0, ok: false, failures: [{ expectation: `calls${ESC}[2J`, message: 'm', runs: 1 }] }],
-      providers: [{ provider, cases: 1, runs: 1, passes: 0, pass_rate: 0, pass_rate_interval: { low: 0, high: 1 } as never, pass_hat_k: 0, precision: null, recall: null, rounds_mean: 1, tokens_in: 1, tokens_out: 1, tokens_reported: true, latency_ms: { mean: 1, p50: 1, p95: 1 }, cost_usd: null, confusion: { [`a${RLO}`]: { [`b${ESC}[1A`]: 1 } } }],
+      providers: [{ provider, cases: 1, runs: 1, passes: 0, pass_rate: 0, pass_rate_interval: { low: 0, high: 1 } as never, pass_hat_k: 0, precision: null, recall: null, rounds_mean: 1, tokens_in: 1, tokens_out: 1, tokens_reported: true, latency_ms: { mean: 1, p50: 1, p95: 1 }, cost_usd: null, cost_missing: { runs: 1, reasons: {} }, confusion: { [`a${RLO}`]: { [`b${ESC}[1A`]: 1 } } }],
     };
     const out = capture();
     await printTestReport(report, out.io as never);

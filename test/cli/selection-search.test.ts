@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin, runMain } from '../helpers/cli.js';
 import { realData } from '../helpers/real-data.js';
-import { ROOT } from '../helpers/paths.js';
 
 const selection = ['--catalog', 'test/fixtures/catalogs/selection.yaml'];
 

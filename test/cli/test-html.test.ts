@@ -86,7 +86,7 @@ describe('toolman test --html (issue 22: 5)', () => {
         page.on('request', (r) => requests.push(r.url()));
         await page.goto(`file://${file}`);
         const shot = await page.screenshot({ fullPage: true, path: join(dir, 'report.png') });
-        const text = await page.evaluate(() => document.body.innerText);
+        const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
         for (const name of names) expect(text).toContain(name);
         expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3);
         expect(problems).toEqual([]);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload, type KeyObject } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 
 /**
  * A small OAuth authorization server for the resource-server side of `toolman serve`
@@ -34,7 +34,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const es256 = await generateKeyPair('ES256');
   const stranger = await generateKeyPair('ES256');
   const rs256 = await generateKeyPair('RS256');
-  const jwk = (key: KeyObject | CryptoKey, kid: string, alg: string) => exportJWK(key).then((j): JWK => ({ ...j, kid, alg, use: 'sig' }));
+  const jwk = (key: Parameters<typeof exportJWK>[0], kid: string, alg: string) => exportJWK(key).then((j): JWK => ({ ...j, kid, alg, use: 'sig' }));
   const keys = [await jwk(es256.publicKey, 'es', 'ES256'), await jwk(rs256.publicKey, 'rs', 'RS256')];
   let fetches = 0;
   const path = options.path ?? '';

@@ -40,8 +40,8 @@ export function spawnBin(args: string[], options: { cwd?: string; env?: Record<s
   const check = () => {
     for (const w of [...watchers]) if (w.pattern.test(stderr) || w.pattern.test(stdout)) (watchers.splice(watchers.indexOf(w), 1), w.resolve());
   };
-  child.stdout.on('data', (chunk: Buffer) => ((stdout += chunk), check()));
-  child.stderr.on('data', (chunk: Buffer) => ((stderr += chunk), check()));
+  child.stdout!.on('data', (chunk: Buffer) => ((stdout += chunk), check()));
+  child.stderr!.on('data', (chunk: Buffer) => ((stderr += chunk), check()));
   const done = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }));

@@ -26,7 +26,7 @@ async function turn(script: ScriptedReply[], options: { grade?: RubricGrader; si
   server.requests.length = 0;
   const client = await createModelClient('openai', 'test-model', { apiKey: 'test', baseUrl: `${server.url}/v1` });
   const session = await manager.session({ summarise: async () => ({ ok: true, text: 'Leave: 20 weeks, paid.' }) });
-  const loop = new ChatLoop({ client, session, estimate: false, ...(options.grade ? { grade: options.grade } : {}) });
+  const loop = new ChatLoop({ client, session, estimate: 'never', ...(options.grade ? { grade: options.grade } : {}) });
   const events: LoopEvent[] = [];
   const summary = await loop.run('What is the leave policy?', { onEvent: (e) => events.push(e), ...(options.signal ? { signal: options.signal } : {}) });
   return { summary, events, requests: server.requests };
@@ -116,7 +116,7 @@ describe('summaries in the loop', () => {
     const client = await createModelClient('openai', 'test-model', { apiKey: 'test', baseUrl: `${server.url}/v1` });
     const session = await manager.session({ summarise: async () => ({ ok: false, reason: 'no key: set OPENAI_API_KEY' }) });
     const events: LoopEvent[] = [];
-    await new ChatLoop({ client, session, estimate: false }).run('x', { onEvent: (e) => events.push(e) });
+    await new ChatLoop({ client, session, estimate: 'never' }).run('x', { onEvent: (e) => events.push(e) });
     expect(events).toContainEqual({ type: 'warning', message: "read_page's result was over its limit and was cut, not summarised: no key: set OPENAI_API_KEY" });
   });
 });

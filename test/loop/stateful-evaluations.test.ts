@@ -49,7 +49,7 @@ describe('answer checks of a stateful tool', () => {
     };
     const client = await createModelClient('openai', 'test-model', { apiKey: 'test', baseUrl: `${server.url}/v1` });
     // Counted job ids, as a conversation's session has them.
-    const loop = new ChatLoop({ client, session: await manager.session({ jobIds: 'counted' }), estimate: false, grade });
+    const loop = new ChatLoop({ client, session: await manager.session({ jobIds: 'counted' }), estimate: 'never', grade });
     server.script([{ toolCalls: [{ name: 'run_checks', arguments: {} }] }, { text: 'The checks are running.' }]);
     const first = await loop.run('Run the checks');
     expect(first.evaluations.map((v) => [v.name, v.verdict])).toEqual([

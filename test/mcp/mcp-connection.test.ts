@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 function launch(command: string, args: string[], extra: { timeoutMs?: number; env?: Record<string, string> } = {}) {
-  return serverLaunch({ name: 'test', command, args, env: extra.env ?? {}, headers: {}, ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}) }, tmpdir(), process.env, { secrets: new SecretSet() });
+  return serverLaunch({ name: 'test', command, args, env: extra.env ?? {}, headers: {}, ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}) }, tmpdir(), process.env, new SecretSet());
 }
 
 async function connect(command: string, args: string[], extra: { timeoutMs?: number; env?: Record<string, string> } = {}) {

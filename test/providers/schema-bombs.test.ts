@@ -86,7 +86,7 @@ describe('a $ref fan-out bomb (30 definitions, each referring to the next twice)
 
   it('decoding a strict OpenAI call against recursive or multiplying unions ends', () => {
     const $defs: Record<string, unknown> = { loop: { anyOf: [{ $ref: '#/$defs/loop' }, { $ref: '#/$defs/loop' }] } };
-    const tool = { name: 't', parameters: { type: 'object', properties: { a: { $ref: '#/$defs/loop' }, b: fanOut(40, 'anyOf').properties!.x }, $defs: { ...$defs, ...(fanOut(40, 'anyOf').$defs as object) } } } as unknown as Tool;
+    const tool = { name: 't', parameters: { type: 'object', properties: { a: { $ref: '#/$defs/loop' }, b: (fanOut(40, 'anyOf').properties as Record<string, unknown>).x }, $defs: { ...$defs, ...(fanOut(40, 'anyOf').$defs as object) } } } as unknown as Tool;
     let decoded!: ReturnType<typeof decodeArguments>;
     expect(timed(() => (decoded = decodeArguments('openai', { strict: true }, tool, { a: null, b: null })))).toBeLessThan(1000);
     expect(decoded.arguments).toEqual({});

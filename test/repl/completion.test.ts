@@ -3,10 +3,9 @@ import './ink-as-terminal.js';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completionAt, replaceWord, type CompletionSources } from '../../src/repl/completion.js';
 import { lineOf } from '../../src/repl/line-editor.js';
-import type { ModelServer } from '../helpers/model-server.js';
 import { replTestbed } from './harness.js';
 
 const folder = () => {
@@ -64,11 +63,6 @@ describe('what Tab completes', () => {
 });
 
 const bed = replTestbed();
-/** The file's model server (bed.server, named once it has started). */
-let server: ModelServer;
-beforeAll(() => {
-  server = bed.server;
-});
 const repl = bed.start;
 const TAB = '\t';
 const SHIFT_TAB = '\u001b[Z';

@@ -3,6 +3,7 @@ import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
 import { ToolPanel } from '../../src/repl/components.js';
 import { routeConsole } from '../../src/repl/console-notes.js';
+import type { CallRecord, ToolResponse } from '../../src/execute/types.js';
 import type { LoopEvent } from '../../src/loop/loop-events.js';
 import { edit, EMPTY_LINE, InputHistory, lineOf, type KeyAction } from '../../src/repl/line-editor.js';
 import { TerminalKeys } from '../../src/repl/terminal-keys.js';
@@ -14,7 +15,10 @@ import { displayText, plainText } from '../../src/repl/terminal-text.js';
 const start = () => initialState({ provider: 'openai', model: 'gpt-test', profile: 'full', active: 3, deferred: 1, found: 0, forced: [], budget: 2000, search: 'client', yes: false });
 const run = (actions: ReplAction[], state: ReplState = start()) => actions.reduce(reduce, state);
 const ev = (event: LoopEvent): ReplAction => ({ type: 'event', event, now: 1000 });
-const response = (id: string, name: string, extra: Record<string, unknown> = {}) => ({ id, name, ok: true, content: '{"ok":true}', error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: 5, ...extra });
+/** A decoded call as the session records it: named directly, the catalog tool of the same name. */
+const record = (id: string, name: string, args: unknown = {}): CallRecord => ({ id, name, tool: name, arguments: args, via: 'direct', meta: false });
+const response = (id: string, name: string, extra: Record<string, unknown> = {}): ToolResponse => ({ id, name, tool: name, ok: true, content: '{"ok":true}', error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: 5, ...extra }) as ToolResponse;
+const NO_USAGE = { input: 0, output: 0, cached: 0, estimated_input: null, side: [] };
 const panels = (state: ReplState) => state.items.filter((i): i is Extract<Item, { kind: 'panel' }> => i.kind === 'panel').map((i) => i.panel);
 
 describe('the reducer: loop events to the view model', () => {
@@ -28,7 +32,7 @@ describe('the reducer: loop events to the view model', () => {
   });
 
   it('follows a tool call from requested to running to done, with its duration and result', () => {
-    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] })]);
+    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [record('c1', 'get_weather', { city: 'Oslo' })] })]);
     expect(panels(s)[0]).toMatchObject({ n: 1, status: 'requested', result: null });
     s = run([{ type: 'event', event: { type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'running' }, now: 500 }], s);
     expect(panels(s)[0]).toMatchObject({ status: 'running', startedAt: 500 });
@@ -43,7 +47,7 @@ describe('the reducer: loop events to the view model', () => {
     const calls = [...kinds.map((k, i) => ({ id: `r${i}`, name: k })), { id: 't', name: 'big' }, { id: 'd', name: 'dup' }, { id: 'x', name: 'rm' }, { id: 'e', name: 'down' }];
     const s = run([
       { type: 'turn_begin' },
-      ev({ type: 'tool_calls', round: 1, calls: calls.map((c) => ({ ...c, arguments: {} })) }),
+      ev({ type: 'tool_calls', round: 1, calls: calls.map((c) => record(c.id, c.name)) }),
       ...kinds.map((k, i) => ev({ type: 'tool_result', round: 1, response: response(`r${i}`, k, { ok: false, error: 'no', error_kind: k }) })),
       ev({ type: 'tool_result', round: 1, response: response('t', 'big', { truncated: true, original_tokens: 900 }) }),
       ev({ type: 'tool_result', round: 1, response: response('d', 'dup', { deduplicated: true }) }),
@@ -63,12 +67,12 @@ describe('the reducer: loop events to the view model', () => {
   });
 
   it('expands a live panel in place, a committed one as a copy below, and says when there is no such call', () => {
-    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'slow', arguments: {} }] })]);
+    let s = run([{ type: 'turn_begin' }, ev({ type: 'tool_calls', round: 1, calls: [record('c1', 'slow')] })]);
     s = run([{ type: 'expand' }], s);
     expect(panels(s)[0]!.expanded).toBe(true);
     s = run([{ type: 'expand', n: 1 }], s);
     expect(panels(s)[0]!.expanded).toBe(false);
-    s = run([ev({ type: 'tool_result', round: 1, response: response('c1', 'slow') }), { type: 'turn_end', summary: { answer: '', stop: 'done', rounds: 1, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0 } } }, { type: 'expand', n: 1 }], s);
+    s = run([ev({ type: 'tool_result', round: 1, response: response('c1', 'slow') }), { type: 'turn_end', summary: { answer: '', stop: 'done', rounds: 1, calls: [], usage: { input: 0, output: 0, cached: 0, estimated_input: 0, side: [] }, took_control: null, references: [], evaluations: [] } }, { type: 'expand', n: 1 }], s);
     expect(s.items.at(-1)).toMatchObject({ kind: 'expanded', panel: { n: 1, expanded: true } });
     s = run([{ type: 'expand', n: 7 }], s);
     expect(s.items.at(-1)).toMatchObject({ kind: 'note', level: 'error', text: 'no tool call #7; they are numbered 1 to 1' });
@@ -91,7 +95,7 @@ describe('the reducer: loop events to the view model', () => {
   it('a call done before its result arrives (a sibling still runs) is drawn ✓, never ✗', () => {
     const s = run([
       { type: 'turn_begin' },
-      ev({ type: 'tool_calls', round: 1, calls: [{ id: 'c1', name: 'get_weather', arguments: {} }, { id: 'c2', name: 'slow_task', arguments: {} }] }),
+      ev({ type: 'tool_calls', round: 1, calls: [record('c1', 'get_weather'), record('c2', 'slow_task')] }),
       ev({ type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'running' }),
       ev({ type: 'tool_status', round: 1, id: 'c2', name: 'slow_task', status: 'running' }),
       ev({ type: 'tool_status', round: 1, id: 'c1', name: 'get_weather', status: 'done', duration_ms: 12 }),
@@ -107,12 +111,12 @@ describe('the reducer: loop events to the view model', () => {
     const at = (now: number, event: LoopEvent): ReplAction => ({ type: 'event', event, now });
     const s = run([
       { type: 'turn_begin' },
-      ev({ type: 'tool_calls', round: 1, calls: [{ id: 'a', name: 'delete_event', arguments: {} }, { id: 'b', name: 'delete_event', arguments: {} }] }),
-      at(0, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'awaiting_approval', reason: 'destructive' }),
+      ev({ type: 'tool_calls', round: 1, calls: [record('a', 'delete_event'), record('b', 'delete_event')] }),
+      at(0, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'awaiting_approval', arguments: {}, reason: 'destructive' }),
       at(9000, { type: 'tool_approval', round: 1, id: 'a', name: 'delete_event', decision: 'approve' }),
       at(9000, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'running' }),
       at(9040, { type: 'tool_status', round: 1, id: 'a', name: 'delete_event', status: 'done', duration_ms: 9041 }),
-      at(9040, { type: 'tool_status', round: 1, id: 'b', name: 'delete_event', status: 'awaiting_approval', reason: 'destructive' }),
+      at(9040, { type: 'tool_status', round: 1, id: 'b', name: 'delete_event', status: 'awaiting_approval', arguments: {}, reason: 'destructive' }),
       at(15000, { type: 'tool_approval', round: 1, id: 'b', name: 'delete_event', decision: 'decline' }),
       at(15000, { type: 'tool_status', round: 1, id: 'b', name: 'delete_event', status: 'error', duration_ms: 5960, error: 'declined', error_kind: 'declined' }),
       at(15000, { type: 'tool_result', round: 1, response: response('a', 'delete_event', { duration_ms: 9041 }) }),
@@ -125,7 +129,7 @@ describe('the reducer: loop events to the view model', () => {
   });
 
   it('ends a turn with what stopped it', () => {
-    const end = (stop: 'took_control' | 'cancelled' | 'max_rounds', extra: Record<string, unknown> = {}) => run([{ type: 'turn_begin' }, ev({ type: 'done', stop, answer: 'Report', rounds: 2, took_control: null, ...extra })]).items.at(-1);
+    const end = (stop: 'took_control' | 'cancelled' | 'max_rounds', extra: Record<string, unknown> = {}) => run([{ type: 'turn_begin' }, ev({ type: 'done', stop, answer: 'Report', rounds: 2, took_control: null, usage: NO_USAGE, ...extra })]).items.at(-1);
     // The tool that took control comes as data, whatever the message says.
     expect(end('took_control', { took_control: 'deep_research', message: 'something else entirely' })).toMatchObject({ kind: 'assistant', text: 'Report', via: 'deep_research' });
     expect(end('cancelled')).toMatchObject({ kind: 'note', text: 'turn cancelled; what was said so far is kept' });

@@ -47,7 +47,7 @@ describe('the REPL shows sources, summaries and verdicts', () => {
     const state = [
       { type: 'turn_begin' } as ReplAction,
       ev({ type: 'evaluations', round: 1, verdicts: [{ name: 'grounded', verdict: 'error', on: 'answer', tools: ['deep_research'], reason: 'no model to grade the rubric with' }] }),
-      ev({ type: 'done', stop: 'took_control', answer: 'The report [1].', rounds: 1, took_control: 'deep_research', references: [{ n: 1, url: 'https://e.org/s', tool: 'deep_research', call_id: 'c1' }] }),
+      ev({ type: 'done', stop: 'took_control', answer: 'The report [1].', rounds: 1, took_control: 'deep_research', references: [{ n: 1, url: 'https://e.org/s', tool: 'deep_research', call_id: 'c1' }], usage: { input: 0, output: 0, cached: 0, estimated_input: null, side: [] } }),
     ].reduce(reduce, initialState({ provider: 'openai', model: 'm', profile: 'full', active: 1, deferred: 0, found: 0, forced: [], budget: null, search: 'client', yes: false }));
     expect(state.items.map((i) => i.kind)).toEqual(['assistant', 'output', 'note']);
     expect(state.items[2]).toMatchObject({ level: 'warning', text: 'evaluation grounded could not be decided: no model to grade the rubric with' });

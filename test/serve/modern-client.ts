@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 /** A v2 SDK client that speaks 2026-07-28 (it probes with server/discover; `pin` refuses a fallback). */
-export async function connectModern(url: string, options: { elicit?: (message: string, schema: unknown) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }; token?: string } = {}) {
+export async function connectModern(url: string, options: { elicit?: (message: string, schema: unknown) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> }; token?: string } = {}) {
   const client = new Client({ name: 'toolman-test-modern', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const seen = { elicitations: [] as { message: string; schema: unknown }[] };
   if (options.elicit) {

@@ -45,7 +45,7 @@ function firstSettled<T>(promises: Promise<T>[], count: number): Promise<T[]> {
   });
 }
 
-const most = (results: { structuredContent?: unknown }[]) => Math.max(...results.map((r) => (r.structuredContent as { most: number } | undefined)?.most ?? 0));
+const most = (results: object[]) => Math.max(...results.map((r) => ((r as { structuredContent?: unknown }).structuredContent as { most: number } | undefined)?.most ?? 0));
 
 describe('toolman serve --port keeps clients within its limits', () => {
   it('runs at most maxCallsPerSession calls of one session at once, and maxCalls over all sessions; the rest wait their turn', async () => {

@@ -25,7 +25,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function connect(options: { catalog?: string; args?: string[]; elicit?: (message: string, schema: unknown) => { action: 'accept' | 'decline'; content?: Record<string, unknown> } } = {}) {
+async function connect(options: { catalog?: string; args?: string[]; elicit?: (message: string, schema: unknown) => { action: 'accept' | 'decline'; content?: Record<string, string | number | boolean | string[]> } } = {}) {
   const client = new Client({ name: 'toolman-test-modern-stdio', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const asked: { message: string; schema: unknown }[] = [];
   if (options.elicit) {

@@ -28,7 +28,7 @@ describe('toMcpTool: effect, confirmation and handler as MCP annotations (spec 2
   });
 });
 
-const response = (over: Partial<ToolResponse>): ToolResponse => ({ id: '1', name: 't', ok: true, content: '', error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: 1, ...over });
+const response = (over: Partial<ToolResponse>): ToolResponse => ({ id: '1', name: 't', tool: 't', ok: true, content: '', error: null, error_kind: null, deduplicated: false, truncated: false, original_tokens: null, duration_ms: 1, ...over });
 
 describe('toCallToolResult', () => {
   it('gives JSON objects as structured content beside the text, other results as text only', () => {

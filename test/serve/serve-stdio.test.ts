@@ -207,14 +207,15 @@ describe('toolman serve over stdio', () => {
     // Counted as they come off the wire: the SDK's client hands notifications to their handler a
     // microtask late, so one read holding the last progress and the result can lose that progress.
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const deliver = transport.onmessage!;
-    transport.onmessage = (message, extra) => {
+    // The SDK's transport hands its handler a second argument (the request's extra) its type leaves out.
+    const deliver = transport.onmessage! as (message: Parameters<NonNullable<typeof transport.onmessage>>[0], extra?: unknown) => void;
+    transport.onmessage = ((message: Parameters<typeof deliver>[0], extra?: unknown) => {
       if ('method' in message && message.method === 'notifications/progress') {
         const { progressToken: _token, ...rest } = message.params as { progressToken: unknown; progress: number; message?: string };
         progress.push(rest);
       }
       deliver(message, extra);
-    };
+    }) as typeof transport.onmessage;
     const result = await client.callTool({ name: 'progress_steps', arguments: {} }, undefined, { onprogress: () => undefined });
     expect(result.structuredContent).toEqual({ done: true });
     expect(progress).toEqual([

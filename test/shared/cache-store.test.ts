@@ -110,7 +110,7 @@ describe('CacheStore: a cache folder is never taken on trust', () => {
   });
 
   it('a key file others can read turns the cache off rather than trusting it', () => {
-    const { env, root } = fresh();
+    const { env } = fresh();
     CacheStore.open(env, 'things')!.write('a.json', '{}');
     const { file } = cacheKeyFile(env)!;
     chmodSync(file, 0o644);

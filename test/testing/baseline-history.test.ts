@@ -13,7 +13,7 @@ const suite: SuitePlan = { name: 's', file: 's.yaml', providers: ['openai:m'], c
 function run(c: string, repeat: number, passed: boolean, tokens = 110): RunResult {
   return {
     case: c, provider: 'openai:m', model: 'm', repeat, passed, failures: passed ? [] : [{ expectation: 'calls[0]', message: 'not called' }], error: null, calls: [], answer: '', rounds: 1, stop: 'done',
-    usage: { input: tokens - 10, output: 10, cached: 0, estimated_input: tokens - 10, reported: true }, latency_ms: 1, cost_usd: tokens / 1e6, expected_tools: null, notices: [], recording: null,
+    usage: { input: tokens - 10, output: 10, cached: 0, estimated_input: tokens - 10, reported: true, side: [] }, latency_ms: 1, cost_usd: tokens / 1e6, expected_tools: null, notices: [], recording: null,
   };
 }
 

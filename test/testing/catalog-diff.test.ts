@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolManager } from '../../src/manager/tool-manager.js';
 import { diffCatalogs, type CatalogDiff } from '../../src/testing/catalog-diff.js';
 import { parameterChanges } from '../../src/testing/parameter-changes.js';

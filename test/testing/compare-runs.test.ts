@@ -6,7 +6,7 @@ import { pairedT, verdict, welch } from '../../src/testing/statistics.js';
 export function run(over: Partial<RunResult> & { case: string }): RunResult {
   return {
     provider: 'openai:m', model: 'm', repeat: 1, passed: true, failures: [], error: null, calls: [], answer: '', rounds: 1, stop: 'done',
-    usage: { input: 100, output: 10, cached: 0, estimated_input: 100, reported: true }, latency_ms: 1, cost_usd: 0.001, expected_tools: null, notices: [], recording: null,
+    usage: { input: 100, output: 10, cached: 0, estimated_input: 100, reported: true, side: [] }, latency_ms: 1, cost_usd: 0.001, expected_tools: null, notices: [], recording: null,
     ...over,
   };
 }
@@ -29,7 +29,7 @@ describe('compare statistics with too little data (issue 12: 2)', () => {
   });
 
   it('one case, one repeat each: every verdict is insufficient data, none worse', () => {
-    const c = compareRuns(A, B, [{ suite: 's', results: [run({ case: 'x', passed: true, usage: { input: 100, output: 0, cached: 0, estimated_input: 100, reported: true } })] }], [{ suite: 's', results: [run({ case: 'x', passed: false, usage: { input: 900, output: 0, cached: 0, estimated_input: 900, reported: true } })] }]);
+    const c = compareRuns(A, B, [{ suite: 's', results: [run({ case: 'x', passed: true, usage: { input: 100, output: 0, cached: 0, estimated_input: 100, reported: true, side: [] } })] }], [{ suite: 's', results: [run({ case: 'x', passed: false, usage: { input: 900, output: 0, cached: 0, estimated_input: 900, reported: true, side: [] } })] }]);
     expect(c.overall[0]!.pass_rate).toMatchObject({ delta: -1, interval: null, verdict: 'insufficient data' });
     expect(c.overall[0]!.tokens.verdict).toBe('insufficient data');
     expect(c.rows[0]!.tokens.verdict).toBe('insufficient data');

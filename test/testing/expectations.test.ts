@@ -138,9 +138,9 @@ describe('other expectations', () => {
   });
 
   it('tokens bound the whole turn: the side calls (summaries, rubric grades) count, and the message says how much of it they were', () => {
-    const side = [{ provider: 'openai', model: 'small-model', calls: 2, input: 4802, output: 80, cached: 0, unreported: 0 }];
+    const side = [{ provider: 'openai', model: 'small-model', calls: 2, input: 4802, output: 80, cached: 0, unreported: 0, cost_usd: null }];
     // 571 of the conversation's own + 4,802 of the side calls: the totals are what the APIs were sent.
-    const usage = { input: 571 + 4802, output: 20 + 80, estimated_input: 600, reported: true, side };
+    const usage = { input: 571 + 4802, output: 20 + 80, cached: 0, estimated_input: 600, reported: true, side };
     const failures = checkExpectations(expecting({ tokens: { input: 1000, output: 50, total: 2000 } }), seen([], { usage }));
     expect(failures.map((f) => f.message)).toEqual([
       '5373 input tokens (API-reported, 4802 of them from 2 side calls), over the bound of 1000',
@@ -148,7 +148,7 @@ describe('other expectations', () => {
       '5473 tokens in all (API-reported, 4882 of them from 2 side calls), over the bound of 2000',
     ]);
     // The conversation's API reported nothing: toolman's count of its requests stands in, and the side calls' own counts are added.
-    const unreported = { input: 4802, output: 80, estimated_input: 600, reported: false, side };
+    const unreported = { input: 4802, output: 80, cached: 0, estimated_input: 600, reported: false, side };
     expect(checkExpectations(expecting({ tokens: { input: 5000 } }), seen([], { usage: unreported })).map((f) => f.message)).toEqual(["5402 input tokens (toolman's estimate, 4802 of them from 2 side calls), over the bound of 5000"]);
   });
 });

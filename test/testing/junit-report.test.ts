@@ -119,7 +119,7 @@ function validateJUnit(root: XmlElement): string[] {
 
 const run = (over: Partial<RunResult>): RunResult => ({
   case: 'c', provider: 'openai:gpt-4o', model: 'gpt-4o', repeat: 1, passed: true, failures: [], error: null, calls: [], answer: '', rounds: 1, stop: 'done',
-  usage: { input: 1, output: 1, cached: 0, estimated_input: 1, reported: true }, latency_ms: 1234, cost_usd: 0, expected_tools: null, notices: [], recording: null, ...over,
+  usage: { input: 1, output: 1, cached: 0, estimated_input: 1, reported: true, side: [] }, latency_ms: 1234, cost_usd: 0, expected_tools: null, notices: [], recording: null, ...over,
 });
 
 describe('JUnit XML', () => {
