@@ -81,8 +81,7 @@ export async function buildCli(root, outdir) {
       writeFileSync(target, rename(file.text));
       continue;
     }
-    const { code, map } = await toCommonJs(rename(file.text.slice(ESM_REQUIRE.length)), target);
-    const importsEsm = /\bimport\(/.test(code);
+    const { code, map, importsEsm } = await toCommonJs(rename(file.text.slice(ESM_REQUIRE.length)), target);
     if (importsEsm && !stays.size) throw new Error(`build-cli: ${name} keeps a dynamic import() but no chunk is an ES module`);
     writeFileSync(`${target}.map`, map);
     writeFileSync(target, `${importsEsm ? `${NODE_COMPILES}\n` : ''}${code}//# sourceMappingURL=${basename(target)}.map\n`);
@@ -95,12 +94,19 @@ export async function buildCli(root, outdir) {
   return { chunks: chunks.length, esModules: [...stays].map(renamed) };
 }
 
-/** One ESM chunk as CommonJS: import.meta.url becomes the file's URL, every import() of a bundled chunk a require(). */
+/**
+ * One ESM chunk as CommonJS: import.meta.url becomes the file's URL, every import() of a bundled
+ * chunk a require(). `importsEsm`: it keeps a real import() of an ES module chunk. Told from the
+ * imports hidden below, not from the code's text: an SDK's error message that mentions
+ * `import('node:buffer')` (OpenAI's, Anthropic's) or a worker's source held in a string made Node
+ * compile those chunks itself, without the code cache.
+ */
 async function toCommonJs(text, target) {
   const esmChunk = (specifier) => specifier.endsWith('.mjs');
   // A dynamic import of an ES module chunk must stay an import(); esbuild turns every import()
   // into a require() once dynamic imports are marked unsupported, so hide those first.
-  const hidden = text.replace(/\bimport\((["'])([^"']+)\1\)/g, (whole, quote, specifier) => (esmChunk(specifier) ? `__toolmanImportEsm(${quote}${specifier}${quote})` : whole));
+  let importsEsm = false;
+  const hidden = text.replace(/\bimport\((["'])([^"']+)\1\)/g, (whole, quote, specifier) => (esmChunk(specifier) ? ((importsEsm = true), `__toolmanImportEsm(${quote}${specifier}${quote})`) : whole));
   const result = await transform(hidden, {
     format: 'cjs',
     platform: 'node',
@@ -117,7 +123,7 @@ async function toCommonJs(text, target) {
   let code = result.code.replace(/\b__toolmanImportEsm\(/g, 'import(');
   if (code.includes('__toolmanImportMetaUrl')) code = `var __toolmanImportMetaUrl=require("node:url").pathToFileURL(__filename).href;${code}`;
   if (/\bimport\.meta\b/.test(code)) throw new Error(`build-cli: ${relative(process.cwd(), target)} uses import.meta beyond import.meta.url`);
-  return { code, map: result.map };
+  return { code, map: result.map, importsEsm };
 }
 
 /** The specifiers a chunk imports statically (esbuild's output: `import{...}from"./x.js"` and `import"./x.js"`). */
