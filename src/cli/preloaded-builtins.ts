@@ -21,19 +21,22 @@ export function builtinsFor(argv: readonly string[]): string[] {
   const words = positionals(argv);
   // Every run: whether stdin is a terminal (tty, which loads net), commander (child_process, process).
   const builtins = ['node:tty', 'node:net', 'node:child_process', 'node:process', 'node:util/types'];
-  if (command === 'budget') builtins.push(...TOOL_RUNNERS);
+  if (command === 'format') builtins.push(...TOOL_RUNNERS);
+  if (command === 'budget' || command === 'diff' || command === 'call') builtins.push(...TOOL_RUNNERS, TIMING);
   const conversation = command === 'chat' || (command === 'test' && !['merge', 'init'].includes(words[1] ?? ''));
   if (conversation) {
     // The provider SDKs read a reply as a web stream, live or replayed.
-    builtins.push(...TOOL_RUNNERS, 'global:ReadableStream');
+    builtins.push(...TOOL_RUNNERS, TIMING, 'global:ReadableStream');
     // A live conversation sends through Node's fetch; a replay or a coverage report never does.
     if (!argv.some((word) => OFFLINE_FLAGS.has(word))) builtins.push('global:Headers');
   }
   return builtins;
 }
 
-/** What opening a catalog's tools loads: the module runner's worker threads, the http runner's address checks, timings. */
-const TOOL_RUNNERS = ['node:worker_threads', 'node:dns', 'node:perf_hooks'];
+/** What opening a catalog's tools loads: the module runner's worker threads, the http runner's address checks. */
+const TOOL_RUNNERS = ['node:worker_threads', 'node:dns'];
+/** What commands that time their work load (`performance` from perf_hooks). */
+const TIMING = 'node:perf_hooks';
 
 /** `chat` and `test` options after which no request goes out through Node's fetch. */
 const OFFLINE_FLAGS = new Set(['--replay', '--coverage']);

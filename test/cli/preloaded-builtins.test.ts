@@ -13,9 +13,12 @@ import { CATALOGS, ROOT } from '../helpers/paths.js';
 // is compiled from its source: bin loads what the command line will need first.
 
 describe('builtinsFor: what a command line loads of Node, loaded before the V8 flags', () => {
-  it('every run: tty, net, child_process; tools for budget, chat and test; Node\'s fetch only where a request goes out', () => {
+  it('every run: tty, net, child_process; the tool runners for the commands that open tools; Node\'s fetch only where a request goes out', () => {
     const every = ['node:tty', 'node:net', 'node:child_process', 'node:process', 'node:util/types'];
     const tools = ['node:worker_threads', 'node:dns', 'node:perf_hooks'];
+    expect(builtinsFor(['-c', 'c.yaml', 'format', '-P', 'openai'])).toEqual([...every, 'node:worker_threads', 'node:dns']);
+    expect(builtinsFor(['diff', 'a.yaml', 'b.yaml'])).toEqual([...every, ...tools]);
+    expect(builtinsFor(['call', 'x', '--args', '{}'])).toEqual([...every, ...tools]);
     expect(builtinsFor(['--version'])).toEqual(every);
     expect(builtinsFor(['validate', 'x.yaml'])).toEqual(every);
     expect(builtinsFor(['-c', 'chat', 'budget'])).toEqual([...every, ...tools]); // `chat` is the catalog here
@@ -30,7 +33,7 @@ describe('builtinsFor: what a command line loads of Node, loaded before the V8 f
 
   it('names only built-ins Node has, and globals it defines', () => {
     const load = createRequire(import.meta.url);
-    const all = new Set(['budget', 'chat', 'test'].flatMap((command) => builtinsFor([command])));
+    const all = new Set(['budget', 'chat', 'test', 'format', 'diff'].flatMap((command) => builtinsFor([command])));
     for (const builtin of all) {
       if (builtin.startsWith('global:')) expect(typeof (globalThis as Record<string, unknown>)[builtin.slice(7)], builtin).toBe('function');
       else expect(load(builtin), builtin).toBeTruthy();
@@ -63,6 +66,8 @@ process.on('exit', () => process.stderr.write('\\nAFTER_FLAGS=' + JSON.stringify
     ['--version', ['--version']],
     ['validate', ['validate', join(CATALOGS, 'assistant.yaml')]],
     ['budget', ['-c', join(CATALOGS, 'assistant.yaml'), 'budget', '--json']],
+    ['format', ['-c', join(CATALOGS, 'assistant.yaml'), 'format', '--provider', 'openai']],
+    ['diff', ['diff', join(CATALOGS, 'assistant.yaml'), join(CATALOGS, 'large.yaml'), '--json']],
     ['chat, live', ['-c', join(CATALOGS, 'assistant.yaml'), 'chat', '--prompt', 'What is on my calendar today?', '--json', '--no-transcript']],
     ['test --replay', ['-c', join(CATALOGS, 'assistant.yaml'), 'test', join(ROOT, 'suites', 'assistant.yaml'), '--replay', join(ROOT, 'suites', 'recordings'), '--json']],
   ])('%s', async (_label, args) => {
