@@ -18,6 +18,15 @@ try {
   process.stderr.write('toolman: error: the current folder no longer exists\n  hint: cd to a folder that exists and run it again\n');
   process.exit(2);
 }
+// A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error. (Set up
+// before the V8 flags, like the built-ins below: the streams' modules are Node's own.)
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    process.exit(2); // stdout is gone; there is nowhere left to report to
+  });
+}
+
 const cliFolder = join(__dirname, '..', 'dist', 'cli');
 if (!existsSync(join(cliFolder, 'main.cjs'))) {
   process.stderr.write('toolman: error: toolman is not built (dist/ is missing)\n  hint: run `npm install` (or `npm run build`) in the toolman folder\n');
@@ -32,7 +41,13 @@ let main;
 let processIO;
 try {
   const folders = [cliFolder, join(__dirname, '..', 'node_modules')].filter((folder) => existsSync(folder)).map((folder) => realpathSync(folder));
-  const { installCodeCache, v8FlagsFor } = require(join(cliFolder, 'code-cache.cjs'));
+  const { installCodeCache, v8FlagsFor, builtinsFor } = require(join(cliFolder, 'code-cache.cjs'));
+  // The Node built-ins the run will load, loaded before the flags: Node's own compiled code for
+  // them is refused under other flags (src/cli/preloaded-builtins.ts).
+  for (const builtin of builtinsFor(process.argv.slice(2))) {
+    if (builtin.startsWith('global:')) void globalThis[builtin.slice('global:'.length)];
+    else require(builtin);
+  }
   // Every V8 flag of the run (src/cli/v8-flags.ts) is set before the cache is installed: code V8
   // compiled under other flags is refused, so the entries are named by them and they never change later.
   const flags = v8FlagsFor(process.argv.slice(2));
@@ -43,14 +58,6 @@ try {
   // A build cut short (an upgrade interrupted: a chunk missing) is a clear error, not a stack trace.
   process.stderr.write(`toolman: error: toolman's build cannot be loaded (${error && error.code ? error.code : 'broken'}: ${String(error && error.message ? error.message : error).split('\n')[0]})\n  hint: run \`npm install\` (or \`npm run build\`) in the toolman folder\n`);
   process.exit(2);
-}
-
-// A closed pipe (`toolman list | head`) is a normal way for a reader to stop, not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    process.exit(2); // stdout is gone; there is nowhere left to report to
-  });
 }
 
 main(process.argv.slice(2), processIO()).then((code) => {

@@ -9,6 +9,7 @@
 // (.mjs) that imports the CommonJS chunks through Node's interop (so every module exists once), and
 // the few chunks that import() it are marked so that Node compiles them itself (see NODE_COMPILES).
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { build, transform } from 'esbuild';
 
@@ -16,6 +17,32 @@ import { build, transform } from 'esbuild';
 export const NODE_COMPILES = '/* toolman: compiled by Node: it imports an ES module */';
 /** The ESM build's first line: bundled CommonJS dependencies call require() for Node built-ins. */
 const ESM_REQUIRE = "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);";
+
+/** The provider SDKs whose modules get toolman's `Headers` and `FormData` (see sdkWebClasses). */
+const SDK_MODULES = /[\\/]node_modules[\\/](?:openai|@anthropic-ai[\\/]sdk)[\\/].+\.mjs$/;
+const WEB_CLASS_NAMES = ['Headers', 'FormData'];
+
+/**
+ * Gives each module of the provider SDKs that names `Headers` or `FormData` toolman's
+ * (src/providers/sdk-web-classes.ts) instead of Node's globals, by an import added at its end (ES
+ * imports are hoisted; its lines stay where they were). Node 20 loads all of its fetch (undici, with
+ * http, http2 and tls: about 17 ms of CPU) the first time either global is touched, and the SDKs
+ * touch both for every request even when the fetch they are given is a replay's.
+ */
+function sdkWebClasses() {
+  const classes = new URL('../src/providers/sdk-web-classes.ts', import.meta.url).pathname;
+  return {
+    name: 'sdk-web-classes',
+    setup(build) {
+      build.onLoad({ filter: SDK_MODULES }, async ({ path }) => {
+        const text = await readFile(path, 'utf8');
+        const named = WEB_CLASS_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(text));
+        if (!named.length) return undefined;
+        return { contents: `${text}\n;import { ${named.join(', ')} } from ${JSON.stringify(classes)};\n`, loader: 'js', resolveDir: dirname(path) };
+      });
+    },
+  };
+}
 
 /** What both of toolman's bundles are built with (the library's in build.mjs, the CLI's here). */
 export const BUNDLE_OPTIONS = {
@@ -33,6 +60,7 @@ export const BUNDLE_OPTIONS = {
   external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: ESM_REQUIRE },
+  plugins: [sdkWebClasses()],
 };
 
 export async function buildCli(root, outdir) {
@@ -81,8 +109,7 @@ export async function buildCli(root, outdir) {
       writeFileSync(target, rename(file.text));
       continue;
     }
-    const { code, map } = await toCommonJs(rename(file.text.slice(ESM_REQUIRE.length)), target);
-    const importsEsm = /\bimport\(/.test(code);
+    const { code, map, importsEsm } = await toCommonJs(rename(file.text.slice(ESM_REQUIRE.length)), target);
     if (importsEsm && !stays.size) throw new Error(`build-cli: ${name} keeps a dynamic import() but no chunk is an ES module`);
     writeFileSync(`${target}.map`, map);
     writeFileSync(target, `${importsEsm ? `${NODE_COMPILES}\n` : ''}${code}//# sourceMappingURL=${basename(target)}.map\n`);
@@ -95,12 +122,19 @@ export async function buildCli(root, outdir) {
   return { chunks: chunks.length, esModules: [...stays].map(renamed) };
 }
 
-/** One ESM chunk as CommonJS: import.meta.url becomes the file's URL, every import() of a bundled chunk a require(). */
+/**
+ * One ESM chunk as CommonJS: import.meta.url becomes the file's URL, every import() of a bundled
+ * chunk a require(). `importsEsm`: it keeps a real import() of an ES module chunk. Told from the
+ * imports hidden below, not from the code's text: an SDK's error message that mentions
+ * `import('node:buffer')` (OpenAI's, Anthropic's) or a worker's source held in a string made Node
+ * compile those chunks itself, without the code cache.
+ */
 async function toCommonJs(text, target) {
   const esmChunk = (specifier) => specifier.endsWith('.mjs');
   // A dynamic import of an ES module chunk must stay an import(); esbuild turns every import()
   // into a require() once dynamic imports are marked unsupported, so hide those first.
-  const hidden = text.replace(/\bimport\((["'])([^"']+)\1\)/g, (whole, quote, specifier) => (esmChunk(specifier) ? `__toolmanImportEsm(${quote}${specifier}${quote})` : whole));
+  let importsEsm = false;
+  const hidden = text.replace(/\bimport\((["'])([^"']+)\1\)/g, (whole, quote, specifier) => (esmChunk(specifier) ? ((importsEsm = true), `__toolmanImportEsm(${quote}${specifier}${quote})`) : whole));
   const result = await transform(hidden, {
     format: 'cjs',
     platform: 'node',
@@ -117,7 +151,7 @@ async function toCommonJs(text, target) {
   let code = result.code.replace(/\b__toolmanImportEsm\(/g, 'import(');
   if (code.includes('__toolmanImportMetaUrl')) code = `var __toolmanImportMetaUrl=require("node:url").pathToFileURL(__filename).href;${code}`;
   if (/\bimport\.meta\b/.test(code)) throw new Error(`build-cli: ${relative(process.cwd(), target)} uses import.meta beyond import.meta.url`);
-  return { code, map: result.map };
+  return { code, map: result.map, importsEsm };
 }
 
 /** The specifiers a chunk imports statically (esbuild's output: `import{...}from"./x.js"` and `import"./x.js"`). */

@@ -5,6 +5,7 @@ import { Script } from 'node:vm';
 import { CacheStore } from '../shared/cache-store.js';
 
 export { v8FlagsFor } from './v8-flags.js';
+export { builtinsFor } from './preloaded-builtins.js';
 
 /**
  * V8's compiled code for toolman's own CommonJS chunks (dist/cli/, see scripts/build-cli.mjs),

@@ -6,6 +6,7 @@ import { isRecord } from '../shared/is-record.js';
 import { parseJsonText } from '../shared/json-text.js';
 import { appendToOutputFile, prepareOutputFile } from '../shared/output-file.js';
 import type { SecretSet } from '../shared/secrets.js';
+import { RecordedResponse } from './recorded-response.js';
 import { describeDifferences, requestDifferences, toolOfResult } from './request-diff.js';
 
 /**
@@ -221,7 +222,8 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
     used.add(match.i);
     const { status, headers, body: recorded } = match.e.response;
     // A recorded rate limit or server error is retried as it was, but without waiting: nothing is live.
-    return new Response(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: status === 429 || status >= 500 ? { ...headers, 'retry-after': '0' } : headers });
+    // Not Node's Response: on Node 20 that loads all of its fetch, for a reply no connection carries.
+    return new RecordedResponse(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: status === 429 || status >= 500 ? { ...headers, 'retry-after': '0' } : headers }) as unknown as Response;
   };
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { CodeCache } from '../../src/cli/code-cache.js';
+import { CodeCache, NODE_COMPILES } from '../../src/cli/code-cache.js';
 import { CacheStore } from '../../src/shared/cache-store.js';
 import { runBin } from '../helpers/cli.js';
 import { CATALOGS, ROOT } from '../helpers/paths.js';
@@ -237,6 +237,20 @@ describe('bin/toolman.js runs the CommonJS build with the code cache', () => {
       expect(timeless(run)).toBe(timeless(answers.get(args.join(' '))));
     }
     expect(snapshot()).toEqual(before);
+  });
+
+  it('only chunks that import() an ES module chunk are left to Node; an SDK that merely mentions import() in a message is cached', () => {
+    // The OpenAI and Anthropic SDKs' "File is not defined" message names `import('node:buffer')`,
+    // and the plugin worker's source is a string with an import() in it: the build once marked
+    // those chunks for Node to compile (no code cache: about 8 ms of CPU of every warm chat).
+    const folder = join(ROOT, 'dist', 'cli', 'chunks');
+    const chunks = readdirSync(folder).filter((f) => f.endsWith('.cjs')).map((f) => ({ name: f, text: readFileSync(join(folder, f), 'utf8') }));
+    const marked = chunks.filter((c) => c.text.startsWith(NODE_COMPILES));
+    expect(marked.length).toBeGreaterThan(0); // the REPL's loader of its ES module chunk
+    for (const c of marked) expect(c.text, c.name).toMatch(/\bimport\((["'])\.\.?\/[\w./-]+\.mjs\1\)/);
+    const openai = chunks.filter((c) => c.text.includes("import('node:buffer')"));
+    expect(openai.length).toBeGreaterThan(0);
+    for (const c of openai) expect(c.text.startsWith(NODE_COMPILES), c.name).toBe(false);
   });
 
   it('a build with a chunk missing, or a current folder deleted meanwhile: a clear error and exit 2, no stack trace', () => {

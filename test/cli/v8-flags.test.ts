@@ -21,6 +21,9 @@ describe('v8FlagsFor: the V8 flags of a run, decided before anything is compiled
     expect(v8FlagsFor(['-c', 'a.yaml', 'validate'])).toEqual(['--liftoff-only', '--interrupt-budget=270336', '--heap-growing-percent=80']);
     expect(v8FlagsFor(['-c', 'validate', 'budget'])).toEqual(['--liftoff-only', '--interrupt-budget=270336']);
     expect(v8FlagsFor([])).toEqual(['--liftoff-only', '--interrupt-budget=270336']);
+    // test: no incremental marking (a short run no longer waits at exit for a collection begun at its end).
+    expect(v8FlagsFor(['-c', 'a.yaml', 'test', 's.yaml', '--replay', 'r'])).toEqual(['--liftoff-only', '--interrupt-budget=270336', '--no-incremental-marking']);
+    expect(v8FlagsFor(['test', 'merge', 'a.json'])).toEqual(['--liftoff-only', '--interrupt-budget=270336', '--no-incremental-marking']);
   });
 
   it('no code of toolman sets a V8 flag once it runs: only bin/toolman.js does, with these, before the code cache', () => {
