@@ -125,7 +125,7 @@ describe('Headers (src/shared/fetch-headers.ts) answers as Node\'s own', () => {
     expect(new NodeHeaders() instanceof OurHeaders).toBe(true);
     for (const other of [{}, new Map(), [['a', 'b']], null, undefined, 'Headers', { [Symbol.toStringTag]: 'Headers' }]) expect(other instanceof OurHeaders).toBe(false);
     // A live request built from ours: Node's fetch reads them as the iterable of pairs they are.
-    const request = new Request('http://example.invalid/', { headers: new OurHeaders({ Authorization: 'Bearer x', 'X-Two': 'a' }) as unknown as HeadersInit });
+    const request = new Request('http://example.invalid/', { headers: new OurHeaders({ Authorization: 'Bearer x', 'X-Two': 'a' }) as unknown as ConstructorParameters<typeof Headers>[0] });
     expect([...request.headers]).toEqual([['authorization', 'Bearer x'], ['x-two', 'a']]);
   });
 });
