@@ -139,9 +139,9 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const { shardsBench } = await import('./shards.mjs');
   const r = await shardsBench({ quick });
   const head = r.live_large_warm;
-  const row = { id: 'shards', label: 'test: 1,000 runs as 4 shards + merge, CPU vs whole', median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio } };
+  const row = { id: 'shards', label: 'test: 1,000 runs as 4 shards + merge, CPU vs whole', median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio, one_run_cpu_ms: head.one_run_cpu_ms, merge_cpu_ms: head.merge_cpu_ms, floor_ratio: head.floor_ratio } };
   rows.push(row);
-  say(`  ${row.label}`, ms(row.median_ms, 0), `${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}`);
+  say(`  ${row.label}`, ms(row.median_ms, 0), `${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}; a 1-run shard ${head.one_run_cpu_ms} ms and the merge ${head.merge_cpu_ms} ms put the floor at ${head.floor_ratio.toFixed(2)}x`);
 }
 {
   const { validateRulesBench } = await import('./validate-rules.mjs');

@@ -3,6 +3,10 @@
 // the figure is the CPU time (user + system, every thread) of all toolman processes from start to
 // exit, through bench/cpu-reporter.mjs, (4 shards + merge) / the whole run; median over rounds,
 // each round running the whole run and the shards back to back so both see the same machine load.
+// Each round also runs a 1-run shard: its CPU is what every process pays however few runs it has
+// (Node's and toolman's start, the suite and catalog, one run, the report), so 3 of those and the
+// merge are what sharding adds even if a shard's runs cost what the whole run's do; `floor_ratio`
+// is that estimate, (whole + 3 x one run + merge) / whole (docs/performance.md).
 //
 // The headline workload is live against the tests' scripted model server (its CPU is the
 // "provider's", not counted): catalogs/large.yaml (126 tools, profile full), each run three model
@@ -45,8 +49,11 @@ async function measure(dir, base, env, rounds) {
   const whole = [];
   const sharded = [];
   const parts = [];
+  const oneRun = [];
+  const merges = [];
   for (let round = 0; round < rounds; round++) {
     whole.push(await cpu(base, { ...opts, out: join(dir, 'whole.json') }));
+    oneRun.push(await cpu([...base, '--shard', `${round + 1}/${CASES * REPEAT}`], opts));
     const files = [];
     const each = [];
     for (let i = 1; i <= SHARDS; i++) {
@@ -54,7 +61,8 @@ async function measure(dir, base, env, rounds) {
       each.push(await cpu([...base, '--shard', `${i}/${SHARDS}`], { ...opts, out: files[i - 1] }));
     }
     const merge = await cpu(['test', 'merge', ...files, '--json'], { ...opts, out: join(dir, 'merged.json') });
-    parts.push({ whole_ms: Math.round(whole[round]), shards_ms: each.map(Math.round), merge_ms: Math.round(merge) });
+    merges.push(merge);
+    parts.push({ whole_ms: Math.round(whole[round]), shards_ms: each.map(Math.round), merge_ms: Math.round(merge), one_run_ms: Math.round(oneRun[round]) });
     sharded.push(each.reduce((a, b) => a + b, 0) + merge);
   }
   // Besides the CPU: the merge is the whole run (latencies aside).
@@ -67,6 +75,9 @@ async function measure(dir, base, env, rounds) {
     whole_cpu_ms: Math.round(median(whole)),
     sharded_cpu_ms: Math.round(median(sharded)),
     ratio: Math.round((median(sharded) / median(whole)) * 1000) / 1000,
+    one_run_cpu_ms: Math.round(median(oneRun)),
+    merge_cpu_ms: Math.round(median(merges)),
+    floor_ratio: Math.round(((median(whole) + (SHARDS - 1) * median(oneRun) + median(merges)) / median(whole)) * 1000) / 1000,
     rounds: parts,
     merged_equals_whole: steady(join(dir, 'whole.json')) === steady(join(dir, 'merged.json')),
   };
