@@ -60,6 +60,7 @@ console.log(`toolman bench, ${results.date}: node ${process.version}, ${results.
 const big10k = catalogOf('catalog-10000', 10_000);
 const oneShot = await oneShotBench({ runs, big: big10k });
 results.bare_node_ms = oneShot.bare_node_ms;
+if (oneShot.bare_node_without_extra_ca_ms !== undefined) results.bare_node_without_extra_ca_ms = oneShot.bare_node_without_extra_ca_ms;
 console.log(`one-shot commands, whole process (spawn to exit), median of ${oneShot.runs} interleaved rounds; node -e 0: ${oneShot.bare_node_ms} ms`);
 for (const row of oneShot.rows) {
   rows.push({ ...row, runs: oneShot.runs, what: 'whole process, ratio to node -e 0 in the same rounds' });
