@@ -161,7 +161,9 @@ function exchangeProblem(value: unknown): string | undefined {
   if (typeof response.body !== 'string') return 'response.body must be text';
   if (!isRecord(response.headers)) return 'response.headers must be an object';
   for (const [name, header] of Object.entries(response.headers)) {
-    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
+    // As the Fetch standard takes a value (a byte string without NUL, CR, LF): else the reply could
+    // not be made, and the SDK would retry it as a lost connection into the next exchange.
+    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0\u0100-\uffff]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
   }
   return undefined;
 }
