@@ -224,8 +224,11 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
     used.add(match.i);
     const { status, headers, body: recorded } = match.e.response;
     // A recorded rate limit or server error is retried as it was, but without waiting: nothing is live.
+    // Its own retry-after goes, in whatever case it was written (a "Retry-After" kept beside ours
+    // would be read combined, "<date>, 0": a date the retry then waits for).
+    const replayed = status === 429 || status >= 500 ? { ...Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'retry-after')), 'retry-after': '0' } : headers;
     // Not Node's Response: on Node 20 that loads all of its fetch, for a reply no connection carries.
-    return new RecordedResponse(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: status === 429 || status >= 500 ? { ...headers, 'retry-after': '0' } : headers }) as unknown as Response;
+    return new RecordedResponse(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: replayed }) as unknown as Response;
   };
 }
 

@@ -40,3 +40,16 @@ describe('replay: a recorded reply\'s headers are checked when the recording is 
     }
   });
 });
+
+describe('replay: a recorded rate limit or server error is retried at once', () => {
+  it('whatever retry-after it recorded, in any case of the name: the reply says 0', async () => {
+    for (const status of [429, 500, 503]) {
+      for (const recordedHeaders of [{}, { 'retry-after': '30' }, { 'Retry-After': 'Thu, 31 Dec 2099 00:00:00 GMT' }, { 'RETRY-AFTER': '5', 'retry-after': '7' }]) {
+        const recorded: RecordedExchange = { type: 'exchange', request: { method: 'POST', path: '/v1/chat/completions', body: { model: 'm' } }, response: { status, headers: { 'content-type': 'application/json', ...recordedHeaders }, body: '{}' } };
+        const reply = await replayFetch([recorded], () => undefined)('https://api.example/v1/chat/completions', { method: 'POST', body: '{"model":"m"}' });
+        expect(reply.headers.get('retry-after'), JSON.stringify(recordedHeaders)).toBe('0');
+        expect(reply.headers.get('content-type')).toBe('application/json');
+      }
+    }
+  });
+});
