@@ -27,7 +27,7 @@ describe('replay: a recorded reply\'s headers are checked when the recording is 
   const withHeaders = (headers: Record<string, string>) => `${header}\n${JSON.stringify({ ...exchange({ model: 'm' }, 'x'), response: { status: 200, headers, body: 'x' } })}\n`;
 
   it('one a reply could not carry (not a byte string, a line break, a bad name) is refused with its line, not replayed', () => {
-    for (const headers of [{ 'x-request-id': 'req \u20ac' }, { 'content-type': 'text/\u0100' }, { 'x-a': 'a\nb' }, { 'bad name': 'x' }]) {
+    for (const headers of [{ 'x-request-id': 'req \u20ac' }, { 'content-type': 'text/\u0100' }, { 'x-a': 'a\nb' }, { 'bad name': 'x' }] as Record<string, string>[]) {
       expect(() => readRecording(withHeaders(headers), 'r.jsonl'), JSON.stringify(headers)).toThrow(/r\.jsonl:2 is not a recorded exchange: response header/);
     }
   });
@@ -44,7 +44,7 @@ describe('replay: a recorded reply\'s headers are checked when the recording is 
 describe('replay: a recorded rate limit or server error is retried at once', () => {
   it('whatever retry-after it recorded, in any case of the name: the reply says 0', async () => {
     for (const status of [429, 500, 503]) {
-      for (const recordedHeaders of [{}, { 'retry-after': '30' }, { 'Retry-After': 'Thu, 31 Dec 2099 00:00:00 GMT' }, { 'RETRY-AFTER': '5', 'retry-after': '7' }]) {
+      for (const recordedHeaders of [{}, { 'retry-after': '30' }, { 'Retry-After': 'Thu, 31 Dec 2099 00:00:00 GMT' }, { 'RETRY-AFTER': '5', 'retry-after': '7' }] as Record<string, string>[]) {
         const recorded: RecordedExchange = { type: 'exchange', request: { method: 'POST', path: '/v1/chat/completions', body: { model: 'm' } }, response: { status, headers: { 'content-type': 'application/json', ...recordedHeaders }, body: '{}' } };
         const reply = await replayFetch([recorded], () => undefined)('https://api.example/v1/chat/completions', { method: 'POST', body: '{"model":"m"}' });
         expect(reply.headers.get('retry-after'), JSON.stringify(recordedHeaders)).toBe('0');
