@@ -161,7 +161,9 @@ function exchangeProblem(value: unknown): string | undefined {
   if (typeof response.body !== 'string') return 'response.body must be text';
   if (!isRecord(response.headers)) return 'response.headers must be an object';
   for (const [name, header] of Object.entries(response.headers)) {
-    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
+    // As the Fetch standard takes a value (a byte string without NUL, CR, LF): else the reply could
+    // not be made, and the SDK would retry it as a lost connection into the next exchange.
+    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0\u0100-\uffff]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
   }
   return undefined;
 }
@@ -222,8 +224,11 @@ export function replayFetch(exchanges: readonly RecordedExchange[], onDifference
     used.add(match.i);
     const { status, headers, body: recorded } = match.e.response;
     // A recorded rate limit or server error is retried as it was, but without waiting: nothing is live.
+    // Its own retry-after goes, in whatever case it was written (a "Retry-After" kept beside ours
+    // would be read combined, "<date>, 0": a date the retry then waits for).
+    const replayed = status === 429 || status >= 500 ? { ...Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'retry-after')), 'retry-after': '0' } : headers;
     // Not Node's Response: on Node 20 that loads all of its fetch, for a reply no connection carries.
-    return new RecordedResponse(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: status === 429 || status >= 500 ? { ...headers, 'retry-after': '0' } : headers }) as unknown as Response;
+    return new RecordedResponse(status === 204 || status === 205 || status === 304 ? null : recorded, { status, headers: replayed }) as unknown as Response;
   };
 }
 

@@ -1,4 +1,5 @@
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { Headers as FetchHeaders } from '../shared/fetch-headers.js';
 import { PROVIDER_ENV } from './credentials.js';
 import type { ProviderName } from './types.js';
 
@@ -26,7 +27,8 @@ interface SdkErrorLike {
   status?: number;
   name?: string;
   message?: string;
-  headers?: Headers | Record<string, string | null | undefined>;
+  /** A reply's headers: Node's Headers (live) or toolman's (replayed), both `instanceof FetchHeaders`. */
+  headers?: FetchHeaders | Record<string, string | null | undefined>;
   error?: { message?: string; code?: unknown; type?: unknown; error?: { message?: string; type?: unknown } };
   cause?: unknown;
 }
@@ -117,7 +119,9 @@ export function shortText(text: string): string {
 }
 
 function retryAfter(headers: SdkErrorLike['headers']): number | undefined {
-  const value = headers instanceof Headers ? headers.get('retry-after') : headers?.['retry-after'];
+  // toolman's Headers answers `instanceof` for its own (a replayed reply's) and Node's (a live
+  // one's), and never loads Node's fetch to ask: the global would miss a replay's retry-after.
+  const value = headers instanceof FetchHeaders ? headers.get('retry-after') : headers?.['retry-after'];
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

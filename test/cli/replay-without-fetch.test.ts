@@ -50,6 +50,20 @@ describe('a replay does not load Node\'s fetch', () => {
     expect(readFileSync(recording, 'utf8')).toContain('"type":"exchange"');
   });
 
+  it('a recorded rate limit is retried at once, as its replayed retry-after says, without Node\'s fetch', async () => {
+    const recording = join(folder, 'rate-limited.jsonl');
+    server.script([{ status: 429, retryAfter: 0 }, { text: 'Hello after the limit.' }]);
+    const live = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` };
+    const recorded = await runBin([...catalog, 'chat', '--provider', 'openai', '--prompt', 'Hi', '--record', recording, '--no-transcript'], { env: live });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const replayed = await runBin([...catalog, 'chat', '--replay', recording, '--prompt', 'Hi', '--no-transcript'], { env: probed() });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain('Hello after the limit.');
+    // The replay answers 429 with retry-after 0: read from its headers, not the 0.5 s of a reply without one.
+    expect(replayed.stderr).toMatch(/retrying in 0\.0 s \(attempt 1, HTTP 429\)/);
+    expect(fetchLoaded(replayed.stderr)).toBe('false');
+  });
+
   it('toolman test --replay of the shipped suite: every run passes, and Node\'s fetch is never loaded', async () => {
     const run = await runBin(['-c', join(CATALOGS, 'assistant.yaml'), 'test', join(ROOT, 'suites', 'assistant.yaml'), '--replay', join(ROOT, 'suites', 'recordings'), '--json'], { env: probed() });
     expect(run.code, run.stderr).toBe(0);

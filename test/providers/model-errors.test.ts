@@ -1,6 +1,7 @@
 import { APIError as AnthropicError } from '@anthropic-ai/sdk';
 import { APIError as OpenAIError } from 'openai';
 import { describe, expect, it } from 'vitest';
+import { RecordedResponse } from '../../src/loop/recorded-response.js';
 import { endpointUrl, modelCallError } from '../../src/providers/model-errors.js';
 
 // Errors as the official SDKs build them from an HTTP answer (status, parsed body, text).
@@ -34,5 +35,22 @@ describe('a 404 from a model API says which URL answered and what it means', () 
     expect(noResponses.message).toContain('POST http://127.0.0.1:8000/v1/responses answered HTTP 404');
     expect(noResponses.hint).toContain('-P openai uses Chat Completions');
     expect(noResponses.hint).not.toContain('/v1/v1');
+  });
+});
+
+describe('a rate limit or server error says how long to wait, from any reply\'s headers', () => {
+  // A replayed reply carries toolman's Headers (src/shared/fetch-headers.ts), a live one Node's:
+  // the SDK's error holds the reply's headers, and both must give their retry-after.
+  const replayed = (status: number, retryAfter: string) => new RecordedResponse('{}', { status, headers: { 'retry-after': retryAfter } }).headers as unknown as Headers;
+  const live = (retryAfter: string) => new Headers({ 'retry-after': retryAfter });
+  it.each([
+    ['openai', (status: number, headers: Headers) => OpenAIError.generate(status, { error: { message: 'slow down' } }, 'slow down', headers)],
+    ['anthropic', (status: number, headers: Headers) => AnthropicError.generate(status, { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, 'slow down', headers)],
+  ] as const)('%s: 429 and 5xx, replayed and live', (provider, make) => {
+    for (const status of [429, 503]) {
+      expect(modelCallError(make(status, replayed(status, '0')), provider, 'm', undefined).retryAfterMs).toBe(0);
+      expect(modelCallError(make(status, replayed(status, '7')), provider, 'm', undefined).retryAfterMs).toBe(7000);
+      expect(modelCallError(make(status, live('7')), provider, 'm', undefined).retryAfterMs).toBe(7000);
+    }
   });
 });
