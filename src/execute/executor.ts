@@ -76,6 +76,19 @@ interface PlannedCall {
 
 type Emit = ((event: CallEvent) => void) | undefined;
 
+/** A response being made: what `toResponse` found, before and after a cut to the tool's limit. */
+interface ResponseParts {
+  record: CallRecord;
+  outcome: Outcome;
+  duration: number;
+  content: string;
+  error: string | null;
+  kind: ErrorKind | null;
+  truncated: boolean;
+  original: number | null;
+  extra: Partial<ToolResponse>;
+}
+
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
  * availability, argument validation, confirmation, run (safe tools in parallel, serial ones behind
@@ -107,81 +120,87 @@ export class Executor {
     // many calls, each listening to it, and listeners on the driver's signals must not pile up
     // across turns.
     const { cancel, unlink } = Cancellation.linked(outers);
-    return this.runCalls(calls, turn, cancel).finally(unlink);
+    return this.runCalls(calls, turn, cancel, unlink);
   }
 
-  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation): Promise<TurnResult> {
-    // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
-    if (calls.length > 0 && !validatorLoaded()) await loadValidator();
-    const listener = turn.onEvent ?? this.options.onEvent;
-    // Optional calls skip building the event when nobody listens (the common case for scripts).
-    const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
-    const planned = calls.map((record) => this.plan(record));
-    const cap = this.options.limits.max_calls_per_round;
-    // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
-    // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
-    if (planned.length === 1 && cap >= 1) {
-      const only = planned[0]!;
-      emit?.({ type: 'tool_status', id: only.record.id, name: only.record.tool, status: 'queued' });
-      let duration = 0;
-      const outcome = await this.callOne(only, cancel, turn.approve ?? this.options.approve, emit, (ms) => (duration = ms));
-      const response = await this.toResponse(only, outcome, duration, cancel);
-      this.applyTurnBudget([{ response, tool: only.tool }]);
-      return { responses: [response], took_control: only.tool?.takesControl && response.ok ? only.record.tool : null };
-    }
-
-    // 1. De-duplicate identical calls (same tool, same arguments in any key order).
-    const duplicateOf = new Array<number | undefined>(planned.length);
-    const firstByKey = new Map<string, number>();
-    planned.forEach((p, i) => {
-      if (p.refused || (p.tool && !p.tool.dedupe)) return;
-      const key = callKey(p.record);
-      const first = firstByKey.get(key);
-      if (first === undefined) firstByKey.set(key, i);
-      else duplicateOf[i] = first;
-    });
-    const primaries = planned.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
-    const outcomes = new Map<number, Promise<Outcome>>();
-    const durations = new Map<number, number>();
-
-    // 2. Cap the calls run this turn.
-    const running = primaries.slice(0, cap);
-    for (const i of primaries.slice(cap)) {
-      outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
-    }
-
-    // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
-    const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
-    if (controlling.length && running.length > 1) {
-      const names = [...new Set(controlling.map((i) => planned[i]!.record.tool))];
-      for (const i of running) {
-        const name = planned[i]!.record.tool;
-        outcomes.set(
-          i,
-          Promise.resolve(
-            controlling.includes(i)
-              ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
-              : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
-          ),
-        );
+  /** The turn's calls; `unlink` (the listeners on the driver's signals) goes when they are done (in here: a `finally()` would be one more promise per turn). */
+  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation, unlink?: () => void): Promise<TurnResult> {
+    try {
+      // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
+      if (calls.length > 0 && !validatorLoaded()) await loadValidator();
+      const listener = turn.onEvent ?? this.options.onEvent;
+      // Optional calls skip building the event when nobody listens (the common case for scripts).
+      const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
+      const planned = calls.map((record) => this.plan(record));
+      const cap = this.options.limits.max_calls_per_round;
+      // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
+      // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
+      if (planned.length === 1 && cap >= 1) {
+        const only = planned[0]!;
+        emit?.({ type: 'tool_status', id: only.record.id, name: only.record.tool, status: 'queued' });
+        let duration = 0;
+        const outcome = await this.callOne(only, cancel, turn.approve ?? this.options.approve, emit, (ms) => (duration = ms));
+        const shaped = this.toResponse(only, outcome, duration, cancel);
+        const response = shaped instanceof Promise ? await shaped : shaped;
+        this.applyTurnBudget([{ response, tool: only.tool }]);
+        return { responses: [response], took_control: only.tool?.takesControl && response.ok ? only.record.tool : null };
       }
-    } else {
-      for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
-      for (const i of running) outcomes.set(i, this.callOne(planned[i]!, cancel, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
-    }
 
-    const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
-    // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
-    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, cancel)));
-    const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
-    this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
-    // Duplicates get the same answer, marked as such, under their own call id.
-    const responses = planned.map((p, i) => {
-      const source = duplicateOf[i];
-      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
-    });
-    const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
-    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
+      // 1. De-duplicate identical calls (same tool, same arguments in any key order).
+      const duplicateOf = new Array<number | undefined>(planned.length);
+      const firstByKey = new Map<string, number>();
+      planned.forEach((p, i) => {
+        if (p.refused || (p.tool && !p.tool.dedupe)) return;
+        const key = callKey(p.record);
+        const first = firstByKey.get(key);
+        if (first === undefined) firstByKey.set(key, i);
+        else duplicateOf[i] = first;
+      });
+      const primaries = planned.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
+      const outcomes = new Map<number, Promise<Outcome>>();
+      const durations = new Map<number, number>();
+
+      // 2. Cap the calls run this turn.
+      const running = primaries.slice(0, cap);
+      for (const i of primaries.slice(cap)) {
+        outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
+      }
+
+      // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
+      const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
+      if (controlling.length && running.length > 1) {
+        const names = [...new Set(controlling.map((i) => planned[i]!.record.tool))];
+        for (const i of running) {
+          const name = planned[i]!.record.tool;
+          outcomes.set(
+            i,
+            Promise.resolve(
+              controlling.includes(i)
+                ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
+                : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
+            ),
+          );
+        }
+      } else {
+        for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
+        for (const i of running) outcomes.set(i, this.callOne(planned[i]!, cancel, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
+      }
+
+      const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
+      // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
+      const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, cancel)));
+      const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
+      this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
+      // Duplicates get the same answer, marked as such, under their own call id.
+      const responses = planned.map((p, i) => {
+        const source = duplicateOf[i];
+        return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
+      });
+      const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
+      return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
+      } finally {
+      unlink?.();
+    }
   }
 
   /** Finds the record's tool, before any turn-wide rule applies. */
@@ -401,7 +420,12 @@ export class Executor {
     return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 
-  private async toResponse(planned: PlannedCall, outcome: Outcome, duration: number, cancel: Cancellation): Promise<ToolResponse> {
+  /**
+   * The outcome as the response the model (or client) gets: serialised, redacted, checked and cut
+   * to the tool's limit. Synchronous unless the result is over its limit (a cut may be a model's
+   * summary): most results fit, and a turn of one call then awaits nothing here.
+   */
+  private toResponse(planned: PlannedCall, outcome: Outcome, duration: number, cancel: Cancellation): ToolResponse | Promise<ToolResponse> {
     const { record } = planned;
     let content: string;
     let error: string | null = null;
@@ -421,10 +445,9 @@ export class Executor {
     }
     content = this.secrets.redact(content);
     if (error) error = this.secrets.redact(error);
-    let truncated = false;
-    let original: number | null = null;
     const tool = outcome.tool;
     const extra: Partial<ToolResponse> = {};
+    const parts: ResponseParts = { record, outcome, duration, content, error, kind, truncated: false, original: null, extra };
     if (!error && tool) {
       // Sources and result checks read the whole result, before any cut (as the output schema does).
       // A stateful call's answer is a job report around its first yield, not the tool's result:
@@ -440,27 +463,32 @@ export class Executor {
         if (verdicts.length) extra.evaluations = verdicts;
       }
       const limit = this.resultLimit(tool);
-      // Most results fit: shortenResult (async, for a summary) only for those that do not; the
-      // signal is made only if a summary is asked for.
-      const cut =
-        estimateTokens(content) <= limit
-          ? undefined
-          : await shortenResult(content, limit, tool, {
-              summarise: this.options.summarise,
-              threshold: this.options.budget.summarize?.threshold,
-              get signal() {
-                return cancel.signal;
-              },
-            });
-      if (cut?.truncated) {
-        // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
-        content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
-        truncated = true;
-        original = cut.originalTokens;
-        if (cut.summarized) extra.summarized = true;
-      }
-      if (cut?.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
+      if (estimateTokens(content) > limit) return this.cutToLimit(parts, tool, limit, cancel);
     }
+    return this.responseOf(parts);
+  }
+
+  /** A result over its tool's limit, cut (or summarised); the signal is made only if a summary is asked for. */
+  private async cutToLimit(parts: ResponseParts, tool: Tool, limit: number, cancel: Cancellation): Promise<ToolResponse> {
+    const cut = await shortenResult(parts.content, limit, tool, {
+      summarise: this.options.summarise,
+      threshold: this.options.budget.summarize?.threshold,
+      get signal() {
+        return cancel.signal;
+      },
+    });
+    if (cut.truncated) {
+      // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
+      parts.content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
+      parts.truncated = true;
+      parts.original = cut.originalTokens;
+      if (cut.summarized) parts.extra.summarized = true;
+    }
+    if (cut.summaryError) parts.extra.summary_error = this.secrets.redact(cut.summaryError);
+    return this.responseOf(parts);
+  }
+
+  private responseOf({ record, outcome, duration, content, error, kind, truncated, original, extra }: ResponseParts): ToolResponse {
     const response: ToolResponse = {
       id: record.id,
       name: record.name,
