@@ -3,6 +3,7 @@ import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { loadValidator, validateArguments, validateOutput, validatorLoaded } from './argument-validator.js';
+import { CallContext } from './call-context.js';
 import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
@@ -320,22 +321,19 @@ export class Executor {
 
   /** What a runner gets for one call (or one stateful job) besides the handler and the arguments. */
   private runContext(tool: Tool, callId: string, signal: AbortSignal | (() => AbortSignal), emit: Emit, approve: Approver | undefined): RunContext {
-    const read = typeof signal === 'function' ? signal : () => signal;
-    return {
+    return new CallContext(
       callId,
       tool,
-      get signal() {
-        return read();
-      },
-      progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
-      scratch: this.scratchFor(tool.name),
-      baseDir: this.baseDirOf(tool),
-      cwd: this.options.cwd,
-      env: this.options.env,
-      secrets: this.secrets,
-      ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
-      ...(this.options.countUsage ? { countUsage: this.options.countUsage } : {}),
-    };
+      typeof signal === 'function' ? signal : () => signal,
+      (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
+      this.scratchFor(tool.name),
+      this.baseDirOf(tool),
+      this.options.cwd,
+      this.options.env,
+      this.secrets,
+      approve ? (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) : undefined,
+      this.options.countUsage,
+    );
   }
 
   /**
