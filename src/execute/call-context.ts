@@ -5,10 +5,12 @@ import type { Approver, SideUsage } from './types.js';
 
 /**
  * What a runner gets for one call (or one stateful job) besides the handler and the arguments.
- * A class rather than an object literal: a literal with a getter (`get signal()`, made lazily, see
- * the executor's runTool) takes a fresh getter and accessor pair each time, so no two calls'
- * contexts shared a hidden class, and every runner reading one went through a property lookup
- * of its own; an instance of this class has one shape, its getter on the prototype.
+ * A class rather than an object literal: V8 makes a literal with a getter (`get signal()`, the
+ * signal made lazily, see the executor's runTool) in dictionary mode, its properties in a hash
+ * table (`%HasFastProperties` false on Node 20.20), built by a runtime call for every call and
+ * read by hash lookups in every runner. An instance of this class has fast properties and one
+ * hidden class, its getter on the prototype: in process, a mock call through the executor went
+ * from about 11.4 to 7.1 µs of CPU (2026-11-24, issue 24).
  *
  * `signal` lives on the prototype, so a spread (`{ ...context }`) does not copy it: whoever
  * spreads a context passes `signal: context.signal` along (src/agents/a2a-agent.ts does).

@@ -92,9 +92,9 @@ function requestView(req: IncomingMessage, departure: Departure): Request {
 }
 
 /**
- * Classes, not object literals: a literal with a getter (`get signal()`) took a fresh accessor
- * pair, and so a hidden class of its own, for every request; the SDK's reads of such a view went
- * through a lookup each (the executor's call context had the same cost, issue 24).
+ * Classes, not object literals: V8 makes a literal with a getter (`get signal()`) in dictionary
+ * mode, so every request's view was built by a runtime call and every read of it by the SDK was a
+ * hash lookup (the executor's call context had the same cost: execute/call-context.ts, issue 24).
  */
 class RequestView {
   readonly method: string;
