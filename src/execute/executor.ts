@@ -4,6 +4,7 @@ import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { loadValidator, validateArguments, validateOutput, validatorLoaded } from './argument-validator.js';
 import { CallContext } from './call-context.js';
+import { afterThisTurn } from './after-this-turn.js';
 import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
@@ -120,7 +121,8 @@ export class Executor {
     // One cancellation for the turn's calls, linked once to the driver's signals: a turn may run
     // many calls, each listening to it, and listeners on the driver's signals must not pile up
     // across turns.
-    const { cancel, unlink } = Cancellation.linked(outers);
+    // Linked from the next turn of the event loop: a turn that ends within this one never listens (after-this-turn.ts).
+    const { cancel, unlink } = Cancellation.linkedLater(outers);
     return this.runCalls(calls, turn, cancel, unlink);
   }
 
@@ -285,6 +287,7 @@ export class Executor {
     const controller = new AbortController();
     let unlisten = noop;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let ended = false;
     const context = this.runContext(tool, callId, () => controller.signal, emit, approve);
     const handler = tool.handler as never;
     try {
@@ -295,8 +298,16 @@ export class Executor {
           controller.abort(reason);
           reject(reason);
         };
-        unlisten = outer.onAbort(() => abort(new CancelledError()));
-        timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+        // The timeout and the turn's cancellation, for a call still running once the event loop
+        // has turned (after-this-turn.ts): one that ends within this turn needs neither. The
+        // timeout counts from the call's start all the same.
+        const started = performance.now();
+        afterThisTurn(() => {
+          if (ended) return;
+          if (outer.aborted) return abort(new CancelledError());
+          unlisten = outer.onAbort(() => abort(new CancelledError()));
+          timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs - (performance.now() - started)));
+        });
         runner.run(handler, args, context).then(resolve, reject);
       });
       // 8. The result against the tool's output schema, whole: before truncation, which would cut a
@@ -314,6 +325,7 @@ export class Executor {
       if (error instanceof ToolFailure) return fail('tool_error', error.message);
       return fail('tool_error', `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      ended = true;
       clearTimeout(timer);
       unlisten();
     }
