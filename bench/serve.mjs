@@ -9,6 +9,15 @@
 // in both protocol revisions; requests/s, p50/p99 latency, and the server's CPU per call (its
 // process's user + system time, from /proc, over the round). Rounds interleaved (the two servers
 // take turns, and which goes first alternates), medians over the rounds.
+// p99, two ways (both reported): `p99_ratio`, the median over the rounds of each round's
+// toolman / plain p99 (each round's two runs are neighbours in time), and `p99_pooled_ratio`, the
+// p99 of every latency of every round of one server against the other's. On 2 cores shared with
+// the load generator (and, here, other work) one round's p99 is a handful of calls that waited
+// behind a descheduling or a GC: an A/A run (toolman against the same build as `--before`,
+// 2026-11-24, load 2-7) gave per-round p99 ratios from 0.5 to 2.0 and a median of them off 1.0 by
+// up to 1.46x at 50 clients, so `p99_ratios` (every round's) is printed too, to show how far
+// apart the rounds are. The pooled p99 weighs every call alike and moves less with one bad round;
+// neither makes a 7-round figure on a loaded machine better than about +-15%.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,6 +175,7 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
             const total = clients * calls;
             if (run.failures.length) throw new Error(`${name} failed ${run.failures.length} of ${total} calls (${key}); the first: ${run.failures[0]}`);
             samples[key][name].push({
+              latencies: run.latencies,
               requests_per_s: (total * 1000) / run.wall_ms,
               p50_ms: percentile(run.latencies, 0.5),
               p99_ms: percentile(run.latencies, 0.99),
@@ -183,7 +193,9 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
   for (const [key, { toolman, baseline, before: earlier }] of Object.entries(samples)) {
     const [era, clients] = key.split('-');
     const of = (list, field) => (list.some((s) => s[field] === undefined) ? undefined : median(list.map((s) => s[field])));
-    const summary = (list) => ({ requests_per_s: of(list, 'requests_per_s'), p50_ms: of(list, 'p50_ms'), p99_ms: of(list, 'p99_ms'), cpu_per_call_ms: of(list, 'cpu_per_call_ms'), generator_cpu_per_call_ms: of(list, 'generator_cpu_per_call_ms') });
+    const pooledP99 = (list) => percentile(list.flatMap((s) => s.latencies), 0.99);
+    const summary = (list) => ({ requests_per_s: of(list, 'requests_per_s'), p50_ms: of(list, 'p50_ms'), p99_ms: of(list, 'p99_ms'), p99_pooled_ms: pooledP99(list), cpu_per_call_ms: of(list, 'cpu_per_call_ms'), generator_cpu_per_call_ms: of(list, 'generator_cpu_per_call_ms') });
+    const round2 = (x) => Math.round(x * 100) / 100;
     rows.push({
       era: era === 'legacy' ? '2025-11-25' : '2026-07-28',
       clients: Number(clients),
@@ -191,11 +203,21 @@ export async function serveHttpBench({ quick = false, rounds = quick ? 3 : 7, ca
       rounds,
       toolman: summary(toolman),
       baseline: summary(baseline),
-      ...(earlier ? { before: summary(earlier), cpu_ratio_to_before: median(toolman.map((t, i) => t.cpu_per_call_ms / earlier[i].cpu_per_call_ms)) } : {}),
+      ...(earlier
+        ? {
+            before: summary(earlier),
+            cpu_ratio_to_before: median(toolman.map((t, i) => t.cpu_per_call_ms / earlier[i].cpu_per_call_ms)),
+            throughput_ratio_to_before: median(toolman.map((t, i) => t.requests_per_s / earlier[i].requests_per_s)),
+            p99_ratio_to_before: median(toolman.map((t, i) => t.p99_ms / earlier[i].p99_ms)),
+            p99_pooled_ratio_to_before: pooledP99(toolman) / pooledP99(earlier),
+          }
+        : {}),
       cpu_ratio: median(toolman.map((t, i) => t.cpu_per_call_ms / baseline[i].cpu_per_call_ms)),
       // Each round's two runs are neighbours in time: the ratio is taken per round, then the median.
       throughput_ratio: median(toolman.map((t, i) => t.requests_per_s / baseline[i].requests_per_s)),
       p99_ratio: median(toolman.map((t, i) => t.p99_ms / baseline[i].p99_ms)),
+      p99_pooled_ratio: pooledP99(toolman) / pooledP99(baseline),
+      p99_ratios: toolman.map((t, i) => round2(t.p99_ms / baseline[i].p99_ms)),
     });
   }
   return rows;

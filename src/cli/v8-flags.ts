@@ -11,9 +11,12 @@
  * Nothing else in toolman sets V8 flags (test/cli/v8-flags.test.ts holds that).
  */
 export function v8FlagsFor(argv: readonly string[]): string[] {
+  const command = commandOf(argv);
+  // A server lives for as long as its clients want it: V8's defaults are made for that (see SERVE_FLAGS).
+  if (command === 'serve') return [...SERVE_FLAGS];
   const flags = [...EVERY_RUN];
-  if (commandOf(argv) === 'validate' && VALIDATE_HEAP_GROWING_PERCENT > 0) flags.push(`--heap-growing-percent=${VALIDATE_HEAP_GROWING_PERCENT}`);
-  if (commandOf(argv) === 'test') flags.push(TEST_NO_INCREMENTAL_MARKING);
+  if (command === 'validate' && VALIDATE_HEAP_GROWING_PERCENT > 0) flags.push(`--heap-growing-percent=${VALIDATE_HEAP_GROWING_PERCENT}`);
+  if (command === 'test') flags.push(TEST_NO_INCREMENTAL_MARKING);
   return flags;
 }
 
@@ -39,6 +42,17 @@ const LIFTOFF_ONLY = '--liftoff-only';
 const LATER_TURBOFAN = '--interrupt-budget=270336';
 
 const EVERY_RUN = [LIFTOFF_ONLY, LATER_TURBOFAN];
+
+/**
+ * `serve` sets none of the flags above: both trade a long run's speed for a short one's. A server
+ * runs its call path many thousand times, and optimised code sooner is what it wants (with the later
+ * TurboFan its first thousands of `--port` calls ran at about 1.5x the CPU of later ones,
+ * 2026-11-24); an HTTP tool's fetch may parse many replies in one server, where the optimised
+ * WebAssembly parser pays for its compile. V8 flags that size the young generation
+ * (`--max-semi-space-size`) take effect only on the command line, not from here (measured on
+ * Node 20.20: a new space set this way never grew past the default), so serve has none.
+ */
+const SERVE_FLAGS: readonly string[] = [];
 
 /**
  * V8's heap growth for `validate`: at most 1.8 times what the heap held after the last full

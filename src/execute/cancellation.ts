@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { afterThisTurn } from './after-this-turn.js';
 
 /**
  * A turn's (or a call's) cancellation inside the executor: a flag, a reason and listeners, with an
@@ -23,8 +24,7 @@ export class Cancellation {
    * Cancelled when any of `signals` aborts, with its reason; `unlink` takes the listeners off
    * them again (call it when the work is done: the signals may outlive it).
    */
-  static linked(signals: readonly AbortSignal[]): { cancel: Cancellation; unlink: () => void } {
-    const cancel = new Cancellation();
+  static linked(signals: readonly AbortSignal[], cancel = new Cancellation()): { cancel: Cancellation; unlink: () => void } {
     const links = signals.map((signal) => {
       const onAbort = () => cancel.abort(signal.reason);
       if (signal.aborted) onAbort();
@@ -35,6 +35,33 @@ export class Cancellation {
       cancel,
       unlink: () => {
         for (const unlink of links) unlink();
+      },
+    };
+  }
+
+  /**
+   * As `linked`, but listening to `signals` only from the next turn of the event loop (on for
+   * calls that still run then, see after-this-turn.ts); a signal aborted by then cancels at once
+   * when linking starts, and one aborted already cancels now. For a turn's calls, not for waits
+   * that always outlast a turn (those use `linked`).
+   */
+  static linkedLater(signals: readonly AbortSignal[]): { cancel: Cancellation; unlink: () => void } {
+    const cancel = new Cancellation();
+    for (const signal of signals) {
+      if (!signal.aborted) continue;
+      cancel.abort(signal.reason);
+      return { cancel, unlink: noop };
+    }
+    let ended = false;
+    let unlink = noop;
+    afterThisTurn(() => {
+      if (!ended) unlink = Cancellation.linked(signals, cancel).unlink;
+    });
+    return {
+      cancel,
+      unlink: () => {
+        ended = true;
+        unlink();
       },
     };
   }

@@ -3,6 +3,8 @@ import type { Budget, EvaluationDefinition, JsonSchema, Limits, Tool } from '../
 import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { loadValidator, validateArguments, validateOutput, validatorLoaded } from './argument-validator.js';
+import { CallContext } from './call-context.js';
+import { afterThisTurn } from './after-this-turn.js';
 import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
@@ -76,6 +78,19 @@ interface PlannedCall {
 
 type Emit = ((event: CallEvent) => void) | undefined;
 
+/** A response being made: what `toResponse` found, before and after a cut to the tool's limit. */
+interface ResponseParts {
+  record: CallRecord;
+  outcome: Outcome;
+  duration: number;
+  content: string;
+  error: string | null;
+  kind: ErrorKind | null;
+  truncated: boolean;
+  original: number | null;
+  extra: Partial<ToolResponse>;
+}
+
 /**
  * Runs a model turn's tool calls as DESIGN.md §3 says: de-duplicate, cap, take-control guard,
  * availability, argument validation, confirmation, run (safe tools in parallel, serial ones behind
@@ -106,82 +121,89 @@ export class Executor {
     // One cancellation for the turn's calls, linked once to the driver's signals: a turn may run
     // many calls, each listening to it, and listeners on the driver's signals must not pile up
     // across turns.
-    const { cancel, unlink } = Cancellation.linked(outers);
-    return this.runCalls(calls, turn, cancel).finally(unlink);
+    // Linked from the next turn of the event loop: a turn that ends within this one never listens (after-this-turn.ts).
+    const { cancel, unlink } = Cancellation.linkedLater(outers);
+    return this.runCalls(calls, turn, cancel, unlink);
   }
 
-  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation): Promise<TurnResult> {
-    // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
-    if (calls.length > 0 && !validatorLoaded()) await loadValidator();
-    const listener = turn.onEvent ?? this.options.onEvent;
-    // Optional calls skip building the event when nobody listens (the common case for scripts).
-    const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
-    const planned = calls.map((record) => this.plan(record));
-    const cap = this.options.limits.max_calls_per_round;
-    // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
-    // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
-    if (planned.length === 1 && cap >= 1) {
-      const only = planned[0]!;
-      emit?.({ type: 'tool_status', id: only.record.id, name: only.record.tool, status: 'queued' });
-      let duration = 0;
-      const outcome = await this.callOne(only, cancel, turn.approve ?? this.options.approve, emit, (ms) => (duration = ms));
-      const response = await this.toResponse(only, outcome, duration, cancel);
-      this.applyTurnBudget([{ response, tool: only.tool }]);
-      return { responses: [response], took_control: only.tool?.takesControl && response.ok ? only.record.tool : null };
-    }
-
-    // 1. De-duplicate identical calls (same tool, same arguments in any key order).
-    const duplicateOf = new Array<number | undefined>(planned.length);
-    const firstByKey = new Map<string, number>();
-    planned.forEach((p, i) => {
-      if (p.refused || (p.tool && !p.tool.dedupe)) return;
-      const key = callKey(p.record);
-      const first = firstByKey.get(key);
-      if (first === undefined) firstByKey.set(key, i);
-      else duplicateOf[i] = first;
-    });
-    const primaries = planned.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
-    const outcomes = new Map<number, Promise<Outcome>>();
-    const durations = new Map<number, number>();
-
-    // 2. Cap the calls run this turn.
-    const running = primaries.slice(0, cap);
-    for (const i of primaries.slice(cap)) {
-      outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
-    }
-
-    // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
-    const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
-    if (controlling.length && running.length > 1) {
-      const names = [...new Set(controlling.map((i) => planned[i]!.record.tool))];
-      for (const i of running) {
-        const name = planned[i]!.record.tool;
-        outcomes.set(
-          i,
-          Promise.resolve(
-            controlling.includes(i)
-              ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
-              : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
-          ),
-        );
+  /** The turn's calls; `unlink` (the listeners on the driver's signals) goes when they are done (in here: a `finally()` would be one more promise per turn). */
+  private async runCalls(calls: readonly CallRecord[], turn: TurnOptions, cancel: Cancellation, unlink?: () => void): Promise<TurnResult> {
+    try {
+      // Arguments, results and result checks are validated synchronously below: ajv loads once, now.
+      if (calls.length > 0 && !validatorLoaded()) await loadValidator();
+      const listener = turn.onEvent ?? this.options.onEvent;
+      // Optional calls skip building the event when nobody listens (the common case for scripts).
+      const emit = listener ? (event: CallEvent) => this.emit(event, listener) : undefined;
+      const planned = calls.map((record) => this.plan(record));
+      const cap = this.options.limits.max_calls_per_round;
+      // A turn of one call (every `serve` request, most of `call`s): the steps below, without the
+      // bookkeeping a turn of many needs (duplicates, the cap, take-control apart from the rest).
+      if (planned.length === 1 && cap >= 1) {
+        const only = planned[0]!;
+        emit?.({ type: 'tool_status', id: only.record.id, name: only.record.tool, status: 'queued' });
+        let duration = 0;
+        const outcome = await this.callOne(only, cancel, turn.approve ?? this.options.approve, emit, (ms) => (duration = ms));
+        const shaped = this.toResponse(only, outcome, duration, cancel);
+        const response = shaped instanceof Promise ? await shaped : shaped;
+        this.applyTurnBudget([{ response, tool: only.tool }]);
+        return { responses: [response], took_control: only.tool?.takesControl && response.ok ? only.record.tool : null };
       }
-    } else {
-      for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
-      for (const i of running) outcomes.set(i, this.callOne(planned[i]!, cancel, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
-    }
 
-    const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
-    // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
-    const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, cancel)));
-    const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
-    this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
-    // Duplicates get the same answer, marked as such, under their own call id.
-    const responses = planned.map((p, i) => {
-      const source = duplicateOf[i];
-      return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
-    });
-    const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
-    return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
+      // 1. De-duplicate identical calls (same tool, same arguments in any key order).
+      const duplicateOf = new Array<number | undefined>(planned.length);
+      const firstByKey = new Map<string, number>();
+      planned.forEach((p, i) => {
+        if (p.refused || (p.tool && !p.tool.dedupe)) return;
+        const key = callKey(p.record);
+        const first = firstByKey.get(key);
+        if (first === undefined) firstByKey.set(key, i);
+        else duplicateOf[i] = first;
+      });
+      const primaries = planned.map((_, i) => i).filter((i) => duplicateOf[i] === undefined);
+      const outcomes = new Map<number, Promise<Outcome>>();
+      const durations = new Map<number, number>();
+
+      // 2. Cap the calls run this turn.
+      const running = primaries.slice(0, cap);
+      for (const i of primaries.slice(cap)) {
+        outcomes.set(i, Promise.resolve(fail('over_limit', `not run: at most ${cap} tool calls run per turn, and this turn had ${primaries.length}. Call ${planned[i]!.record.tool} again in the next turn if you still need it.`)));
+      }
+
+      // 3. A take-control tool must be called alone (invoke_tool included: the wrapped tool counts).
+      const controlling = running.filter((i) => planned[i]!.tool?.takesControl);
+      if (controlling.length && running.length > 1) {
+        const names = [...new Set(controlling.map((i) => planned[i]!.record.tool))];
+        for (const i of running) {
+          const name = planned[i]!.record.tool;
+          outcomes.set(
+            i,
+            Promise.resolve(
+              controlling.includes(i)
+                ? fail('must_run_alone', `not run: ${name} takes control of the conversation and must be the only tool call in its turn. Call it again on its own.`)
+                : fail('must_run_alone', `not run: ${names.join(', ')} ${names.length === 1 ? 'takes' : 'take'} control and must be called alone, so nothing in this turn ran. Call ${names.join(' or ')} on its own, or call this without it.`),
+            ),
+          );
+        }
+      } else {
+        for (const i of running) emit?.({ type: 'tool_status', id: planned[i]!.record.id, name: planned[i]!.record.tool, status: 'queued' });
+        for (const i of running) outcomes.set(i, this.callOne(planned[i]!, cancel, turn.approve ?? this.options.approve, emit, (ms) => durations.set(i, ms)));
+      }
+
+      const settled = await Promise.all(primaries.map((i) => outcomes.get(i)!));
+      // Each result to its limit once all have settled (a summary is a model call: they go in parallel), then the turn's budget.
+      const shortened = await Promise.all(primaries.map((i, n) => this.toResponse(planned[i]!, settled[n]!, durations.get(i) ?? 0, cancel)));
+      const primary = new Map<number, ToolResponse>(primaries.map((i, n) => [i, shortened[n]!]));
+      this.applyTurnBudget([...primary].map(([i, response]) => ({ response, tool: planned[i]!.tool })));
+      // Duplicates get the same answer, marked as such, under their own call id.
+      const responses = planned.map((p, i) => {
+        const source = duplicateOf[i];
+        return source === undefined ? primary.get(i)! : { ...primary.get(source)!, id: p.record.id, name: p.record.name, deduplicated: true, duration_ms: 0 };
+      });
+      const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
+      return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
+      } finally {
+      unlink?.();
+    }
   }
 
   /** Finds the record's tool, before any turn-wide rule applies. */
@@ -265,6 +287,7 @@ export class Executor {
     const controller = new AbortController();
     let unlisten = noop;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let ended = false;
     const context = this.runContext(tool, callId, () => controller.signal, emit, approve);
     const handler = tool.handler as never;
     try {
@@ -275,8 +298,16 @@ export class Executor {
           controller.abort(reason);
           reject(reason);
         };
-        unlisten = outer.onAbort(() => abort(new CancelledError()));
-        timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs));
+        // The timeout and the turn's cancellation, for a call still running once the event loop
+        // has turned (after-this-turn.ts): one that ends within this turn needs neither. The
+        // timeout counts from the call's start all the same.
+        const started = performance.now();
+        afterThisTurn(() => {
+          if (ended) return;
+          if (outer.aborted) return abort(new CancelledError());
+          unlisten = outer.onAbort(() => abort(new CancelledError()));
+          timer = setTimeout(() => abort(new TimeoutError()), timerDelay(tool.timeoutMs - (performance.now() - started)));
+        });
         runner.run(handler, args, context).then(resolve, reject);
       });
       // 8. The result against the tool's output schema, whole: before truncation, which would cut a
@@ -294,6 +325,7 @@ export class Executor {
       if (error instanceof ToolFailure) return fail('tool_error', error.message);
       return fail('tool_error', `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      ended = true;
       clearTimeout(timer);
       unlisten();
     }
@@ -301,22 +333,19 @@ export class Executor {
 
   /** What a runner gets for one call (or one stateful job) besides the handler and the arguments. */
   private runContext(tool: Tool, callId: string, signal: AbortSignal | (() => AbortSignal), emit: Emit, approve: Approver | undefined): RunContext {
-    const read = typeof signal === 'function' ? signal : () => signal;
-    return {
+    return new CallContext(
       callId,
       tool,
-      get signal() {
-        return read();
-      },
-      progress: (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
-      scratch: this.scratchFor(tool.name),
-      baseDir: this.baseDirOf(tool),
-      cwd: this.options.cwd,
-      env: this.options.env,
-      secrets: this.secrets,
-      ...(approve ? { approve: (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) } : {}),
-      ...(this.options.countUsage ? { countUsage: this.options.countUsage } : {}),
-    };
+      typeof signal === 'function' ? signal : () => signal,
+      (message, detail) => emit?.({ type: 'tool_progress', id: callId, name: tool.name, message, ...detail }),
+      this.scratchFor(tool.name),
+      this.baseDirOf(tool),
+      this.options.cwd,
+      this.options.env,
+      this.secrets,
+      approve ? (request: ApprovalRequest, asking: AbortSignal) => this.askForRunner(approve, request, asking) : undefined,
+      this.options.countUsage,
+    );
   }
 
   /**
@@ -401,7 +430,12 @@ export class Executor {
     return { tool: job.tool, status: job.status, running_ms: Math.round((job.finishedAt ?? performance.now()) - job.startedAt), ...(job.outcome ? { outcome: job.outcome } : {}) };
   }
 
-  private async toResponse(planned: PlannedCall, outcome: Outcome, duration: number, cancel: Cancellation): Promise<ToolResponse> {
+  /**
+   * The outcome as the response the model (or client) gets: serialised, redacted, checked and cut
+   * to the tool's limit. Synchronous unless the result is over its limit (a cut may be a model's
+   * summary): most results fit, and a turn of one call then awaits nothing here.
+   */
+  private toResponse(planned: PlannedCall, outcome: Outcome, duration: number, cancel: Cancellation): ToolResponse | Promise<ToolResponse> {
     const { record } = planned;
     let content: string;
     let error: string | null = null;
@@ -421,10 +455,9 @@ export class Executor {
     }
     content = this.secrets.redact(content);
     if (error) error = this.secrets.redact(error);
-    let truncated = false;
-    let original: number | null = null;
     const tool = outcome.tool;
     const extra: Partial<ToolResponse> = {};
+    const parts: ResponseParts = { record, outcome, duration, content, error, kind, truncated: false, original: null, extra };
     if (!error && tool) {
       // Sources and result checks read the whole result, before any cut (as the output schema does).
       // A stateful call's answer is a job report around its first yield, not the tool's result:
@@ -440,27 +473,32 @@ export class Executor {
         if (verdicts.length) extra.evaluations = verdicts;
       }
       const limit = this.resultLimit(tool);
-      // Most results fit: shortenResult (async, for a summary) only for those that do not; the
-      // signal is made only if a summary is asked for.
-      const cut =
-        estimateTokens(content) <= limit
-          ? undefined
-          : await shortenResult(content, limit, tool, {
-              summarise: this.options.summarise,
-              threshold: this.options.budget.summarize?.threshold,
-              get signal() {
-                return cancel.signal;
-              },
-            });
-      if (cut?.truncated) {
-        // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
-        content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
-        truncated = true;
-        original = cut.originalTokens;
-        if (cut.summarized) extra.summarized = true;
-      }
-      if (cut?.summaryError) extra.summary_error = this.secrets.redact(cut.summaryError);
+      if (estimateTokens(content) > limit) return this.cutToLimit(parts, tool, limit, cancel);
     }
+    return this.responseOf(parts);
+  }
+
+  /** A result over its tool's limit, cut (or summarised); the signal is made only if a summary is asked for. */
+  private async cutToLimit(parts: ResponseParts, tool: Tool, limit: number, cancel: Cancellation): Promise<ToolResponse> {
+    const cut = await shortenResult(parts.content, limit, tool, {
+      summarise: this.options.summarise,
+      threshold: this.options.budget.summarize?.threshold,
+      get signal() {
+        return cancel.signal;
+      },
+    });
+    if (cut.truncated) {
+      // A summary is a model's text: it may repeat a secret the result held before redaction reached the model.
+      parts.content = cut.summarized ? this.secrets.redact(cut.text) : cut.text;
+      parts.truncated = true;
+      parts.original = cut.originalTokens;
+      if (cut.summarized) parts.extra.summarized = true;
+    }
+    if (cut.summaryError) parts.extra.summary_error = this.secrets.redact(cut.summaryError);
+    return this.responseOf(parts);
+  }
+
+  private responseOf({ record, outcome, duration, content, error, kind, truncated, original, extra }: ResponseParts): ToolResponse {
     const response: ToolResponse = {
       id: record.id,
       name: record.name,

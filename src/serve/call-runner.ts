@@ -34,15 +34,16 @@ export type CallRunResult = { ran: true; response: ToolResponse } | { ran: false
  * would lose the last ones).
  */
 export async function runCall(run: CallRun): Promise<CallRunResult> {
-  const releases: (() => void)[] = [];
+  // Two releases, not a list of them: this runs for every call (issue 24, garbage per call).
+  let releaseSession: (() => void) | undefined;
+  let releaseTotal: (() => void) | undefined;
   try {
     if (run.slots) {
       try {
         // A free slot is taken at once (no promise to wait on); only a full server queues.
-        const signals = [run.signal, run.stop];
         const live = !run.signal.aborted && !run.stop.aborted;
-        releases.push((live ? run.slots.session.take() : undefined) ?? (await run.slots.session.acquire(signals)));
-        releases.push((live ? run.slots.total.take() : undefined) ?? (await run.slots.total.acquire(signals)));
+        releaseSession = (live ? run.slots.session.take() : undefined) ?? (await run.slots.session.acquire([run.signal, run.stop]));
+        releaseTotal = (live ? run.slots.total.take() : undefined) ?? (await run.slots.total.acquire([run.signal, run.stop]));
       } catch (error) {
         if (error instanceof SlotsFull) {
           run.log(error.message);
@@ -51,25 +52,25 @@ export async function runCall(run: CallRun): Promise<CallRunResult> {
         throw error;
       }
     }
-    const sent: Promise<unknown>[] = [];
+    const sent: Promise<unknown>[] | undefined = run.progressToken !== undefined || run.verbose ? [] : undefined;
     const turn = await run.session.runTurn([{ id: run.id, name: run.tool.name, arguments: run.arguments ?? {} }], {
       signal: [run.signal, run.stop],
       approve: run.approve,
-      onEvent: onEvent(run, sent),
+      ...(sent ? { onEvent: onEvent(run, sent) } : {}),
     });
-    if (sent.length) await Promise.all(sent);
+    if (sent?.length) await Promise.all(sent);
     const response = turn.responses[0]!;
     if (run.verbose) run.log(response.ok ? `✓ ${run.tool.name} ${response.duration_ms} ms${response.truncated ? ' (truncated)' : ''}` : `✗ ${run.tool.name} (${response.error_kind}): ${response.error}`);
     return { ran: true, response };
   } finally {
-    for (const release of releases.reverse()) release();
+    releaseTotal?.();
+    releaseSession?.();
   }
 }
 
 /** The executor's events: progress to the client when it asked for it, status to the log with --verbose. */
-function onEvent(run: CallRun, sent: Promise<unknown>[]): ((event: CallEvent) => void) | undefined {
+function onEvent(run: CallRun, sent: Promise<unknown>[]): (event: CallEvent) => void {
   const { progressToken } = run;
-  if (progressToken === undefined && !run.verbose) return undefined;
   let step = 0;
   return (event) => {
     if (event.type === 'tool_progress' && progressToken !== undefined) {

@@ -21,6 +21,8 @@ export type Refusal = { status: number; message: string; headers?: Record<string
  */
 export class HttpGuard {
   private readonly digest: Buffer | undefined;
+  /** The last Host header found to name this machine. */
+  private hostAccepted: string | undefined;
   /** Whether the server listens on loopback only: then Host must name this machine (decided once, not per request). */
   private readonly loopback: boolean;
 
@@ -47,9 +49,11 @@ export class HttpGuard {
 
   /** Why a request may not pass, or undefined. A CORS preflight carries no credentials, so it is not asked for the token. */
   check(headers: IncomingHttpHeaders, preflight = false): Refusal | undefined {
-    if (this.loopback) {
+    if (this.loopback && (this.hostAccepted === undefined || headers.host !== this.hostAccepted)) {
       const host = hostnameOf(headers.host);
       if (host === undefined || !isLoopbackHost(host)) return { status: 403, message: 'Forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])' };
+      // Every request of a client names the same Host: the verdict on it is kept (a pure function of the header).
+      this.hostAccepted = headers.host;
     }
     const origin = headers.origin;
     if (origin !== undefined && !this.authorized) {

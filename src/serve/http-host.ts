@@ -55,6 +55,7 @@ export interface HttpHost {
 
 /** The caller of a request without a token or with the static one: nobody in particular. */
 const ANONYMOUS: AuthInfo = { token: '', clientId: 'anonymous', scopes: [], extra: { principal: 'anonymous', authenticated: false } };
+const ANONYMOUS_CALLER = { ok: true, auth: ANONYMOUS } as const;
 
 /**
  * Streamable HTTP on Node's own HTTP server, one endpoint (`/mcp`) for both eras (spec
@@ -81,7 +82,9 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const modernNode = parsedBodyHandler(modern, (error) => options.log(`HTTP request failed: ${error.message}`));
 
   const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     const foreign = guard.check(req.headers, true);
     if (foreign) return reply(res, foreign.status, foreign.message, foreign.headers);
     // Browser clients (the MCP Inspector's direct mode) need CORS; the guard has vetted the origin,
@@ -134,8 +137,8 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
 
   /** The request's caller: anonymous without credentials configured; with them, the static token or a verified bearer token. */
   async function callerOf(req: IncomingMessage): Promise<{ ok: true; auth: AuthInfo } | { ok: false; refusal: Refusal }> {
-    if (options.token === undefined && !options.authorizer) return { ok: true, auth: ANONYMOUS };
-    if (guard.tokenMatches(req.headers)) return { ok: true, auth: ANONYMOUS };
+    if (options.token === undefined && !options.authorizer) return ANONYMOUS_CALLER;
+    if (guard.tokenMatches(req.headers)) return ANONYMOUS_CALLER;
     if (options.authorizer) return options.authorizer.authorize(req.headers.authorization);
     return { ok: false, refusal: guard.check(req.headers)! };
   }

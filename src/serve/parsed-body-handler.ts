@@ -88,28 +88,48 @@ export async function serveWebRequest(req: IncomingMessage, res: ServerResponse,
  * (names in any case; a header sent twice joined with ", "); the signal is made when read.
  */
 function requestView(req: IncomingMessage, departure: Departure): Request {
-  const headers = {
-    get(name: string): string | null {
-      const value = req.headers[name.toLowerCase()];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    has(name: string): boolean {
-      return req.headers[name.toLowerCase()] !== undefined;
-    },
-  };
-  let gone: AbortController | undefined;
-  return {
-    method: req.method ?? 'POST',
-    headers,
-    get signal(): AbortSignal {
-      if (!gone) {
-        const controller = (gone = new AbortController());
-        departure.on(() => controller.abort());
-      }
-      return gone.signal;
-    },
-  } as unknown as Request;
+  return new RequestView(req, departure) as unknown as Request;
+}
+
+/**
+ * Classes, not object literals: V8 makes a literal with a getter (`get signal()`) in dictionary
+ * mode, so every request's view was built by a runtime call and every read of it by the SDK was a
+ * hash lookup (the executor's call context had the same cost: execute/call-context.ts, issue 24).
+ */
+class RequestView {
+  readonly method: string;
+  readonly headers: NodeHeaders;
+  private gone: AbortController | undefined;
+
+  constructor(
+    req: IncomingMessage,
+    private readonly departure: Departure,
+  ) {
+    this.method = req.method ?? 'POST';
+    this.headers = new NodeHeaders(req.headers);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.gone) {
+      const controller = (this.gone = new AbortController());
+      this.departure.on(() => controller.abort());
+    }
+    return this.gone.signal;
+  }
+}
+
+class NodeHeaders {
+  constructor(private readonly headers: IncomingMessage['headers']) {}
+
+  get(name: string): string | null {
+    const value = this.headers[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.headers[name.toLowerCase()] !== undefined;
+  }
 }
 
 /** A 2026-07-28 handler (`createMcpHandler`) on Node's HTTP server, for POSTs toolman has parsed (see serveWebRequest). */

@@ -67,7 +67,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
   let listing: Listing | undefined;
   const deferred: ReadonlySet<Tool> = new Set(session.selection.deferred);
   const listed = (): Listing => {
-    const found = session.activated.length;
+    const found = session.activatedCount;
     if (listing?.found !== found) {
       // Provider-native tools run at the model provider: an MCP client has no way to use them.
       const tools = session.offered(1).tools.filter((t) => !t.native);

@@ -211,6 +211,11 @@ export class ToolSession {
     return [...this.discovered];
   }
 
+  /** How many tools search has found: what a listing asks on every call, without copying them. */
+  get activatedCount(): number {
+    return this.discovered.size;
+  }
+
   /** The meta-tools offered alongside the selection: search (when anything is deferred) and jobs. */
   metaTools(): Tool[] {
     // Called for every tool call: rebuilt only when what was found changes.

@@ -26,6 +26,13 @@ describe('v8FlagsFor: the V8 flags of a run, decided before anything is compiled
     expect(v8FlagsFor(['test', 'merge', 'a.json'])).toEqual(['--liftoff-only', '--interrupt-budget=270336', '--no-incremental-marking']);
   });
 
+  it('serve, a long-running process, keeps V8 defaults: optimised code sooner, and the optimising WebAssembly tier', () => {
+    expect(v8FlagsFor(['serve'])).toEqual([]);
+    expect(v8FlagsFor(['-c', 'serve.yaml', 'serve', '--port', '0'])).toEqual([]);
+    // A catalog named serve does not make another command a server.
+    expect(v8FlagsFor(['--catalog', 'serve', 'list'])).toEqual(['--liftoff-only', '--interrupt-budget=270336']);
+  });
+
   it('no code of toolman sets a V8 flag once it runs: only bin/toolman.js does, with these, before the code cache', () => {
     // A flag set later changes V8's flag hash mid-run, and V8 then refuses the code cache's entries (src/cli/v8-flags.ts).
     const setters = files(join(ROOT, 'src')).filter((file) => /setFlagsFromString/.test(readFileSync(file, 'utf8')));

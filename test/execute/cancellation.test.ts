@@ -46,3 +46,58 @@ describe('Cancellation', () => {
     expect(cancel.reason).toBe('earlier');
   });
 });
+
+describe('Cancellation.linkedLater: listens from the next turn of the event loop (issue 24)', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('is cancelled at once by a signal that had already aborted', () => {
+    const { cancel } = Cancellation.linkedLater([new AbortController().signal, AbortSignal.abort('earlier')]);
+    expect(cancel.aborted).toBe(true);
+    expect(cancel.reason).toBe('earlier');
+  });
+
+  it('adds no listener within the turn; a signal aborted meanwhile cancels once the loop turns', async () => {
+    const a = new AbortController();
+    const { cancel } = Cancellation.linkedLater([a.signal]);
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(0);
+    a.abort('meanwhile');
+    expect(cancel.aborted).toBe(false);
+    await nextTurn();
+    expect(cancel.aborted).toBe(true);
+    expect(cancel.reason).toBe('meanwhile');
+  });
+
+  it('listens once the loop has turned, and unlinks', async () => {
+    const a = new AbortController();
+    const { cancel, unlink } = Cancellation.linkedLater([a.signal]);
+    await nextTurn();
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(1);
+    unlink();
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(0);
+    a.abort('after');
+    expect(cancel.aborted).toBe(false);
+  });
+
+  it('never listens when unlinked within the turn (work that ended in it)', async () => {
+    const a = new AbortController();
+    const { unlink } = Cancellation.linkedLater([a.signal]);
+    unlink();
+    await nextTurn();
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('afterThisTurn', () => {
+  it('runs queued work once the loop turns, in order; past MOST_QUEUED at once, so a loop that never yields keeps no backlog', async () => {
+    const { afterThisTurn, MOST_QUEUED } = await import('../../src/execute/after-this-turn.js');
+    const ran: number[] = [];
+    afterThisTurn(() => ran.push(1));
+    afterThisTurn(() => ran.push(2));
+    expect(ran).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual([1, 2]);
+    let count = 0;
+    for (let i = 0; i < MOST_QUEUED * 3; i++) afterThisTurn(() => count++);
+    expect(count).toBe(MOST_QUEUED * 3);
+  });
+});

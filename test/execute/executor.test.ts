@@ -200,6 +200,23 @@ describe('7. running', () => {
     expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });
 
+  it('a call still running is cancelled by a signal aborted in the very turn it started; one that ends within its turn never listens', async () => {
+    // The turn links to the driver's signals, and a call arms its timeout, once the event loop has turned (execute/after-this-turn.ts).
+    const { session } = executor();
+    const request = new AbortController();
+    const running = session.runTurn([call('hang')], { signal: request.signal });
+    request.abort();
+    expect((await running).responses[0]!.error_kind).toBe('cancelled');
+    const quick = new AbortController();
+    let added = 0;
+    const add = quick.signal.addEventListener.bind(quick.signal);
+    quick.signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => (added++, add(...args));
+    for (let i = 0; i < 20; i++) expect((await session.runTurn([call('lookup', { key: `k${i}` })], { signal: quick.signal })).responses[0]!.ok).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(added).toBe(0);
+    expect(getEventListeners(quick.signal, 'abort')).toHaveLength(0);
+  });
+
   it('refuses a turn whose signal had already aborted, one call or many', async () => {
     const { session } = executor();
     const aborted = AbortSignal.abort();

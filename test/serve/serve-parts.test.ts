@@ -60,6 +60,16 @@ describe('HttpGuard', () => {
     expect(guard.check({ host: '127.0.0.1:8808', origin: 'null' })?.status).toBe(403);
   });
 
+  it('keeps its verdict on an accepted Host only for that same header: none, or another, is checked again', () => {
+    const guard = new HttpGuard('127.0.0.1', undefined);
+    expect(guard.check({})?.status).toBe(403);
+    expect(guard.check({ host: '127.0.0.1:8808' })).toBeUndefined();
+    expect(guard.check({ host: '127.0.0.1:8808' })).toBeUndefined();
+    expect(guard.check({})?.status).toBe(403);
+    expect(guard.check({ host: 'attacker.example:8808' })?.status).toBe(403);
+    expect(guard.check({ host: '127.0.0.1:8808', origin: 'https://attacker.example' })?.status).toBe(403);
+  });
+
   it('with a token: requires it, whatever the origin', () => {
     const guard = new HttpGuard('0.0.0.0', 'secret-token-123456');
     expect(guard.check({ host: 'server.lan:8808' })?.status).toBe(401);
