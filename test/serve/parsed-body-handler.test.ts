@@ -65,12 +65,17 @@ describe('parsedBodyHandler', () => {
   it('streams an SSE answer as it comes', async () => {
     let push: (text: string) => void = () => undefined;
     let end: () => void = () => undefined;
+    // The handler's stream exists only once the request reached it: waiting a fixed time for that
+    // raced under load (push and end were still no-ops, and the answer never ended).
+    let started: () => void = () => undefined;
+    const streaming = new Promise<void>((resolve) => (started = resolve));
     const url = await serve({
       fetch: async () => {
         const body = new ReadableStream<Uint8Array>({
           start(controller) {
             push = (text) => controller.enqueue(new TextEncoder().encode(text));
             end = () => controller.close();
+            started();
           },
         });
         return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
@@ -89,7 +94,7 @@ describe('parsedBodyHandler', () => {
       req.on('error', reject);
       req.end('{}');
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await streaming;
     push('event: message\ndata: {"a":1}\n\n');
     const { res, chunks } = await first;
     expect(res.headers['content-type']).toBe('text/event-stream');
