@@ -97,8 +97,11 @@ describe('a stateful module tool', () => {
   it('job_stop stops it: the generator returns, its finally runs, and unread yields are given', async () => {
     const { session } = await open();
     const { job_id } = JSON.parse((await runOne(session, 'endless')).content);
-    // Let it run ahead.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Let it run ahead: until it yielded past the first (a fixed wait raced on a loaded machine).
+    for (let steps = 0; steps < 2; ) {
+      steps += (await seen(session)).steps as number;
+      if (steps < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const stopped = await json(session, 'job_stop', { job_id });
     expect(stopped.status).toBe('stopped');
     expect((stopped.yields as unknown[]).length).toBeGreaterThan(0);
