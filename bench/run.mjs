@@ -140,9 +140,9 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
   const { shardsBench } = await import('./shards.mjs');
   const r = await shardsBench({ quick });
   const head = r.live_large_warm;
-  const row = { id: 'shards', label: 'test: 1,000 runs as 4 shards + merge, CPU vs whole', median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio, one_run_cpu_ms: head.one_run_cpu_ms, merge_cpu_ms: head.merge_cpu_ms, floor_ratio: head.floor_ratio } };
+  const row = { id: 'shards', label: 'test: 1,000 runs as 4 shards + merge, CPU vs whole', median_ms: head.sharded_cpu_ms, whole_cpu_ms: head.whole_cpu_ms, ratio_to_unsharded: head.ratio, rounds: head.round_ratios.length, round_ratios: head.round_ratios, round_ratio_median: head.round_ratio_median, merged_equals_whole: head.merged_equals_whole, context: { cache_off: r.live_large_cache_off.ratio, replay_small: r.replay_small_cache_off.ratio, one_run_cpu_ms: head.one_run_cpu_ms, merge_cpu_ms: head.merge_cpu_ms, floor_ratio: head.floor_ratio } };
   rows.push(row);
-  say(`  ${row.label}`, ms(row.median_ms, 0), `${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}; a 1-run shard ${head.one_run_cpu_ms} ms and the merge ${head.merge_cpu_ms} ms put the floor at ${head.floor_ratio.toFixed(2)}x`);
+  say(`  ${row.label}`, ms(row.median_ms, 0), `${head.ratio.toFixed(2)}x the whole run's ${head.whole_cpu_ms} ms (live, large.yaml, cache warm; cache off ${r.live_large_cache_off.ratio.toFixed(2)}x; small replay ${r.replay_small_cache_off.ratio.toFixed(2)}x); merge = whole: ${head.merged_equals_whole}; ${head.round_ratios.length} rounds, each round's ratio ${Math.min(...head.round_ratios).toFixed(2)}-${Math.max(...head.round_ratios).toFixed(2)}x (median ${head.round_ratio_median.toFixed(2)}x); a 1-run shard ${head.one_run_cpu_ms} ms and the merge ${head.merge_cpu_ms} ms alone come to ${head.floor_ratio.toFixed(2)}x`);
 }
 {
   const { validateRulesBench } = await import('./validate-rules.mjs');
@@ -181,6 +181,8 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
       label: `serve --port, ${r.era}, ${r.clients} clients x ${r.calls_per_client} tools/call, vs a plain SDK server (median of ${r.rounds} interleaved rounds)`,
       throughput_ratio: r.throughput_ratio,
       p99_ratio: r.p99_ratio,
+      p99_pooled_ratio: r.p99_pooled_ratio,
+      p99_ratios: r.p99_ratios,
       toolman: r.toolman,
       baseline: r.baseline,
       load_average_before: load,
@@ -188,7 +190,7 @@ for (const provider of ['openai', 'anthropic', 'gemini']) {
     };
     rows.push(row);
     const f = (v, d = 3) => (v === undefined ? '?' : v.toFixed(d));
-    say(`  serve --port ${r.era}, ${r.clients} clients: requests/s vs plain SDK`, `${r.throughput_ratio.toFixed(2)}x`, `${r.toolman.requests_per_s.toFixed(0)} vs ${r.baseline.requests_per_s.toFixed(0)}/s; p99 ${f(r.toolman.p99_ms, 1)} vs ${f(r.baseline.p99_ms, 1)} ms; CPU/call ${f(r.toolman.cpu_per_call_ms)} vs ${f(r.baseline.cpu_per_call_ms)} ms`);
+    say(`  serve --port ${r.era}, ${r.clients} clients: requests/s vs plain SDK`, `${r.throughput_ratio.toFixed(2)}x`, `${r.toolman.requests_per_s.toFixed(0)} vs ${r.baseline.requests_per_s.toFixed(0)}/s; p99 ${f(r.toolman.p99_ms, 1)} vs ${f(r.baseline.p99_ms, 1)} ms (ratio per round ${f(r.p99_ratio, 2)}x, pooled ${f(r.p99_pooled_ratio, 2)}x); CPU/call ${f(r.toolman.cpu_per_call_ms)} vs ${f(r.baseline.cpu_per_call_ms)} ms`);
   }
 }
 {

@@ -75,6 +75,9 @@ async function measure(dir, base, env, rounds) {
     whole_cpu_ms: Math.round(median(whole)),
     sharded_cpu_ms: Math.round(median(sharded)),
     ratio: Math.round((median(sharded) / median(whole)) * 1000) / 1000,
+    // Each round's own ratio (its whole run and its shards are neighbours in time), and their median.
+    round_ratios: sharded.map((s, i) => Math.round((s / whole[i]) * 1000) / 1000),
+    round_ratio_median: Math.round(median(sharded.map((s, i) => s / whole[i])) * 1000) / 1000,
     one_run_cpu_ms: Math.round(median(oneRun)),
     merge_cpu_ms: Math.round(median(merges)),
     floor_ratio: Math.round(((median(whole) + (SHARDS - 1) * median(oneRun) + median(merges)) / median(whole)) * 1000) / 1000,
@@ -128,13 +131,20 @@ async function replaySmall(rounds) {
   return measure(dir, ['test', '--suite-catalog', 'suite.yaml', '--replay', recordings, '--json', '--concurrency', '8'], env, rounds);
 }
 
-export async function shardsBench({ quick = false } = {}) {
+// Seven rounds: a round's ratio on this machine ranged from 0.95 to 1.29x (11 rounds, 2026-11-24,
+// nothing else running), and three rounds gave 1.05x in one run and 1.16x in the next.
+export async function shardsBench({ quick = false, rounds = quick ? 1 : 7 } = {}) {
   const cache = join(root, '.bench', 'toolman-cache');
   return {
-    live_large_warm: await liveLarge(quick ? 1 : 3, cache),
+    live_large_warm: await liveLarge(rounds, cache),
     live_large_cache_off: await liveLarge(1, 'off'),
     replay_small_cache_off: await replaySmall(1),
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await shardsBench({ quick: process.argv.includes('--quick') }), null, 2));
+if (import.meta.url === `file://${process.argv[1]}`) {
+  // `--rounds N`: more rounds of the warm live measure (each round is its whole run, 4 shards and the merge, one after another).
+  const roundsAt = process.argv.indexOf('--rounds');
+  const rounds = roundsAt > 0 ? { rounds: Number(process.argv[roundsAt + 1]) } : {};
+  console.log(JSON.stringify(await shardsBench({ quick: process.argv.includes('--quick'), ...rounds }), null, 2));
+}
