@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { build, transform } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 
 /** First line of a chunk that keeps a real dynamic import(): code-cache.ts leaves its compile to Node (a vm.Script cannot import() without a flag). */
 export const NODE_COMPILES = '/* toolman: compiled by Node: it imports an ES module */';
@@ -30,7 +31,7 @@ const WEB_CLASS_NAMES = ['Headers', 'FormData'];
  * touch both for every request even when the fetch they are given is a replay's.
  */
 function sdkWebClasses() {
-  const classes = new URL('../src/providers/sdk-web-classes.ts', import.meta.url).pathname;
+  const classes = fileURLToPath(new URL('../src/providers/sdk-web-classes.ts', import.meta.url));
   return {
     name: 'sdk-web-classes',
     setup(build) {
