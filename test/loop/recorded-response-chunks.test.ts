@@ -24,7 +24,7 @@ describe('a large recorded reply is read in bounded chunks', () => {
   });
 
   it('the OpenAI SDK streams 12 MB of recorded events in linear time', async () => {
-    const request = { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true };
+    const request = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }], stream: true as const };
     const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
     const event = chunk('x'.repeat(1000));
     const count = Math.ceil((12 * 1024 * 1024) / event.length);
@@ -33,7 +33,7 @@ describe('a large recorded reply is read in bounded chunks', () => {
     const client = new OpenAI({ apiKey: 'replay', baseURL: 'https://api.example/v1', fetch: replayFetch([exchange], () => undefined), maxRetries: 0 });
     const started = performance.now();
     let seen = 0;
-    for await (const part of await client.chat.completions.create(request as never)) if ((part as { choices: unknown[] }).choices.length) seen++;
+    for await (const part of await client.chat.completions.create(request)) if (part.choices.length) seen++;
     const took = performance.now() - started;
     expect(seen).toBe(count);
     // Linear: well under a second on this machine (one chunk took about 6 s here).
