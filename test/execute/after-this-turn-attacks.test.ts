@@ -101,3 +101,24 @@ describe('calls armed after the turn (issue 24) still end by timeout and cancell
     }
   });
 });
+
+describe('a stateful job (a module generator in a worker) and the turn armed after the loop turns', () => {
+  it('a driver abort in the same turn as the call starts cancels it before the first yield, and its cleanup runs', async () => {
+    const { ToolManager } = await import('../../src/manager/tool-manager.js');
+    const manager = await ToolManager.open({ catalogs: ['test/fixtures/catalogs/stateful.yaml'], cwd: ROOT });
+    try {
+      const s = await manager.session({});
+      await s.runTurn([{ id: 'warm', name: 'seen', arguments: {} }]);
+      const controller = new AbortController();
+      const pending = s.runTurn([{ id: 'r', name: 'run_tests', arguments: { count: 1, pause_ms: 5000 } }], { signal: controller.signal });
+      controller.abort();
+      const started = performance.now();
+      expect((await pending).responses[0]).toMatchObject({ ok: false, error_kind: 'cancelled' });
+      expect(performance.now() - started).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(JSON.parse((await s.runTurn([{ id: 'seen', name: 'seen', arguments: {} }])).responses[0]!.content)).toMatchObject({ steps: 0, cleanups: 1 });
+    } finally {
+      await manager.close();
+    }
+  });
+});
