@@ -12,33 +12,42 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { build, transform } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 
 /** First line of a chunk that keeps a real dynamic import(): code-cache.ts leaves its compile to Node (a vm.Script cannot import() without a flag). */
 export const NODE_COMPILES = '/* toolman: compiled by Node: it imports an ES module */';
 /** The ESM build's first line: bundled CommonJS dependencies call require() for Node built-ins. */
 const ESM_REQUIRE = "import { createRequire as __toolmanCreateRequire } from 'node:module'; const require = __toolmanCreateRequire(import.meta.url);";
 
-/** The provider SDKs whose modules get toolman's `Headers` and `FormData` (see sdkWebClasses). */
+/** The provider SDKs whose modules get toolman's `Headers`, `FormData` and `console` (see sdkGlobals). */
 const SDK_MODULES = /[\\/]node_modules[\\/](?:openai|@anthropic-ai[\\/]sdk)[\\/].+\.mjs$/;
-const WEB_CLASS_NAMES = ['Headers', 'FormData'];
+/** Each global an SDK module may name, and the module of toolman's it gets instead. */
+const SDK_GLOBALS = [
+  ['Headers', '../src/providers/sdk-web-classes.ts'],
+  ['FormData', '../src/providers/sdk-web-classes.ts'],
+  ['console', '../src/providers/sdk-console.ts'],
+];
 
 /**
- * Gives each module of the provider SDKs that names `Headers` or `FormData` toolman's
- * (src/providers/sdk-web-classes.ts) instead of Node's globals, by an import added at its end (ES
- * imports are hoisted; its lines stay where they were). Node 20 loads all of its fetch (undici, with
- * http, http2 and tls: about 17 ms of CPU) the first time either global is touched, and the SDKs
- * touch both for every request even when the fetch they are given is a replay's.
+ * Gives each module of the provider SDKs that names `Headers`, `FormData` or `console` toolman's
+ * instead of Node's globals, by imports added at its end (ES imports are hoisted; its lines stay
+ * where they were). `Headers` and `FormData` (src/providers/sdk-web-classes.ts): Node 20 loads all
+ * of its fetch (undici, with http, http2 and tls: about 17 ms of CPU) the first time either global
+ * is touched, and the SDKs touch both for every request even when the fetch they are given is a
+ * replay's. `console` (src/providers/sdk-console.ts): what the SDKs print of a reply they cannot
+ * parse reaches the terminal as plain text, never as the escapes a hostile reply carried.
  */
-function sdkWebClasses() {
-  const classes = new URL('../src/providers/sdk-web-classes.ts', import.meta.url).pathname;
+function sdkGlobals() {
+  const files = SDK_GLOBALS.map(([name, file]) => [name, fileURLToPath(new URL(file, import.meta.url))]);
   return {
-    name: 'sdk-web-classes',
+    name: 'sdk-globals',
     setup(build) {
       build.onLoad({ filter: SDK_MODULES }, async ({ path }) => {
         const text = await readFile(path, 'utf8');
-        const named = WEB_CLASS_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(text));
+        const named = files.filter(([name]) => new RegExp(`\\b${name}\\b`).test(text));
         if (!named.length) return undefined;
-        return { contents: `${text}\n;import { ${named.join(', ')} } from ${JSON.stringify(classes)};\n`, loader: 'js', resolveDir: dirname(path) };
+        const imports = [...new Set(named.map(([, file]) => file))].map((file) => `import { ${named.filter(([, f]) => f === file).map(([name]) => name).join(', ')} } from ${JSON.stringify(file)};`);
+        return { contents: `${text}\n;${imports.join('\n')}\n`, loader: 'js', resolveDir: dirname(path) };
       });
     },
   };
@@ -60,7 +69,7 @@ export const BUNDLE_OPTIONS = {
   external: ['esbuild', 'react-devtools-core', './cjs/*.development.js'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: ESM_REQUIRE },
-  plugins: [sdkWebClasses()],
+  plugins: [sdkGlobals()],
 };
 
 export async function buildCli(root, outdir) {

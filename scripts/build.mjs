@@ -4,13 +4,16 @@
 // Bundling matters for cold start: Node 20 loads ajv's and yaml's ~200 small modules one by one
 // otherwise. Commands stay lazily loaded: esbuild splits each `import()` into its own chunk.
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS, buildCli } from './build-cli.mjs';
 import { writeValidators } from './build-validators.mjs';
 
-const root = new URL('../', import.meta.url).pathname;
+// A path, not a URL's pathname: that is percent-encoded (a folder with a space, `/My Projects/`, did not build).
+const root = fileURLToPath(new URL('../', import.meta.url));
 await writeValidators();
-rmSync(new URL('dist/', `file://${root}`), { recursive: true, force: true });
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   ...BUNDLE_OPTIONS,
   absWorkingDir: root,

@@ -4,8 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 
 export async function bundleForScript(name, exportLines) {
   const dir = join(root, 'node_modules', '.cache', 'toolman-build');

@@ -4,10 +4,10 @@
 // run time. Run by hand after changing how shapes are computed: node scripts/collect-shapes.mjs
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleForScript } from './bundle-for-script.mjs';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const { decomposeSchema, schemaShape, loadCatalog, importTools } = await import(
   pathToFileURL(await bundleForScript('collect-shapes', ["export { decomposeSchema, schemaShape } from './src/validate/schema-shape.ts';", "export { loadCatalog } from './src/catalog/load-catalog.ts';", "export { importTools } from './src/import/import-tools.ts';"])).href
 );

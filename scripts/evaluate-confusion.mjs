@@ -9,8 +9,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleForScript } from './bundle-for-script.mjs';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 // Where the bundled test helper finds the set and the real data (as the tests do).
 process.env.TOOLMAN_FIXTURES ??= join(root, 'test', 'fixtures');
 process.env.TOOLMAN_REAL_DATA ??= existsSync(join(root, '..', 'shared', 'data', 'mcp')) ? join(root, '..', 'shared', 'data') : join(root, 'test', 'fixtures', 'real-data');

@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleForScript } from './bundle-for-script.mjs';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const bundle = await bundleForScript('model-server', ["export { startModelServer } from './test/helpers/model-server.ts';"]);
 const { startModelServer } = await import(bundle);
 

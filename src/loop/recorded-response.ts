@@ -12,9 +12,10 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * global `Response` loads all of it (undici, with http, http2, tls), about 17 ms of CPU of every
  * replayed run, which opens no connection (src/shared/fetch-headers.ts says the same of `Headers`).
  * It is what `new Response(body, { status, headers })` gives for a recorded text body: the same
- * bytes as one chunk of a byte stream, the same status, headers and body rules (a body is read
- * once; read or locked, it is unusable: TypeError), checked against Node's own Response member by
- * member (test/loop/recorded-response.test.ts). `blob()` and `formData()`, which no SDK asks of a
+ * bytes as a byte stream (one chunk when short, a long one in network-sized reads: see
+ * bytesStream), the same status, headers and body rules (a body is read once; read or locked, it
+ * is unusable: TypeError), checked against Node's own Response member by member
+ * (test/loop/recorded-response.test.ts). `blob()` and `formData()`, which no SDK asks of a
  * chat reply, are Node's own, made from the same bytes when asked for.
  */
 export class RecordedResponse {
@@ -111,15 +112,34 @@ export class RecordedResponse {
   }
 }
 
-/** The text's UTF-8 bytes as one chunk of a byte stream, as Node's Response gives a string body (none for ""). */
+/**
+ * The most bytes one read of a replayed body gives: about what a live connection delivers at once.
+ * A recording is untrusted and may be large, and the SDKs' SSE readers copy the rest of a chunk
+ * for every event they cut from it: a 30 MB stream given as one chunk (as Node's Response gives a
+ * string body) took 30-35 s to replay, in chunks of this size it is linear (2026-11-24, Node 20.20,
+ * test/loop/recorded-response-chunks.test.ts).
+ */
+export const MOST_BYTES_PER_READ = 64 * 1024;
+
+/** The text's UTF-8 bytes as a byte stream, in reads of at most MOST_BYTES_PER_READ (one for a short text, none for ""). */
 function bytesStream(text: string): ReadableStream<Uint8Array> {
+  let bytes: Uint8Array | undefined;
+  let at = 0;
   return new ReadableStream({
     type: 'bytes',
     pull(controller) {
-      // Bytes of their own: a byte stream takes (detaches) the buffer it is given.
-      const bytes = new TextEncoder().encode(text);
-      if (bytes.length) controller.enqueue(bytes);
-      controller.close();
+      bytes ??= new TextEncoder().encode(text);
+      const length = bytes.length;
+      if (at < length) {
+        const end = Math.min(at + MOST_BYTES_PER_READ, length);
+        // Bytes of their own (the whole array, or a copy of a part): a byte stream takes (detaches) the buffer it is given.
+        controller.enqueue(at === 0 && end === length ? bytes : bytes.slice(at, end));
+        at = end;
+      }
+      if (at >= length) {
+        bytes = undefined;
+        controller.close();
+      }
     },
   }) as ReadableStream<Uint8Array>;
 }

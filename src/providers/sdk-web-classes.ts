@@ -2,7 +2,7 @@ import { Headers, taggedAs } from '../shared/fetch-headers.js';
 
 /**
  * What the provider SDKs' modules (openai, @anthropic-ai/sdk) find under the names `Headers` and
- * `FormData` instead of Node's globals: scripts/build-cli.mjs (`sdkWebClasses`) imports these
+ * `FormData` instead of Node's globals: scripts/build-cli.mjs (`sdkGlobals`) imports these
  * into each of their modules that names one, in both of toolman's bundles. On Node 20 the first
  * touch of either global loads all of Node's fetch (about 17 ms of CPU), and the SDKs touch both
  * for every request, whatever fetch they are given: building its headers, and asking whether the

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolManager } from '../manager/tool-manager.js';
@@ -63,6 +64,9 @@ export interface RunningServer {
  */
 export async function serveMcp(manager: ToolManager, options: ServeOptions): Promise<RunningServer> {
   const stop = new AbortController();
+  // Every call in flight, and every call waiting for a slot, listens to it until it ends (each
+  // takes its listener off again): up to --max-calls and their queues at once, which is no leak.
+  setMaxListeners(0, stop.signal);
   const profile = options.profile ? { profile: options.profile } : {};
   const request = { ...profile, ...(options.searchMode ? { searchMode: options.searchMode } : {}) };
   // An unknown profile (or a selection that cannot be made) fails here, before anything listens.
