@@ -12,8 +12,11 @@ import type { Approver, SideUsage } from './types.js';
  * hidden class, its getter on the prototype: in process, a mock call through the executor went
  * from about 11.4 to 7.1 µs of CPU (2026-11-24, issue 24).
  *
- * `signal` lives on the prototype, so a spread (`{ ...context }`) does not copy it: whoever
- * spreads a context passes `signal: context.signal` along (src/agents/a2a-agent.ts does).
+ * `signal` is an own, enumerable accessor (one shared descriptor, defined in the constructor), not
+ * a getter on the prototype: `RunContext` is public (src/index.ts, `wrapRunners`), and a wrapper
+ * that spreads a context (`{ ...context, progress }`) must not lose the signal, which a prototype
+ * getter did (a2a-agent.ts did that itself). A spread reads the getter, so it makes the signal;
+ * the per-instance descriptor costs about 90 ns a call (review, 2026-11-24).
  */
 export class CallContext implements RunContext {
   readonly progress: RunContext['progress'];
@@ -37,9 +40,16 @@ export class CallContext implements RunContext {
     this.progress = progress;
     if (approve) this.approve = approve;
     if (countUsage) this.countUsage = countUsage;
+    Object.defineProperty(this, 'signal', SIGNAL);
   }
 
-  get signal(): AbortSignal {
-    return this.readSignal();
-  }
+  declare readonly signal: AbortSignal;
 }
+
+/** The accessor every context's `signal` is: made when first read (most calls never read it). */
+const SIGNAL: PropertyDescriptor = {
+  enumerable: true,
+  get(this: CallContext): AbortSignal {
+    return (this as unknown as { readSignal: () => AbortSignal }).readSignal();
+  },
+};

@@ -58,11 +58,15 @@ describe("the call context a runner gets (issue 24: one shape for every call's)"
     expect(seen[0]!.signal.aborted).toBe(true);
   });
 
-  it('keeps its signal on the prototype: a spread leaves it out, so whoever spreads passes it by name', async () => {
+  it('keeps its signal through a spread, as a runner wrapper that adds its own progress makes one (RunContext is public)', async () => {
     const seen: RunContext[] = [];
-    await session(recordingRunner(seen)).runTurn([{ id: 'd', name: 'lookup', arguments: { key: 'x' } }]);
-    const context = seen[0]!;
-    expect({ ...context }.signal).toBeUndefined();
-    expect({ ...context, signal: context.signal }.signal).toBeInstanceOf(AbortSignal);
+    const wrapped: RunContext[] = [];
+    const inner = recordingRunner(seen, (context) => {
+      wrapped.push({ ...context, progress: () => undefined });
+      return { ok: true };
+    });
+    await session(inner).runTurn([{ id: 'd', name: 'lookup', arguments: { key: 'x' } }]);
+    expect(wrapped[0]!.signal).toBeInstanceOf(AbortSignal);
+    expect(Object.keys(seen[0]!)).toContain('signal');
   });
 });
