@@ -49,6 +49,11 @@ export function modelCallError(error: unknown, provider: ProviderName, model: st
   if (e.name === 'AbortError' || e.name === 'APIUserAbortError' || /aborted/i.test(e.message ?? '')) return new ModelCallError('cancelled', 'the request was cancelled', undefined, undefined);
   const status = typeof e.status === 'number' ? e.status : undefined;
   if (status === undefined) {
+    // The SDKs parse a reply (or each streamed event) with JSON.parse and let its SyntaxError out:
+    // the server answered, so this is no network failure. V8's message quotes the reply, which is
+    // untrusted: it is left out. Retried like a server error (a garbled reply is most often a
+    // proxy's passing fault); one that arrives mid-stream is not (withRetries).
+    if (e.name === 'SyntaxError') return new ModelCallError('server', `the reply from ${where} is not valid JSON`, undefined, undefined, 'the server (or a proxy in between) sent something that is not the API\'s format; try again, and check --base-url if it keeps happening');
     const cause = e.cause instanceof Error ? `: ${(e.cause as NodeJS.ErrnoException).code ?? ''} ${e.cause.message}`.replace(/: +/, ': ') : detail ? `: ${detail}` : '';
     return new ModelCallError('network', `cannot reach ${where}${cause}`, undefined, undefined, `check the network${PROVIDER_ENV[provider].baseUrl ? ` and ${PROVIDER_ENV[provider].baseUrl} / --base-url` : ''}`);
   }

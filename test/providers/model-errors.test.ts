@@ -54,3 +54,35 @@ describe('a rate limit or server error says how long to wait, from any reply\'s 
     }
   });
 });
+
+describe('a reply that is not JSON is the server answering, not a network failure', () => {
+  // What the real SDKs throw when a reply or a streamed event does not parse (their logger silenced).
+  const logger = { error() {}, warn() {}, info() {}, debug() {} };
+  const sse = (text: string) => async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } });
+
+  it('says so for OpenAI and Anthropic streams, without quoting the reply, and is retried like a server error', async () => {
+    const { default: OpenAI } = await import('openai');
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const thrown: unknown[] = [];
+    try {
+      const stream = await new OpenAI({ apiKey: 'k', fetch: sse('data: {"secret-ish \u001b[2J\n\n'), logger, maxRetries: 0 }).chat.completions.create({ model: 'm', messages: [], stream: true });
+      for await (const _ of stream) void _;
+    } catch (error) {
+      thrown.push(error);
+    }
+    try {
+      const stream = await new Anthropic({ apiKey: 'k', fetch: sse('event: message_start\ndata: {"secret-ish\n\n'), logger, maxRetries: 0 }).messages.create({ model: 'm', max_tokens: 5, messages: [], stream: true });
+      for await (const _ of stream) void _;
+    } catch (error) {
+      thrown.push(error);
+    }
+    expect(thrown).toHaveLength(2);
+    for (const [i, raw] of thrown.entries()) {
+      const error = modelCallError(raw, i === 0 ? 'openai' : 'anthropic', 'm', 'http://127.0.0.1:9/v1');
+      expect(error.kind).toBe('server');
+      expect(error.retryable).toBe(true);
+      expect(error.message).toBe('the reply from http://127.0.0.1:9/v1 is not valid JSON');
+      expect(error.message).not.toContain('cannot reach');
+    }
+  });
+});
