@@ -40,16 +40,16 @@ export class CallContext implements RunContext {
     this.progress = progress;
     if (approve) this.approve = approve;
     if (countUsage) this.countUsage = countUsage;
-    Object.defineProperty(this, 'signal', SIGNAL);
+    Object.defineProperty(this, 'signal', CallContext.SIGNAL);
   }
 
   declare readonly signal: AbortSignal;
-}
 
-/** The accessor every context's `signal` is: made when first read (most calls never read it). */
-const SIGNAL: PropertyDescriptor = {
-  enumerable: true,
-  get(this: CallContext): AbortSignal {
-    return (this as unknown as { readSignal: () => AbortSignal }).readSignal();
-  },
-};
+  /** The accessor every context's `signal` is: made when first read (most calls never read it). */
+  private static readonly SIGNAL: PropertyDescriptor = {
+    enumerable: true,
+    get(this: CallContext): AbortSignal {
+      return this.readSignal();
+    },
+  };
+}
