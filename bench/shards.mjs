@@ -132,7 +132,7 @@ async function replaySmall(rounds) {
 }
 
 // Seven rounds: a round's ratio on this machine ranged from 0.95 to 1.29x (11 rounds, 2026-11-24,
-// nothing else running), and three rounds gave 1.05x in one run and 1.16x in the next.
+// nothing else running); two 3-round runs gave 1.05x and 1.06x, an 11-round run just after 1.16x.
 export async function shardsBench({ quick = false, rounds = quick ? 1 : 7 } = {}) {
   const cache = join(root, '.bench', 'toolman-cache');
   return {
@@ -146,5 +146,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // `--rounds N`: more rounds of the warm live measure (each round is its whole run, 4 shards and the merge, one after another).
   const roundsAt = process.argv.indexOf('--rounds');
   const rounds = roundsAt > 0 ? { rounds: Number(process.argv[roundsAt + 1]) } : {};
+  if (rounds.rounds !== undefined && !(Number.isInteger(rounds.rounds) && rounds.rounds > 0)) throw new Error('--rounds takes a whole number of rounds, 1 or more');
   console.log(JSON.stringify(await shardsBench({ quick: process.argv.includes('--quick'), ...rounds }), null, 2));
 }
