@@ -1,4 +1,4 @@
-import { commandOf } from './v8-flags.js';
+import { positionals } from './v8-flags.js';
 
 /**
  * The Node built-ins a command line will load anyway, which bin/toolman.js loads before it sets
@@ -17,8 +17,8 @@ import { commandOf } from './v8-flags.js';
  * behind `ReadableStream`), which loads the modules behind it.
  */
 export function builtinsFor(argv: readonly string[]): string[] {
-  const command = commandOf(argv);
   const words = positionals(argv);
+  const command = words[0];
   // Every run: whether stdin is a terminal (tty, which loads net), commander (child_process, process).
   const builtins = ['node:tty', 'node:net', 'node:child_process', 'node:process', 'node:util/types'];
   if (command === 'format') builtins.push(...TOOL_RUNNERS);
@@ -40,15 +40,3 @@ const TIMING = 'node:perf_hooks';
 
 /** `chat` and `test` options after which no request goes out through Node's fetch. */
 const OFFLINE_FLAGS = new Set(['--replay', '--coverage']);
-
-/** The words of a command line that are neither options nor a global option's value (a guess: a miss only costs time). */
-function positionals(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') break;
-    if (word === '-c' || word === '--catalog') i++;
-    else if (!word.startsWith('-')) words.push(word);
-  }
-  return words;
-}

@@ -85,11 +85,21 @@ const GLOBAL_WITH_VALUE = new Set(['-c', '--catalog']);
  * value. Only the flags depend on it: a command line it misreads still runs, with other flags.
  */
 export function commandOf(argv: readonly string[]): string | undefined {
+  return positionals(argv)[0];
+}
+
+/**
+ * The words of a command line that are neither options nor a global option's value, up to `--`
+ * (the command, then its arguments). A guess past the command (a command's own option with a
+ * value counts its value as a word): what reads it may only choose speed, never behaviour.
+ */
+export function positionals(argv: readonly string[]): string[] {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--') return undefined;
-    if (!word.startsWith('-')) return word;
+    if (word === '--') break;
     if (GLOBAL_WITH_VALUE.has(word)) i++;
+    else if (!word.startsWith('-')) words.push(word);
   }
-  return undefined;
+  return words;
 }

@@ -201,7 +201,7 @@ export class Executor {
       });
       const alone = controlling.length === 1 && running.length === 1 ? controlling[0]! : undefined;
       return { responses, took_control: alone !== undefined && responses[alone]!.ok ? planned[alone]!.record.tool : null };
-      } finally {
+    } finally {
       unlink?.();
     }
   }
