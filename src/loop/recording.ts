@@ -2,6 +2,7 @@ import { ModelCallError } from '../providers/model-errors.js';
 import type { ProviderName } from '../providers/types.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { ErrorCode, ToolmanError } from '../shared/errors.js';
+import { isValidHeader } from '../shared/fetch-headers.js';
 import { isRecord } from '../shared/is-record.js';
 import { parseJsonText } from '../shared/json-text.js';
 import { appendToOutputFile, prepareOutputFile } from '../shared/output-file.js';
@@ -148,9 +149,6 @@ export function readRecording(text: string, file: string): { header: RecordingHe
   return { header: header as unknown as RecordingHeader, prompts, exchanges };
 }
 
-/** A header name as HTTP allows it (RFC 9110 token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-
 /** Why a recording's line cannot be replayed, or undefined when it can: recordings are untrusted. */
 function exchangeProblem(value: unknown): string | undefined {
   if (!isRecord(value) || value.type !== 'exchange') return 'not {"type": "exchange", ...}';
@@ -161,9 +159,9 @@ function exchangeProblem(value: unknown): string | undefined {
   if (typeof response.body !== 'string') return 'response.body must be text';
   if (!isRecord(response.headers)) return 'response.headers must be an object';
   for (const [name, header] of Object.entries(response.headers)) {
-    // As the Fetch standard takes a value (a byte string without NUL, CR, LF): else the reply could
-    // not be made, and the SDK would retry it as a lost connection into the next exchange.
-    if (!HEADER_NAME.test(name) || typeof header !== 'string' || /[\r\n\0\u0100-\uffff]/.test(header) || header.length > 1000) return `response header "${name.slice(0, 40)}" is not a valid header`;
+    // As the Fetch standard takes a pair (isValidHeader): else the reply could not be made, and the
+    // SDK would retry it as a lost connection into the next exchange.
+    if (typeof header !== 'string' || name.length > 100 || header.length > 1000 || !isValidHeader(name, header)) return `response header "${name.slice(0, 40)}" is not a valid header`;
   }
   return undefined;
 }

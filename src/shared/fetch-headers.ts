@@ -48,6 +48,19 @@ function headerValue(value: unknown, method: string): string {
   return text;
 }
 
+/** A code unit past Latin-1: a ByteString holds none. */
+const BEYOND_BYTE = /[^\0-\xff]/;
+
+/**
+ * Whether `new Headers([[name, value]])` takes the pair as it is: a token for a name, a byte string
+ * without NUL, CR or LF for a value (checked before the edge whitespace is trimmed, so a value
+ * that only trimming would save is refused too). For checks ahead of time: a recording's headers
+ * are checked with it when read (src/loop/recording.ts), not when the reply is made.
+ */
+export function isValidHeader(name: string, value: string): boolean {
+  return TOKEN.test(name) && !BEYOND_BYTE.test(value) && !FORBIDDEN_IN_VALUE.test(value);
+}
+
 function requireArguments(count: number, needed: number, method: string): void {
   if (count < needed) throw new TypeError(`Headers.${method}: ${needed} argument${needed === 1 ? '' : 's'} required, but ${count} found.`);
 }

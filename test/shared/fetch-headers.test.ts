@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Headers as OurHeaders } from '../../src/shared/fetch-headers.js';
+import { isValidHeader, Headers as OurHeaders } from '../../src/shared/fetch-headers.js';
 
 // Checked against Node's own Headers (undici's, the standard's reference in Node): the same
 // operations on both must give the same answers, and throw where Node's throws.
@@ -127,5 +127,37 @@ describe('Headers (src/shared/fetch-headers.ts) answers as Node\'s own', () => {
     // A live request built from ours: Node's fetch reads them as the iterable of pairs they are.
     const request = new Request('http://example.invalid/', { headers: new OurHeaders({ Authorization: 'Bearer x', 'X-Two': 'a' }) as unknown as ConstructorParameters<typeof Headers>[0] });
     expect([...request.headers]).toEqual([['authorization', 'Bearer x'], ['x-two', 'a']]);
+  });
+});
+
+describe('isValidHeader: a pair Node\'s Headers takes as it is (what a recording is checked with)', () => {
+  const pairs: [string, string][] = [
+    ['content-type', 'text/event-stream'],
+    ['X-Odd_Name!', 'v'],
+    ['bad name', 'v'],
+    ['', 'v'],
+    ['\u00e9tag', 'v'],
+    ['x-latin1', 'caf\u00e9'],
+    ['x-wide', 'caf\u0100'],
+    ['x-emoji', '\ud83d\ude00'],
+    ['x-nul', 'a\u0000b'],
+    ['x-cr', 'a\rb'],
+    ['x-lf', 'a\nb'],
+    ['x-tab', 'a\tb'],
+    ['x-empty', ''],
+  ];
+  it.each(pairs)('%j: %j', (name, value) => {
+    let nodeTakes = true;
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      nodeTakes = false;
+    }
+    expect(isValidHeader(name, value)).toBe(nodeTakes);
+  });
+
+  it('refuses a value only trimming would save, where Node trims it away', () => {
+    expect(isValidHeader('x-end', 'a\n')).toBe(false);
+    expect(new Headers([['x-end', 'a\n']]).get('x-end')).toBe('a');
   });
 });
