@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { afterThisTurn } from './after-this-turn.js';
+import { afterThisTurn } from '../shared/after-this-turn.js';
 
 /**
  * A turn's (or a call's) cancellation inside the executor: a flag, a reason and listeners, with an
@@ -41,7 +41,7 @@ export class Cancellation {
 
   /**
    * As `linked`, but listening to `signals` only from the next turn of the event loop (on for
-   * calls that still run then, see after-this-turn.ts); a signal aborted by then cancels at once
+   * calls that still run then, see shared/after-this-turn.ts); a signal aborted by then cancels at once
    * when linking starts, and one aborted already cancels now. For a turn's calls, not for waits
    * that always outlast a turn (those use `linked`).
    */

@@ -4,7 +4,7 @@ import { redactValue, SecretSet } from '../shared/secrets.js';
 import { timerDelay } from '../shared/timers.js';
 import { loadValidator, validateArguments, validateOutput, validatorLoaded } from './argument-validator.js';
 import { CallContext } from './call-context.js';
-import { afterThisTurn } from './after-this-turn.js';
+import { afterThisTurn } from '../shared/after-this-turn.js';
 import { Cancellation } from './cancellation.js';
 import { callKey } from './call-key.js';
 import { JobStore } from './job-store.js';
@@ -121,7 +121,7 @@ export class Executor {
     // One cancellation for the turn's calls, linked once to the driver's signals: a turn may run
     // many calls, each listening to it, and listeners on the driver's signals must not pile up
     // across turns.
-    // Linked from the next turn of the event loop: a turn that ends within this one never listens (after-this-turn.ts).
+    // Linked from the next turn of the event loop: a turn that ends within this one never listens (shared/after-this-turn.ts).
     const { cancel, unlink } = Cancellation.linkedLater(outers);
     return this.runCalls(calls, turn, cancel, unlink);
   }
@@ -299,7 +299,7 @@ export class Executor {
           reject(reason);
         };
         // The timeout and the turn's cancellation, for a call still running once the event loop
-        // has turned (after-this-turn.ts): one that ends within this turn needs neither. The
+        // has turned (shared/after-this-turn.ts): one that ends within this turn needs neither. The
         // timeout counts from the call's start all the same.
         const started = performance.now();
         afterThisTurn(() => {

@@ -4,6 +4,7 @@ import { WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server } 
 import type { ServeLimits } from './call-slots.js';
 import { reply } from './http-body.js';
 import { serveWebRequest } from './parsed-body-handler.js';
+import { SessionTransport } from './session-transport.js';
 
 /** One MCP session: its server (over its own toolman session), what to close, and whether a call of it is running or waiting. */
 export interface OpenedSession {
@@ -13,7 +14,7 @@ export interface OpenedSession {
 }
 
 interface Live {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: SessionTransport;
   opened: OpenedSession;
   lastSeen: number;
   closed: boolean;
@@ -23,8 +24,9 @@ interface Live {
 
 /**
  * The 2025-11-25 side of the endpoint: sessions opened by `initialize` (`Mcp-Session-Id`), each
- * with its own transport (the SDK's sessionful streamable HTTP transport, the web-standard one:
- * toolman writes its answers to Node's response itself, `serveWebRequest`), MCP server and toolman
+ * with its own transport (the SDK's sessionful streamable HTTP transport, the web-standard one,
+ * toolman writing its answers to Node's response itself, `serveWebRequest`; toolman answers a
+ * session's plain requests itself, `SessionTransport`), MCP server and toolman
  * session (tools found by search belong to the session that searched). At most
  * `limits.maxSessions` are kept: a new client closes the one idle longest, never one with a call
  * running or waiting; sessions idle past the idle timeout are closed.
@@ -68,11 +70,13 @@ export class LegacySessions {
     }
     const opened = await this.openSession();
     const live: Live = { transport: undefined as never, opened, lastSeen: Date.now(), closed: false, principal };
-    live.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void this.sessions.set(sessionId, live),
-      onsessionclosed: (sessionId) => this.end(live, sessionId),
-    });
+    live.transport = new SessionTransport(
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => void this.sessions.set(sessionId, live),
+        onsessionclosed: (sessionId) => this.end(live, sessionId),
+      }),
+    );
     opened.server.onclose = () => this.end(live, live.transport.sessionId);
     await opened.server.connect(live.transport);
     await this.serve(live.transport, req, res, body);
@@ -80,9 +84,11 @@ export class LegacySessions {
     if (live.transport.sessionId === undefined) this.end(live, undefined);
   }
 
-  private serve(transport: WebStandardStreamableHTTPServerTransport, req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
-    const options = { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) };
-    return serveWebRequest(req, res, (request) => transport.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
+  private async serve(transport: SessionTransport, req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
+    await transport.handle(req, res, body, req.auth, () => {
+      const options = { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) };
+      return serveWebRequest(req, res, (request) => transport.sdk.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
+    });
   }
 
   private end(live: Live, id: string | undefined): void {

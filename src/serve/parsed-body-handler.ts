@@ -7,7 +7,7 @@ export interface FetchHandler {
 }
 
 /** The client going away before its answer was written: what must stop then (the request, the answer's stream). */
-class Departure {
+export class Departure {
   gone = false;
   private readonly stops: (() => void)[] = [];
 
@@ -87,7 +87,7 @@ export async function serveWebRequest(req: IncomingMessage, res: ServerResponse,
  * The method, the headers and the cancellation of a Node request, read as a web `Request`'s are
  * (names in any case; a header sent twice joined with ", "); the signal is made when read.
  */
-function requestView(req: IncomingMessage, departure: Departure): Request {
+export function requestView(req: IncomingMessage, departure: Departure): Request {
   return new RequestView(req, departure) as unknown as Request;
 }
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
-import { MOST_QUEUED } from '../../src/execute/after-this-turn.js';
+import { MOST_QUEUED } from '../../src/shared/after-this-turn.js';
 import { RunnerRegistry, type ToolRunner } from '../../src/execute/runner.js';
 import { ToolSession } from '../../src/session/tool-session.js';
 import { ROOT } from '../helpers/paths.js';

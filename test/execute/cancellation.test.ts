@@ -89,7 +89,7 @@ describe('Cancellation.linkedLater: listens from the next turn of the event loop
 
 describe('afterThisTurn', () => {
   it('runs queued work once the loop turns, in order; past MOST_QUEUED at once, so a loop that never yields keeps no backlog', async () => {
-    const { afterThisTurn, MOST_QUEUED } = await import('../../src/execute/after-this-turn.js');
+    const { afterThisTurn, MOST_QUEUED } = await import('../../src/shared/after-this-turn.js');
     const ran: number[] = [];
     afterThisTurn(() => ran.push(1));
     afterThisTurn(() => ran.push(2));

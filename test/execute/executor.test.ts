@@ -201,7 +201,7 @@ describe('7. running', () => {
   });
 
   it('a call still running is cancelled by a signal aborted in the very turn it started; one that ends within its turn never listens', async () => {
-    // The turn links to the driver's signals, and a call arms its timeout, once the event loop has turned (execute/after-this-turn.ts).
+    // The turn links to the driver's signals, and a call arms its timeout, once the event loop has turned (shared/after-this-turn.ts).
     const { session } = executor();
     const request = new AbortController();
     const running = session.runTurn([call('hang')], { signal: request.signal });

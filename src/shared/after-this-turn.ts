@@ -1,7 +1,8 @@
 /**
  * Work for calls still running once the event loop has turned: one `setImmediate` for all the
  * work queued in a turn, run in queue order. The executor arms a call's timeout and links its
- * turn to the driver's signals this way (src/execute/executor.ts). Most calls `serve` and scripts
+ * turn to the driver's signals this way (src/execute/executor.ts), and `serve` starts the SSE
+ * answer of a 2025-11-25 request that runs on (src/serve/session-transport.ts). Most calls `serve` and scripts
  * run (a mock, a cached answer, a quick in-process tool) end within the turn they started in, and
  * for them a timer and listeners on two AbortSignals, made and taken down again, were a third of
  * the executor's CPU per call (in process, 2026-11-24, issue 24). Nothing is lost for a call that
