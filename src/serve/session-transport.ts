@@ -67,7 +67,9 @@ export class SessionTransport implements Transport {
 
   /**
    * Answers a session's request: toolman itself when it is one well-formed JSON-RPC request (see
-   * the class), otherwise the SDK's transport through `viaSdk`.
+   * the class), otherwise the SDK's transport through `viaSdk`. Settles once the request's answer
+   * has ended (written, its client gone, or the session closed), as `viaSdk` does: the sessions
+   * count a session idle from then, not from when a long call came in.
    */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, viaSdk: () => Promise<void>): Promise<void> | void {
     if (req.method !== 'POST' || this.closed || this.sessionId === undefined || !isPlainRequest(body) || this.answering.has(body.id) || !this.acceptable(req)) return viaSdk();
@@ -86,7 +88,9 @@ export class SessionTransport implements Transport {
     const extra: MessageExtraInfo = { request: requestView(req, departure) };
     if (auth !== undefined) extra.authInfo = auth;
     this.onmessage?.(body, extra);
-    if (!answer.done) afterThisTurn(() => answer.stream());
+    if (answer.done) return;
+    afterThisTurn(() => answer.stream());
+    return answer.ended();
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -127,6 +131,7 @@ class AnsweredRequest {
   done = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
+  private onEnd: (() => void) | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -161,6 +166,11 @@ class AnsweredRequest {
     this.keepAlive.unref();
   }
 
+  /** Settles when the answer ends, however it ends. */
+  ended(): Promise<void> {
+    return new Promise((resolve) => (this.onEnd = resolve));
+  }
+
   /** The session closes: the answer ends as the SDK's transport ends its streams (an SSE stream closed without an answer). */
   end(): void {
     if (this.done) return;
@@ -177,6 +187,7 @@ class AnsweredRequest {
   private finish(): void {
     this.done = true;
     if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+    this.onEnd?.();
   }
 }
 

@@ -1,5 +1,5 @@
 import { createServer, request, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readJson } from '../../src/serve/http-body.js';
@@ -235,5 +235,51 @@ describe('a 2025-11-25 session answering its plain requests itself', () => {
     expect(ended.headers['content-type']).toBe('text/event-stream');
     expect(events(ended.text)).toEqual([]);
     expect(sessions!.has(headers['mcp-session-id']!)).toBe(false);
+  });
+
+  it('forgets every request whose client left, at any point, and leaves no timer behind', async () => {
+    const h = await harness();
+    const headers = await h.open();
+    const { port } = new URL(h.url);
+    // The keep-alive timers are unref'd: counted through fake ones.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    /** A raw POST whose client leaves right after sending it, once the headers are in, or once the first event is. */
+    const leaving = (message: unknown, when: 'sent' | 'headers' | 'event') =>
+      new Promise<void>((resolve) => {
+        const text = JSON.stringify(message);
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          const head = `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: ${ACCEPT}\r\nMcp-Session-Id: ${headers['mcp-session-id']}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n`;
+          socket.write(head + text, () => when === 'sent' && socket.destroy());
+        });
+        let seen = '';
+        socket.on('data', (chunk: Buffer) => {
+          seen += chunk.toString('utf8');
+          // (An answer that comes first comes whole, as JSON: there is no event to wait for.)
+          if (when === 'headers' || seen.includes('data: ') || seen.includes('"result"')) socket.destroy();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+      });
+    const ids: number[] = [];
+    const gone: Promise<void>[] = [];
+    let id = 100;
+    const cases = [['instant', 'sent'], ['instant', 'headers'], ['progress', 'sent'], ['progress', 'headers'], ['progress', 'event'], ['wait', 'sent'], ['wait', 'headers']] as const;
+    for (const [mode, when] of cases) {
+      ids.push(id);
+      gone.push(leaving(call(id++, { mode }, { progressToken: id }), when));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The waiting calls are cancelled after their clients left: the server never answers them.
+    for (const cancelled of ids) await post(h.url, headers, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: cancelled } });
+    while (h.waiting.length) h.waiting.shift()!();
+    await Promise.all(gone);
+    // Each id is free again: a new request with it is answered here (JSON), not taken for a reuse of an id in flight.
+    for (const reused of ids) {
+      // (An id still held would take the SDK's way, whose stream for it never gets the answer.)
+      const again = await Promise.race([post(h.url, headers, call(reused, { text: 'again' })), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`id ${reused} is still held`)), 2000))]);
+      expect(again.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(again.text)).toMatchObject({ id: reused, result: { structuredContent: { text: 'again' } } });
+    }
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
