@@ -7,6 +7,7 @@ import { header, MAX_BODY_BYTES, readJson, reply } from './http-body.js';
 import { HttpGuard, type Refusal } from './http-guard.js';
 import { LegacySessions, type OpenedSession } from './legacy-sessions.js';
 import { parsedBodyHandler } from './parsed-body-handler.js';
+import { errorLine } from './error-line.js';
 
 export type { OpenedSession } from './legacy-sessions.js';
 
@@ -74,12 +75,12 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const legacy = new LegacySessions(options.openSession, limits, options.log);
   const modern = createMcpHandler(({ authInfo }) => options.modern.server(authInfo ?? ANONYMOUS), {
     legacy: 'reject',
-    onerror: (error) => options.log(`protocol error: ${error.message}`),
+    onerror: (error) => options.log(errorLine('protocol error', error)),
     // Listen streams hold a socket each: as many as sessions may be kept.
     maxSubscriptions: limits.maxSessions,
     maxRequestBodySize: MAX_BODY_BYTES,
   });
-  const modernNode = parsedBodyHandler(modern, (error) => options.log(`HTTP request failed: ${error.message}`));
+  const modernNode = parsedBodyHandler(modern, (error) => options.log(errorLine('HTTP request failed', error)));
 
   const handle = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> => {
     const url = req.url ?? '/';
@@ -147,7 +148,7 @@ export async function listenHttp(options: HttpHostOptions): Promise<HttpHost> {
   const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(limits.bodyTimeoutMs / 4)));
   const http = createServer({ connectionsCheckingInterval }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      options.log(`HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      options.log(errorLine('HTTP request failed', error));
       if (!res.headersSent) reply(res, 500, 'Internal server error', undefined, -32603);
       else res.end();
     });

@@ -5,6 +5,7 @@ import type { ServeLimits } from './call-slots.js';
 import { reply } from './http-body.js';
 import { serveWebRequest } from './parsed-body-handler.js';
 import { SessionTransport } from './session-transport.js';
+import { errorLine } from './error-line.js';
 
 /** One MCP session: its server (over its own toolman session), what to close, and whether a call of it is running or waiting. */
 export interface OpenedSession {
@@ -87,7 +88,7 @@ export class LegacySessions {
   private async serve(transport: SessionTransport, req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
     await transport.handle(req, res, body, req.auth, () => {
       const options = { ...(req.auth !== undefined ? { authInfo: req.auth } : {}), ...(body !== undefined ? { parsedBody: body } : {}) };
-      return serveWebRequest(req, res, (request) => transport.sdk.handleRequest(request, options), (error) => this.log(`HTTP request failed: ${error.message}`), body);
+      return serveWebRequest(req, res, (request) => transport.sdk.handleRequest(request, options), (error) => this.log(errorLine('HTTP request failed', error)), body);
     });
   }
 

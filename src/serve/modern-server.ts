@@ -20,6 +20,7 @@ import { serverCapabilities, servePromptsAndResources, type PromptsAndResources 
 import { PrincipalsFull, type PrincipalSessions, type PrincipalState } from './principal-sessions.js';
 import { TASKS_EXTENSION, type ServedTasks } from './served-tasks.js';
 import { createTaskResult, declaresTasks, serveTasks } from './task-handlers.js';
+import { errorLine } from './error-line.js';
 
 /** What a started call leaves for its answer: the run's outcome, and whether it needs toolman's own approval question. */
 interface StartedCall {
@@ -220,7 +221,7 @@ export function createModernServer(options: ModernServerOptions, principal: Prin
     return done.unanswered.length ? withUnanswered(result, done.unanswered, options.secrets) : result;
   });
 
-  server.onerror = (error) => options.log(`protocol error: ${error.message}`);
+  server.onerror = (error) => options.log(errorLine('protocol error', error));
   return server;
 }
 

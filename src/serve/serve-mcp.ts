@@ -14,6 +14,7 @@ import { headerMarks } from '../shared/x-mcp-header.js';
 import { NO_PROMPTS_OR_RESOURCES, sendListChanged, type PromptOrResourceList, type PromptsAndResources } from './prompts-and-resources.js';
 import { createSessionServer } from './session-server.js';
 import { LineStdioTransport } from './stdio-transport.js';
+import { errorLine } from './error-line.js';
 
 export interface ServeOptions {
   profile?: string;
@@ -181,7 +182,7 @@ export async function serveMcp(manager: ToolManager, options: ServeOptions): Pro
       server.onclose = () => modernInstances.delete(server);
       return server;
     },
-    { transport, legacy: 'serve', onerror: (error) => options.log(`protocol error: ${error.message}`) },
+    { transport, legacy: 'serve', onerror: (error) => options.log(errorLine('protocol error', error)) },
   );
   async function openStdioSession(): Promise<Server> {
     const session = await openSession();

@@ -12,6 +12,7 @@ import { sessionAsker, withUnanswered } from './relayed-questions.js';
 import { toCallToolResult } from './call-result.js';
 import { toMcpTool } from './mcp-tool.js';
 import { serverCapabilities, servePromptsAndResources, type PromptsAndResources } from './prompts-and-resources.js';
+import { errorLine } from './error-line.js';
 
 export interface SessionServerOptions {
   session: ToolSession;
@@ -150,6 +151,6 @@ export function createSessionServer(options: SessionServerOptions): Server {
     return listed().tools.has(tool) || deferred.has(tool) ? tool : undefined;
   }
 
-  server.onerror = (error) => log(`protocol error: ${error.message}`);
+  server.onerror = (error) => log(errorLine('protocol error', error));
   return server;
 }
