@@ -18,9 +18,9 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
  * one well-formed JSON-RPC request. For that one, the SDK's transport checks the message again
  * with zod (three schemas, twice each for the result's way back), builds a web `ReadableStream`,
  * `TextEncoder`, `Headers` and `Response`, a keep-alive timer and a stream id (`randomUUID`) per
- * request, and finds the request's stream by a scan of every request in flight; with the Node
- * response they come to a fifth to a quarter of a 2025-11-25 call's CPU (profiled 2026-11-24,
- * issue 24). Here the request goes to the server as the SDK's transport would hand it on (the
+ * request, and finds the request's stream by a scan of every request in flight: about half of a
+ * 2025-11-25 call's CPU (without them a call costs 0.06 ms of the server's CPU instead of 0.13,
+ * `bench/serve.mjs`, 2026-11-24, issue 24). Here the request goes to the server as the SDK's transport would hand it on (the
  * same `extra`: the caller, the request), and its answer goes straight to the Node response:
  *  - as JSON (`application/json`, with its length) when the answer is the first thing the server
  *    sends for the request, which the spec allows for any request (2025-11-25
