@@ -65,8 +65,7 @@ export async function runA2aAgent(name: string, config: A2aAgentConfig, task: Ag
 
   // An agent decides how often it reports: bounded before it becomes events.
   const limited = limitProgress(context.progress);
-  // `signal` by name: a context's getter lives on its prototype, which a spread does not copy (execute/call-context.ts).
-  context = { ...context, signal: context.signal, progress: limited.progress };
+  context = { ...context, progress: limited.progress };
   const request = sendRequest(task);
   let taskId: string | undefined;
   // The cancellation goes out after the call's signal fired: through a client not bound to it.

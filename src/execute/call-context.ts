@@ -15,7 +15,7 @@ import type { Approver, SideUsage } from './types.js';
  * `signal` is an own, enumerable accessor (one shared descriptor, defined in the constructor), not
  * a getter on the prototype: `RunContext` is public (src/index.ts, `wrapRunners`), and a wrapper
  * that spreads a context (`{ ...context, progress }`) must not lose the signal, which a prototype
- * getter did (a2a-agent.ts did that itself). A spread reads the getter, so it makes the signal;
+ * getter did (a2a-agent.ts does that itself). A spread reads the getter, so it makes the signal;
  * the per-instance descriptor costs about 90 ns a call (review, 2026-11-24).
  */
 export class CallContext implements RunContext {
