@@ -3,7 +3,7 @@ import type { GradedTurn, RubricDefinition, RubricGrader } from '../loop/turn-ev
 import { DEFAULT_MODELS } from '../providers/default-models.js';
 import type { ProviderName } from '../providers/types.js';
 import { isRecord } from '../shared/is-record.js';
-import { plainText } from '../shared/plain-text.js';
+import { oneLine } from '../shared/plain-text.js';
 import type { SideModels } from './side-models.js';
 
 /**
@@ -100,6 +100,6 @@ export function parseVerdict(reply: string): CheckOutcome {
 }
 
 function cleanReason(text: string): string {
-  const clean = plainText(text.slice(0, MAX_REASON_CHARS * 2)).replace(/\s+/g, ' ').trim();
+  const clean = oneLine(text.slice(0, MAX_REASON_CHARS * 2));
   return clean.length > MAX_REASON_CHARS ? `${clean.slice(0, MAX_REASON_CHARS - 1)}…` : clean;
 }

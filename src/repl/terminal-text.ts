@@ -1,7 +1,7 @@
-import { plainText } from '../shared/plain-text.js';
+import { oneLine, plainText } from '../shared/plain-text.js';
 
 /** The REPL never draws text from outside toolman as it is: see shared/plain-text.ts. */
-export { plainText };
+export { oneLine, plainText };
 
 /**
  * Untrusted text ready to draw: no control sequences, and tabs as spaces (a terminal expands a
@@ -9,11 +9,6 @@ export { plainText };
  */
 export function displayText(text: string): string {
   return plainText(text).replace(/\t/g, '  ');
-}
-
-/** Untrusted text on one line: control sequences removed, whitespace runs (newlines too) as one space. */
-export function oneLine(text: string): string {
-  return plainText(text).replace(/\s+/g, ' ').trim();
 }
 
 /** At most `max` characters (code points), with an ellipsis when cut. */

@@ -1,4 +1,4 @@
-import { plainText } from '../shared/plain-text.js';
+import { oneLine } from '../shared/plain-text.js';
 
 /** How much of an error's message one log line keeps. */
 export const MOST_LOGGED_CHARACTERS = 300;
@@ -12,7 +12,7 @@ export const MOST_LOGGED_CHARACTERS = 300;
  */
 export function errorLine(what: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const chars = Array.from(plainText(message).replace(/\s+/g, ' ').trim());
+  const chars = Array.from(oneLine(message));
   const shown = chars.length <= MOST_LOGGED_CHARACTERS ? chars.join('') : `${chars.slice(0, MOST_LOGGED_CHARACTERS).join('')}… (${chars.length - MOST_LOGGED_CHARACTERS} more characters)`;
   return `${what}: ${shown}`;
 }

@@ -22,6 +22,11 @@ export function plainText(text: string): string {
   return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '').replace(INVISIBLE, '');
 }
 
+/** Untrusted text on one line: control sequences removed, whitespace runs (newlines too) as one space. */
+export function oneLine(text: string): string {
+  return plainText(text).replace(/\s+/g, ' ').trim();
+}
+
 /** Whether `text` holds a character `INVISIBLE` matches. */
 export function hasInvisible(text: string): boolean {
   INVISIBLE.lastIndex = 0;

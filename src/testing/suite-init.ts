@@ -1,7 +1,7 @@
 import { dump } from 'js-yaml';
 import type { Diagnostic } from '../catalog/diagnostic.js';
 import type { Tool } from '../catalog/types.js';
-import { plainText } from '../shared/plain-text.js';
+import { oneLine } from '../shared/plain-text.js';
 
 /**
  * `toolman test init`: an editable suite drafted from a catalog, with no model. One case per tool
@@ -29,7 +29,7 @@ export interface SuiteDraft {
 
 /** The first sentence of a description (or its summary), for a prompt. */
 function gist(tool: Tool): string {
-  const text = plainText(tool.summary ?? tool.description ?? tool.title ?? tool.name).replace(/\s+/g, ' ').trim();
+  const text = oneLine(tool.summary ?? tool.description ?? tool.title ?? tool.name);
   const sentence = /^(.{12,200}?[.!?])(\s|$)/.exec(text)?.[1] ?? text.slice(0, 200);
   return sentence.replace(/[.!?]$/, '');
 }
@@ -133,7 +133,7 @@ function uniqueNames(cases: readonly DraftCase[]): string[] {
   });
 }
 
-const comment = (text: string) => `# ${plainText(text).replace(/\s+/g, ' ').trim()}`;
+const comment = (text: string) => `# ${oneLine(text)}`;
 const flow = (value: unknown) => dump(value, { flowLevel: 0, lineWidth: -1, noRefs: true }).trim();
 
 export interface SuiteTextOptions {

@@ -4,7 +4,7 @@ import type { AnyToolRunner } from '../../manager/runner-kit.js';
 import type { ToolManager } from '../../manager/tool-manager.js';
 import type { DraftCase, SuiteDraft } from '../../testing/suite-init.js';
 import { ErrorCode, ToolmanError } from '../../shared/errors.js';
-import { plainText } from '../../shared/plain-text.js';
+import { oneLine, plainText } from '../../shared/plain-text.js';
 import { EXIT, type CliIO, type ExitCode } from '../io.js';
 import { withManager } from '../open-manager.js';
 import { writeReportFile } from '../output/write-report-file.js';
@@ -157,7 +157,7 @@ export function parseAnswer(answer: string, ids: ReadonlySet<string>): Map<strin
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
   for (const [id, text] of Object.entries(value)) {
     if (!ids.has(id) || typeof text !== 'string') continue;
-    const clean = plainText(text).replace(/\s+/g, ' ').trim().slice(0, 1000);
+    const clean = oneLine(text).slice(0, 1000);
     if (clean) out.set(id, clean);
   }
   return out;
