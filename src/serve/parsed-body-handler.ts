@@ -149,10 +149,7 @@ async function pipeStream(body: ReadableStream<Uint8Array>, res: ServerResponse,
     for (;;) {
       const { done, value } = await reader.read();
       if (done || departure.gone) return;
-      res.cork();
-      const room = res.write(value);
-      // end() uncorks fully, so this one finds nothing left to do when the stream ended meanwhile.
-      process.nextTick(() => res.uncork());
+      const room = writeInTick(res, value);
       if (!room) {
         await new Promise<void>((resolve) => {
           let stopWaiting = () => undefined as void;
@@ -177,4 +174,16 @@ async function pipeStream(body: ReadableStream<Uint8Array>, res: ServerResponse,
 function requestIdOf(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * Writes `chunk` corked until the end of this tick, so that what follows it at once (the next
+ * event, the end of the answer) goes out in the same write; returns `write`'s answer (room left).
+ * An `end()` meanwhile uncorks fully, and the later uncork finds nothing left to do.
+ */
+export function writeInTick(res: ServerResponse, chunk: string | Uint8Array): boolean {
+  res.cork();
+  const room = res.write(chunk);
+  process.nextTick(() => res.uncork());
+  return room;
 }

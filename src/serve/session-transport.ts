@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RELATED_TASK_META_KEY, WebStandardStreamableHTTPServerTransport, type AuthInfo, type JSONRPCMessage, type MessageExtraInfo, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { afterThisTurn } from '../shared/after-this-turn.js';
-import { Departure, requestView } from './parsed-body-handler.js';
+import { Departure, requestView, writeInTick } from './parsed-body-handler.js';
 
 type RequestId = string | number;
 
@@ -148,12 +148,11 @@ class AnsweredRequest {
     }
     this.stream();
     // An event and the end that follows it at once go out in one write.
-    this.res.cork();
-    this.res.write(`event: message\ndata: ${text}\n\n`);
+    writeInTick(this.res, `event: message\ndata: ${text}\n\n`);
     if (last) {
       this.finish();
       this.res.end();
-    } else process.nextTick(() => this.res.uncork());
+    }
   }
 
   /** Starts the SSE answer (headers now, a keep-alive comment every 15 s) unless it has started or ended. */
